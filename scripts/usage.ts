@@ -1,0 +1,51 @@
+// Usage errors: bad flags or inputs. The CLI prints the message on one line and exits 2.
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+/** An integer flag within [min, max]; the message names the flag and the allowed range. */
+export function intFlag(flag: string, value: unknown, min: number, max: number): number {
+  const n =
+    typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new UsageError(`--${flag} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`);
+  }
+  return n;
+}
+
+/** A number flag within [min, max] (fractions allowed). */
+export function numberFlag(flag: string, value: unknown, min: number, max: number): number {
+  const n =
+    typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+  if (!Number.isFinite(n) || n < min || n > max) {
+    throw new UsageError(`--${flag} must be a number from ${min} to ${max} (got ${JSON.stringify(value)})`);
+  }
+  return n;
+}
+
+/** One of a fixed set of values. */
+export function enumFlag<T extends string>(flag: string, value: unknown, allowed: readonly T[]): T {
+  if (typeof value !== "string" || !(allowed as readonly string[]).includes(value)) {
+    throw new UsageError(`--${flag} must be one of ${allowed.join(", ")} (got ${JSON.stringify(value)})`);
+  }
+  return value as T;
+}
+
+/** A comma-separated list (also accepts repeated flags); empty items are an error. */
+export function listFlag(flag: string, value: unknown): string[] {
+  const raw = Array.isArray(value) ? value : [value];
+  const items = raw.flatMap((v) => String(v).split(",")).map((s) => s.trim());
+  if (items.length === 0 || items.some((s) => s === "")) {
+    throw new UsageError(`--${flag} must be a comma-separated list with no empty items (got ${JSON.stringify(value)})`);
+  }
+  return items;
+}
+
+/** A JSON value; the message names the flag and quotes the parse error. */
+export function jsonFlag(flag: string, value: unknown): unknown {
+  try {
+    return JSON.parse(String(value));
+  } catch (e) {
+    throw new UsageError(`--${flag} must be valid JSON (${(e as Error).message}; got ${JSON.stringify(value)})`);
+  }
+}
