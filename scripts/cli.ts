@@ -1,10 +1,20 @@
 // The catchup-bench CLI: a thin yargs layer over functions a program can call.
 // Each subcommand lives in scripts/commands/ and exports a yargs CommandModule.
 import yargs, { type CommandModule } from "yargs";
+import { benchCommand } from "./commands/bench.js";
 import { fixtureCommand } from "./commands/fixture.js";
+import { fuzzCommand } from "./commands/fuzz.js";
+import { reportCommand } from "./commands/report.js";
+import { serveCommand } from "./commands/serve.js";
 import { UsageError } from "./usage.js";
 
-const commands: CommandModule<object, never>[] = [fixtureCommand as CommandModule<object, never>];
+const commands: CommandModule<object, never>[] = [
+  fixtureCommand as CommandModule<object, never>,
+  benchCommand as CommandModule<object, never>,
+  fuzzCommand as CommandModule<object, never>,
+  reportCommand as CommandModule<object, never>,
+  serveCommand as CommandModule<object, never>,
+];
 
 /** Runs the CLI; sets process.exitCode (2 for usage errors, 1 for failures) rather than exiting. */
 export async function main(argv: string[]): Promise<void> {

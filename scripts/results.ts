@@ -72,6 +72,8 @@ export interface RunInfo {
   gitCommit: string | null;
   /** The full resolved configuration of the run. */
   config: Record<string, unknown>;
+  /** True when the run was stopped (Ctrl-C/SIGTERM, --fail-fast) before its plan finished. */
+  interrupted?: boolean;
 }
 
 export interface VariantInfo {
@@ -91,3 +93,9 @@ export interface Results {
   /** Present when --aa ran: the baseline measured against itself (same row shapes, variant names "A1"/"A2"-style). */
   aa?: { latency: LatencyRow[]; memory: MemoryRow[] };
 }
+
+/** A line of results.jsonl: the run header first, then one line per finished row, in completion order. */
+export type ResultsLine =
+  | { kind: "run"; schema: typeof RESULTS_SCHEMA; run: RunInfo; variants: VariantInfo[] }
+  | { kind: "latency"; aa?: true; row: LatencyRow }
+  | { kind: "memory"; aa?: true; row: MemoryRow };

@@ -17,9 +17,17 @@ export interface RunningServer {
   stop: (signal?: NodeJS.Signals) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Spawns `node dist/server-under-test/main.js --db DB --port 0 ...args`; rejects if not ready in timeoutMs. */
-export async function startServer(db: string, args: string[] = [], timeoutMs = 20_000): Promise<RunningServer> {
-  const child = spawn(process.execPath, [SERVER_MAIN, "--db", db, "--port", "0", ...args], {
+/**
+ * Spawns `node [...nodeArgs] dist/server-under-test/main.js --db DB --port 0 ...args`; rejects if not
+ * ready in timeoutMs. nodeArgs are Node's own flags (e.g. `--inspect=127.0.0.1:0`).
+ */
+export async function startServer(
+  db: string,
+  args: string[] = [],
+  timeoutMs = 20_000,
+  nodeArgs: string[] = [],
+): Promise<RunningServer> {
+  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN, "--db", db, "--port", "0", ...args], {
     stdio: ["pipe", "pipe", "pipe"],
   });
   let err = "";

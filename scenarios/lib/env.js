@@ -1,0 +1,170 @@
+// Scenario parameters from an environment map (k6's __ENV, or process.env in the harness), validated
+// with one-line errors that name the variable and the allowed values. Pure.
+import {
+  buildSubscribePayload,
+  DEFAULT_COMPLETION,
+  DEFAULT_PROBE_TAG,
+  DEFAULT_SUBSCRIBE_TAG,
+  DEFAULT_SUBSCRIBE_TEMPLATE,
+} from "./session.js";
+
+/** The bundled server's documented dev token (both scopes). */
+export const DEV_TOKEN = "catchup-dev-token";
+export const CASES = /** @type {const} */ (["snapshot", "none", "one", "many"]);
+
+/**
+ * @typedef {Record<string, string | undefined>} Env
+ * @typedef {typeof CASES[number]} CaseName
+ *
+ * @typedef {object} ScenarioConfig
+ * @property {string} url
+ * @property {string | null} token
+ * @property {"header" | "query"} tokenIn
+ * @property {string} subscribeTag
+ * @property {string} template  subscribe payload template with {after}
+ * @property {import("./session.js").CompletionRule} completion
+ * @property {number} ackDelayMs
+ * @property {number} holdMs
+ * @property {import("./session.js").ProbeSpec | null} probe
+ * @property {number} timeoutMs
+ */
+
+/**
+ * @param {Env} env
+ * @param {{ holdMs?: number }} [defaults]
+ * @returns {ScenarioConfig}
+ */
+export function scenarioConfigFromEnv(env, defaults = {}) {
+  const url = env.URL;
+  if (!url || !/^wss?:\/\//.test(url)) {
+    throw new Error(`URL must be a ws:// or wss:// address, e.g. ws://127.0.0.1:PORT/ws (got ${JSON.stringify(url)})`);
+  }
+  const template = env.SUBSCRIBE_PAYLOAD ?? DEFAULT_SUBSCRIBE_TEMPLATE;
+  try {
+    buildSubscribePayload(template, 0);
+  } catch (e) {
+    throw new Error(`SUBSCRIBE_PAYLOAD: ${/** @type {Error} */ (e).message}`);
+  }
+  const probeTag = env.PROBE_TAG ?? DEFAULT_PROBE_TAG;
+  return {
+    url,
+    token: env.TOKEN === undefined ? DEV_TOKEN : env.TOKEN === "" ? null : env.TOKEN,
+    tokenIn: enumEnv(env, "TOKEN_IN", ["header", "query"], "header"),
+    subscribeTag: env.SUBSCRIBE_TAG || DEFAULT_SUBSCRIBE_TAG,
+    template,
+    completion: parseCompletion(env.COMPLETION),
+    ackDelayMs: intEnv(env, "ACK_DELAY_MS", 100, 0, 600_000),
+    holdMs: intEnv(env, "HOLD_MS", defaults.holdMs ?? 0, 0, 600_000),
+    probe:
+      probeTag === "" || probeTag === "none" ? null : { tag: probeTag, payload: jsonEnv(env, "PROBE_PAYLOAD", {}) },
+    timeoutMs: intEnv(env, "TIMEOUT_MS", 30_000, 1, 3_600_000),
+  };
+}
+
+/**
+ * "kind=synchronized" (a value whose field equals the text) or "exit" (the stream's Exit).
+ * @param {string | undefined} text
+ * @returns {import("./session.js").CompletionRule}
+ */
+export function parseCompletion(text) {
+  if (text === undefined || text === "") return DEFAULT_COMPLETION;
+  if (text === "exit") return "exit";
+  const eq = text.indexOf("=");
+  if (eq > 0 && eq < text.length - 1) return { field: text.slice(0, eq), value: text.slice(eq + 1) };
+  throw new Error(`COMPLETION must be "exit" or FIELD=VALUE such as kind=synchronized (got ${JSON.stringify(text)})`);
+}
+
+/**
+ * @param {Env} env
+ * @param {string} name
+ * @param {number} fallback
+ * @param {number} min
+ * @param {number} max
+ * @returns {number}
+ */
+export function intEnv(env, name, fallback, min, max) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new Error(`${name} must be an integer from ${min} to ${max} (got ${JSON.stringify(raw)})`);
+  }
+  return n;
+}
+
+/**
+ * @template {string} T
+ * @param {Env} env
+ * @param {string} name
+ * @param {readonly T[]} allowed
+ * @param {T} fallback
+ * @returns {T}
+ */
+export function enumEnv(env, name, allowed, fallback) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  if (!(/** @type {readonly string[]} */ (allowed).includes(raw))) {
+    throw new Error(`${name} must be one of ${allowed.join(", ")} (got ${JSON.stringify(raw)})`);
+  }
+  return /** @type {T} */ (raw);
+}
+
+/**
+ * @param {Env} env
+ * @param {string} name
+ * @param {unknown} fallback
+ * @returns {any}
+ */
+export function jsonEnv(env, name, fallback) {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  try {
+    return JSON.parse(raw);
+  } catch (e) {
+    throw new Error(`${name} must be valid JSON (${/** @type {Error} */ (e).message}; got ${JSON.stringify(raw)})`);
+  }
+}
+
+/**
+ * The resume cursor for a case from server.getConfig's reply: none = latest (no new events),
+ * one = latest - 1, many = the fixture's cursor, snapshot = no cursor.
+ * @param {CaseName} caseName
+ * @param {{ latestSequence: number, cursorSequence: number }} seq
+ * @returns {number | null}
+ */
+export function afterSequenceFor(caseName, seq) {
+  switch (caseName) {
+    case "snapshot":
+      return null;
+    case "none":
+      return seq.latestSequence;
+    case "one":
+      return Math.max(0, seq.latestSequence - 1);
+    case "many":
+      return seq.cursorSequence;
+  }
+}
+
+/**
+ * Finds the fixture's latestSequence and cursorSequence anywhere in a server.getConfig reply (the
+ * bundled server nests them under its fixture metadata). A top-level latestSequence wins: it is the
+ * store's live sequence, which moves past the fixture's when commands append events.
+ * @param {unknown} value
+ * @returns {{ latestSequence: number, cursorSequence: number } | null}
+ */
+export function findSequences(value) {
+  /** @type {unknown[]} */
+  const queue = [value];
+  while (queue.length > 0) {
+    const v = queue.shift();
+    if (!v || typeof v !== "object") continue;
+    const o = /** @type {Record<string, unknown>} */ (v);
+    if (Number.isSafeInteger(o.latestSequence) && Number.isSafeInteger(o.cursorSequence)) {
+      const top = /** @type {Record<string, unknown>} */ (value).latestSequence;
+      const latest = Number.isSafeInteger(top) ? Number(top) : Number(o.latestSequence);
+      return { latestSequence: latest, cursorSequence: Number(o.cursorSequence) };
+    }
+    queue.push(...Object.values(o));
+  }
+  return null;
+}

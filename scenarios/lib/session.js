@@ -1,0 +1,427 @@
+// The delayed-ACK protocol client shared by the k6 scripts and the Node driver. One session: connect
+// with a token, subscribe, ACK every chunk once after ackDelayMs, optionally probe with a unary call
+// while the first chunk's ACK is held, stop at the completion marker (or the stream's Exit),
+// optionally hold the completion chunk's ACK, close. No Node or k6 imports: the WebSocket class and
+// the clock are passed in. Figures follow DESIGN §5.
+import { clip, decodeFrame, encodeAck, encodeRequest, errorText, utf8ByteLength } from "./framing.js";
+
+export const DEFAULT_SUBSCRIBE_TAG = "orchestration.subscribeShell";
+export const DEFAULT_PROBE_TAG = "server.getConfig";
+/** `{after}` is replaced by the resume cursor; with no cursor the property holding it is dropped. */
+export const DEFAULT_SUBSCRIBE_TEMPLATE = '{"afterSequence":{after},"requestCompletionMarker":true}';
+/** @type {CompletionRule} */
+export const DEFAULT_COMPLETION = { field: "kind", value: "synchronized" };
+
+const SUBSCRIBE_ID = "1";
+const PROBE_ID = "2";
+const AFTER_SENTINEL = "\u0000catchup-after\u0000";
+
+/**
+ * @typedef {{ field: string, value: unknown } | "exit"} CompletionRule
+ * @typedef {{ tag: string, payload: unknown }} ProbeSpec
+ * @typedef {(name: string, tMs: number) => void} PhaseListener
+ * @typedef {(fn: () => void, ms: number) => unknown} SetTimeoutFn
+ * @typedef {(handle: any) => void} ClearTimeoutFn
+ *
+ * @typedef {object} ConnectOptions
+ * @property {new (...args: any[]) => any} WebSocket  constructor called as new WebSocket(url, undefined, {headers})
+ * @property {() => number} now  a clock in ms (monotonic where the runtime has one)
+ * @property {SetTimeoutFn} setTimeout
+ * @property {ClearTimeoutFn} clearTimeout
+ * @property {string} url  e.g. ws://127.0.0.1:PORT/ws
+ * @property {string | null} [token]  bearer token; null or "" sends none
+ * @property {"header" | "query"} [tokenIn]  Authorization header (default) or ?token= when headers are unavailable
+ * @property {number} [timeoutMs]  the whole session's deadline (default 30000)
+ *
+ * @typedef {object} SessionExtra
+ * @property {string} [subscribeTag]
+ * @property {unknown} [subscribePayload]  already built (see buildSubscribePayload)
+ * @property {CompletionRule} [completion]
+ * @property {number} [ackDelayMs]
+ * @property {number} [holdMs]  hold the completion chunk's ACK this long, then ACK and close
+ * @property {ProbeSpec | null} [probe]  default server.getConfig with {}; null for none
+ * @property {PhaseListener} [onPhase]  "connect","open","first-chunk","completion","hold-end","close"
+ * @property {(s: string) => number} [utf8Length]  byte counter (Node may pass Buffer.byteLength)
+ *
+ * @typedef {ConnectOptions & SessionExtra} SessionOptions
+ *
+ * @typedef {object} SessionResult
+ * @property {boolean} ok
+ * @property {number | null} completionMs  subscribe Request sent -> completion frame received
+ * @property {number | null} firstChunkMs  subscribe Request sent -> first Chunk received
+ * @property {number} chunks  Chunk frames through completion
+ * @property {number} values  values in those frames
+ * @property {number} bytes  UTF-8 bytes of those frames
+ * @property {number | null} probeMs  latency of the unary probe
+ * @property {string | null} error  why the session failed, for a person
+ */
+
+/**
+ * Substitutes the resume cursor into a payload template. `{after}` (bare or quoted) becomes the
+ * number; with after === null the property (or array item) holding it is removed, so one template
+ * serves snapshot and resume. Throws an Error naming the template when it is not JSON.
+ * @param {string} template
+ * @param {number | null} after
+ * @returns {unknown}
+ */
+export function buildSubscribePayload(template, after) {
+  if (after !== null && !(Number.isSafeInteger(after) && after >= 0)) {
+    throw new Error(`afterSequence must be an integer >= 0 or null (got ${JSON.stringify(after)})`);
+  }
+  const marked = template.replace(/"\{after\}"|\{after\}/g, JSON.stringify(AFTER_SENTINEL));
+  /** @type {unknown} */
+  let parsed;
+  try {
+    parsed = JSON.parse(marked);
+  } catch (e) {
+    throw new Error(`subscribe payload template is not JSON (${errorText(e)}): ${clip(template)}`);
+  }
+  /** @param {unknown} v @returns {unknown} */
+  const substitute = (v) => {
+    if (v === AFTER_SENTINEL) return after;
+    if (Array.isArray(v)) return v.filter((x) => !(x === AFTER_SENTINEL && after === null)).map(substitute);
+    if (v && typeof v === "object") {
+      /** @type {Record<string, unknown>} */
+      const out = {};
+      for (const [k, x] of Object.entries(v)) {
+        if (x === AFTER_SENTINEL && after === null) continue;
+        out[k] = substitute(x);
+      }
+      return out;
+    }
+    return v;
+  };
+  return substitute(parsed);
+}
+
+/**
+ * The URL and constructor params for a token: header by default, `?token=` otherwise.
+ * @param {string} url
+ * @param {string | null | undefined} token
+ * @param {"header" | "query"} tokenIn
+ * @returns {{ url: string, params: { headers?: Record<string, string> } }}
+ */
+export function authenticate(url, token, tokenIn) {
+  if (!token) return { url, params: {} };
+  if (tokenIn === "query") {
+    return { url: `${url}${url.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}`, params: {} };
+  }
+  return { url, params: { headers: { Authorization: `Bearer ${token}` } } };
+}
+
+/**
+ * Runs one subscription session. Never rejects and never hangs: every failure (Defect, failed Exit,
+ * close before completion, bad frame, socket error, timeout) resolves with ok:false and a reason.
+ *
+ * The probe goes out the moment the first chunk arrives, before that chunk's ACK is sent or
+ * scheduled, so it is in flight while the ACK is held (for ackDelayMs). With ackDelayMs 0 the ACK
+ * follows the probe request immediately and the probe competes with the rest of the catch-up.
+ * @param {SessionOptions} options
+ * @returns {Promise<SessionResult>}
+ */
+export function runSession(options) {
+  const {
+    WebSocket,
+    now,
+    setTimeout,
+    clearTimeout,
+    token = null,
+    tokenIn = "header",
+    subscribeTag = DEFAULT_SUBSCRIBE_TAG,
+    subscribePayload = {},
+    completion = DEFAULT_COMPLETION,
+    ackDelayMs = 0,
+    holdMs = 0,
+    probe = { tag: DEFAULT_PROBE_TAG, payload: {} },
+    timeoutMs = 30_000,
+    onPhase,
+    utf8Length = utf8ByteLength,
+  } = options;
+
+  return new Promise((resolve) => {
+    /** @type {SessionResult} */
+    const result = {
+      ok: false,
+      completionMs: null,
+      firstChunkMs: null,
+      chunks: 0,
+      values: 0,
+      bytes: 0,
+      probeMs: null,
+      error: null,
+    };
+    /** @type {Set<unknown>} */
+    const timers = new Set();
+    /** @type {any} */
+    let socket = null;
+    let done = false;
+    let opened = false;
+    let sentAt = 0;
+    let completed = false;
+    let holdDone = false;
+    let probeSentAt = -1;
+    let probeDone = probe === null;
+
+    /** @param {string} name */
+    const phase = (name) => {
+      if (!onPhase) return;
+      try {
+        onPhase(name, now());
+      } catch {
+        // A listener's failure is not the session's.
+      }
+    };
+
+    /** @param {string | null} error */
+    const finish = (error) => {
+      if (done) return;
+      done = true;
+      for (const h of timers) clearTimeout(h);
+      timers.clear();
+      result.ok = error === null;
+      result.error = error;
+      try {
+        if (socket && socket.readyState <= 1) socket.close(1000);
+      } catch {
+        // Closing a socket that is already failing may throw; the session is over either way.
+      }
+      phase("close");
+      resolve(result);
+    };
+
+    /** @param {() => void} fn @returns {() => void} */
+    const guarded = (fn) => () => {
+      if (done) return;
+      try {
+        fn();
+      } catch (e) {
+        finish(`client error: ${errorText(e)}`);
+      }
+    };
+
+    /** @param {() => void} fn @param {number} ms */
+    const schedule = (fn, ms) => {
+      /** @type {unknown} */
+      const h = setTimeout(() => {
+        timers.delete(h);
+        guarded(fn)();
+      }, ms);
+      timers.add(h);
+    };
+
+    /** @param {string} text */
+    const send = (text) => socket.send(text);
+
+    const waitingFor = () => {
+      if (!opened) return "the connection to open";
+      if (!completed) {
+        const what =
+          completion === "exit" ? "the stream's Exit" : `the completion marker ${completionLabel(completion)}`;
+        return `${what} (${result.chunks} chunks so far)`;
+      }
+      if (!probeDone) return `the probe ${probe?.tag} reply`;
+      return "the end of the hold";
+    };
+
+    const maybeFinish = () => {
+      if (completed && holdDone && probeDone) finish(null);
+    };
+
+    const onCompletion = (/** @type {number} */ arrivedAt, /** @type {(() => void) | null} */ ack) => {
+      completed = true;
+      result.completionMs = arrivedAt - sentAt;
+      phase("completion");
+      // A probe that never went out (no chunk before the Exit) has nothing to wait for.
+      if (probeSentAt < 0) probeDone = true;
+      if (holdMs > 0) {
+        schedule(() => {
+          if (ack) ack();
+          phase("hold-end");
+          holdDone = true;
+          maybeFinish();
+        }, holdMs);
+      } else {
+        holdDone = true;
+      }
+      maybeFinish();
+    };
+
+    /** @param {{ data?: unknown }} event */
+    const onMessage = (event) => {
+      const arrivedAt = now();
+      const data = event.data;
+      const frame = decodeFrame(data);
+      switch (frame.type) {
+        case "bad":
+          return finish(`bad frame: ${frame.reason}`);
+        case "defect":
+          return finish(`server defect: ${frame.reason}`);
+        case "ping":
+        case "pong":
+          return;
+        case "chunk": {
+          if (frame.requestId !== SUBSCRIBE_ID) {
+            return finish(`bad frame: Chunk for request ${frame.requestId}, which is not a stream`);
+          }
+          const ack = () => send(encodeAck(SUBSCRIBE_ID));
+          if (completed) {
+            // Live items after the marker are not catch-up; ACK them so the stream stays healthy.
+            return schedule(ack, ackDelayMs);
+          }
+          result.chunks += 1;
+          result.values += frame.values.length;
+          result.bytes += utf8Length(/** @type {string} */ (data));
+          if (result.chunks === 1) {
+            result.firstChunkMs = arrivedAt - sentAt;
+            phase("first-chunk");
+            if (probe !== null) {
+              probeSentAt = now();
+              send(encodeRequest(PROBE_ID, probe.tag, probe.payload));
+            }
+          }
+          if (completion !== "exit" && frame.values.some((v) => matches(v, completion))) {
+            return onCompletion(arrivedAt, ack);
+          }
+          if (ackDelayMs > 0) schedule(ack, ackDelayMs);
+          else ack();
+          return;
+        }
+        case "exit": {
+          if (frame.requestId === PROBE_ID && probeSentAt >= 0) {
+            if (!frame.success) return finish(`probe ${probe?.tag} failed: ${frame.reason}`);
+            result.probeMs = arrivedAt - probeSentAt;
+            probeDone = true;
+            return maybeFinish();
+          }
+          if (frame.requestId !== SUBSCRIBE_ID) {
+            return finish(`bad frame: Exit for unknown request ${frame.requestId}`);
+          }
+          if (completed) return; // the stream may end while the probe or the hold is pending
+          if (!frame.success) return finish(`${subscribeTag} failed: ${frame.reason}`);
+          if (completion === "exit") return onCompletion(arrivedAt, null);
+          return finish(
+            `${subscribeTag} ended (Exit Success after ${result.chunks} chunks) before the completion marker ${completionLabel(completion)}`,
+          );
+        }
+      }
+    };
+
+    phase("connect");
+    schedule(() => finish(`timed out after ${timeoutMs} ms waiting for ${waitingFor()}`), timeoutMs);
+    guarded(() => {
+      const auth = authenticate(options.url, token, tokenIn);
+      socket = new WebSocket(auth.url, undefined, auth.params);
+      socket.addEventListener(
+        "open",
+        guarded(() => {
+          opened = true;
+          phase("open");
+          send(encodeRequest(SUBSCRIBE_ID, subscribeTag, subscribePayload));
+          sentAt = now();
+        }),
+      );
+      socket.addEventListener("message", (/** @type {{ data?: unknown }} */ event) =>
+        guarded(() => onMessage(event))(),
+      );
+      socket.addEventListener("error", (/** @type {unknown} */ event) =>
+        guarded(() => finish(`websocket error: ${eventErrorText(event)}`))(),
+      );
+      socket.addEventListener("close", (/** @type {{ code?: number, reason?: string }} */ event) =>
+        guarded(() => {
+          const how = `code ${event?.code ?? "?"}${event?.reason ? `, ${event.reason}` : ""}`;
+          finish(`connection closed (${how}) while waiting for ${waitingFor()}`);
+        })(),
+      );
+    })();
+  });
+}
+
+/**
+ * One unary call on its own connection (used to read server.getConfig before a run).
+ * Never rejects: failures resolve with ok:false.
+ * @param {ConnectOptions & { tag: string, payload?: unknown }} options
+ * @returns {Promise<{ ok: boolean, value: unknown, ms: number | null, error: string | null }>}
+ */
+export function callUnary(options) {
+  const {
+    WebSocket,
+    now,
+    setTimeout,
+    clearTimeout,
+    token = null,
+    tokenIn = "header",
+    tag,
+    timeoutMs = 30_000,
+  } = options;
+  return new Promise((resolve) => {
+    /** @type {any} */
+    let socket = null;
+    let done = false;
+    let sentAt = -1;
+    /** @param {{ ok: boolean, value: unknown, ms: number | null, error: string | null }} r */
+    const finish = (r) => {
+      if (done) return;
+      done = true;
+      clearTimeout(timer);
+      try {
+        if (socket && socket.readyState <= 1) socket.close(1000);
+      } catch {
+        // already failing
+      }
+      resolve(r);
+    };
+    /** @param {string} error */
+    const fail = (error) => finish({ ok: false, value: null, ms: null, error });
+    const timer = setTimeout(() => fail(`timed out after ${timeoutMs} ms waiting for the ${tag} reply`), timeoutMs);
+    try {
+      const auth = authenticate(options.url, token, tokenIn);
+      socket = new WebSocket(auth.url, undefined, auth.params);
+      socket.addEventListener("open", () => {
+        if (done) return;
+        socket.send(encodeRequest("1", tag, options.payload ?? {}));
+        sentAt = now();
+      });
+      socket.addEventListener("message", (/** @type {{ data?: unknown }} */ event) => {
+        if (done) return;
+        const frame = decodeFrame(event.data);
+        if (frame.type === "exit" && frame.requestId === "1") {
+          if (frame.success) finish({ ok: true, value: frame.value, ms: now() - sentAt, error: null });
+          else fail(`${tag} failed: ${frame.reason}`);
+        } else if (frame.type === "defect") fail(`server defect: ${frame.reason}`);
+        else if (frame.type === "bad") fail(`bad frame: ${frame.reason}`);
+      });
+      socket.addEventListener("error", (/** @type {unknown} */ event) =>
+        fail(`websocket error: ${eventErrorText(event)}`),
+      );
+      socket.addEventListener("close", (/** @type {{ code?: number }} */ event) =>
+        fail(`connection closed (code ${event?.code ?? "?"}) before the ${tag} reply`),
+      );
+    } catch (e) {
+      fail(`client error: ${errorText(e)}`);
+    }
+  });
+}
+
+/** @param {unknown} v @param {{ field: string, value: unknown }} rule @returns {boolean} */
+function matches(v, rule) {
+  return v !== null && typeof v === "object" && /** @type {Record<string, unknown>} */ (v)[rule.field] === rule.value;
+}
+
+/** @param {CompletionRule} rule @returns {string} */
+export function completionLabel(rule) {
+  return rule === "exit" ? "exit" : `${rule.field}=${String(rule.value)}`;
+}
+
+/**
+ * k6's error event carries `.error` as a string; ws's carries `.message` and an Error in `.error`.
+ * @param {unknown} event
+ * @returns {string}
+ */
+function eventErrorText(event) {
+  if (event && typeof event === "object") {
+    const e = /** @type {{ error?: unknown, message?: unknown }} */ (event);
+    if (typeof e.message === "string" && e.message) return e.message;
+    if (e.error !== undefined) return errorText(e.error);
+  }
+  return errorText(event);
+}

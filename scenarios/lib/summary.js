@@ -1,0 +1,141 @@
+// Per-session rows through k6's summary. k6 runs every VU in its own runtime and handleSummary in
+// another, so rows cannot be shared in memory; metrics are the only channel. Each session's samples
+// carry a `session` tag, and one always-passing threshold per session and metric makes k6 report
+// that session's submetric in the summary data, from which the rows are rebuilt exactly. Pure.
+
+/** Metric names: the four the issue names, plus three that complete a row. */
+export const METRICS = /** @type {const} */ ({
+  completionMs: "catchup_completion_ms",
+  chunks: "catchup_chunks",
+  probeMs: "catchup_probe_ms",
+  errors: "catchup_errors",
+  firstChunkMs: "catchup_first_chunk_ms",
+  values: "catchup_values",
+  bytes: "catchup_bytes",
+});
+
+/** Past this many sessions the summary carries aggregate figures only (thresholds grow with N). */
+export const MAX_SESSION_ROWS = 200;
+export const SUMMARY_TREND_STATS = ["avg", "min", "med", "max", "p(90)", "p(95)", "p(99)", "count"];
+export const SUMMARY_SCHEMA = "catchup-bench/k6-summary@1";
+
+/**
+ * @typedef {{ add(value: number, tags?: Record<string, string>): void }} MetricLike
+ * @typedef {Record<keyof typeof METRICS, MetricLike>} SessionMetrics
+ * @typedef {import("./session.js").SessionResult} SessionResult
+ * @typedef {{ type?: string, values?: Record<string, number | null | undefined> }} SummaryMetric
+ * @typedef {{ metrics?: Record<string, SummaryMetric | undefined> }} SummaryData
+ */
+
+const TREND_FIELDS = /** @type {const} */ (["completionMs", "firstChunkMs", "chunks", "values", "bytes", "probeMs"]);
+
+/**
+ * Always-passing thresholds that make k6 report each session's submetrics.
+ * @param {number} sessions
+ * @returns {Record<string, string[]>}
+ */
+export function sessionThresholds(sessions) {
+  /** @type {Record<string, string[]>} */
+  const out = {};
+  for (let i = 0; i < Math.min(sessions, MAX_SESSION_ROWS); i++) {
+    for (const field of TREND_FIELDS) out[`${METRICS[field]}{session:${i}}`] = ["max>=0"];
+    out[`${METRICS.errors}{session:${i}}`] = ["count>=0"];
+  }
+  return out;
+}
+
+/**
+ * Records one session's figures, tagged with its index. Errors add 0 on success so every session's
+ * error submetric exists.
+ * @param {SessionMetrics} metrics
+ * @param {SessionResult} result
+ * @param {number} session
+ */
+export function recordSession(metrics, result, session) {
+  const tags = { session: String(session) };
+  for (const field of TREND_FIELDS) {
+    const v = result[field];
+    if (typeof v === "number") metrics[field].add(v, tags);
+  }
+  metrics.errors.add(result.ok ? 0 : 1, tags);
+}
+
+/**
+ * Rebuilds per-session rows from k6 summary data. A failed session's reason is not a number, so it
+ * travels in the k6 log (console.error), not here.
+ * @param {SummaryData} data
+ * @param {number} sessions
+ * @returns {SessionResult[]}
+ */
+export function rowsFromSummary(data, sessions) {
+  /** @type {SessionResult[]} */
+  const rows = [];
+  for (let i = 0; i < Math.min(sessions, MAX_SESSION_ROWS); i++) {
+    /** @param {string} name */
+    const values = (name) => data.metrics?.[`${name}{session:${i}}`]?.values ?? {};
+    /** @param {keyof typeof METRICS} field @returns {number | null} */
+    const one = (field) => {
+      const v = values(METRICS[field]);
+      return typeof v.count === "number" && v.count > 0 && typeof v.max === "number" ? v.max : null;
+    };
+    const errorCount = values(METRICS.errors).count;
+    const completionMs = one("completionMs");
+    const ran = typeof errorCount === "number";
+    const ok = ran && errorCount === 0 && completionMs !== null;
+    rows.push({
+      ok,
+      completionMs,
+      firstChunkMs: one("firstChunkMs"),
+      chunks: one("chunks") ?? 0,
+      values: one("values") ?? 0,
+      bytes: one("bytes") ?? 0,
+      probeMs: one("probeMs"),
+      error: ok ? null : ran ? "session failed (the reason is in the k6 log)" : "session did not run",
+    });
+  }
+  return rows;
+}
+
+/**
+ * Aggregate figures of all sessions (trend stats as k6 computed them; errors as a count).
+ * @param {SummaryData} data
+ */
+export function figuresFromSummary(data) {
+  /** @param {string} name */
+  const stats = (name) => data.metrics?.[name]?.values ?? null;
+  return {
+    completionMs: stats(METRICS.completionMs),
+    firstChunkMs: stats(METRICS.firstChunkMs),
+    chunks: stats(METRICS.chunks),
+    values: stats(METRICS.values),
+    bytes: stats(METRICS.bytes),
+    probeMs: stats(METRICS.probeMs),
+    errors: stats(METRICS.errors)?.count ?? 0,
+  };
+}
+
+/**
+ * The handleSummary result: the SUMMARY file (JSON) and a short line for stdout.
+ * @param {SummaryData} data
+ * @param {{ scenario: string, sessions: number, path: string, params: Record<string, unknown> }} meta
+ * @returns {Record<string, string>}
+ */
+export function summaryOutputs(data, meta) {
+  const rows = rowsFromSummary(data, meta.sessions);
+  const figures = figuresFromSummary(data);
+  const body = {
+    schema: SUMMARY_SCHEMA,
+    scenario: meta.scenario,
+    params: { ...meta.params, ...("token" in meta.params ? { token: meta.params.token ? "(redacted)" : null } : {}) },
+    sessions: meta.sessions,
+    rowsTruncated: meta.sessions > MAX_SESSION_ROWS,
+    rows,
+    figures,
+  };
+  const med = figures.completionMs?.med;
+  const line =
+    `catchup ${meta.scenario}: ${meta.sessions} sessions, ${figures.errors} errors, completion median ` +
+    `${typeof med === "number" ? med.toFixed(1) : "-"} ms, chunks ${rows.map((r) => r.chunks).join("/")}; ` +
+    `summary in ${meta.path}\n`;
+  return { [meta.path]: JSON.stringify(body, null, 2), stdout: line };
+}

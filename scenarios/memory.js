@@ -1,0 +1,64 @@
+// k6 scenario: CLIENTS concurrent subscriptions that hold the completion chunk's ACK for HOLD_MS,
+// then close (the memory study; sample the server's heap/RSS from outside while it runs).
+//   k6 run -e URL=ws://127.0.0.1:PORT/ws -e CLIENTS=4 -e HOLD_MS=100 scenarios/memory.js
+// CASE: many (resume from the fixture's cursor; default), none, one, or snapshot; or AFTER_SEQUENCE.
+// Other env as in snapshot.js. For k6 < 1.6 import WebSocket from "k6/experimental/websockets".
+import { Counter, Trend } from "k6/metrics";
+import { clearTimeout, setTimeout } from "k6/timers";
+import { WebSocket } from "k6/websockets";
+import { CASES, enumEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
+import { failedSession, resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
+import { recordSession, SUMMARY_TREND_STATS, sessionThresholds, summaryOutputs } from "./lib/summary.js";
+
+const config = scenarioConfigFromEnv(__ENV, { holdMs: 100 });
+const clients = intEnv(__ENV, "CLIENTS", 1, 1, 10_000);
+const explicitAfter = __ENV.AFTER_SEQUENCE ? intEnv(__ENV, "AFTER_SEQUENCE", 0, 0, Number.MAX_SAFE_INTEGER) : null;
+if (explicitAfter !== null && __ENV.CASE) throw new Error("set CASE or AFTER_SEQUENCE, not both");
+const caseName = enumEnv(__ENV, "CASE", CASES, "many");
+const runtime = { WebSocket, now: Date.now, setTimeout, clearTimeout };
+
+const metrics = {
+  completionMs: new Trend("catchup_completion_ms", true),
+  chunks: new Trend("catchup_chunks"),
+  probeMs: new Trend("catchup_probe_ms", true),
+  errors: new Counter("catchup_errors"),
+  firstChunkMs: new Trend("catchup_first_chunk_ms", true),
+  values: new Trend("catchup_values"),
+  bytes: new Trend("catchup_bytes"),
+};
+
+export const options = {
+  // One VU opens all CLIENTS sockets at once, so they overlap as in the reference study.
+  scenarios: { memory: { executor: "per-vu-iterations", vus: 1, iterations: 1, maxDuration: "1h" } },
+  thresholds: { ...sessionThresholds(clients), ...jsonEnv(__ENV, "THRESHOLDS", {}) },
+  summaryTrendStats: SUMMARY_TREND_STATS,
+};
+
+export default async function () {
+  let after;
+  try {
+    after = await resolveAfterSequence(runtime, config, caseName, explicitAfter);
+  } catch (e) {
+    const failed = failedSession(String(/** @type {Error} */ (e).message ?? e));
+    console.error(failed.error);
+    for (let i = 0; i < clients; i++) recordSession(metrics, failed, i);
+    return;
+  }
+  const sessions = [];
+  for (let i = 0; i < clients; i++) sessions.push(runScenarioSession(runtime, config, after));
+  const results = await Promise.all(sessions);
+  results.forEach((result, i) => {
+    if (!result.ok) console.error(`session ${i}: ${result.error}`);
+    recordSession(metrics, result, i);
+  });
+}
+
+/** @param {import("./lib/summary.js").SummaryData} data */
+export function handleSummary(data) {
+  return summaryOutputs(data, {
+    scenario: "memory",
+    sessions: clients,
+    path: __ENV.SUMMARY || "summary.json",
+    params: { ...config, clients, case: explicitAfter === null ? caseName : null, afterSequence: explicitAfter },
+  });
+}

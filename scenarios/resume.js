@@ -1,0 +1,63 @@
+// k6 scenario: resume subscriptions after a cursor, with a delayed ACK per chunk.
+//   k6 run -e URL=ws://127.0.0.1:PORT/ws -e CASE=many scenarios/resume.js
+// CASE: none (after = latest), one (latest - 1), many (the fixture's cursor; default), resolved by
+// calling server.getConfig first; or AFTER_SEQUENCE=N explicitly (then CASE must be unset).
+// Other env as in snapshot.js: URL, TOKEN, TOKEN_IN, ACK_DELAY_MS, SUBSCRIBE_TAG, SUBSCRIBE_PAYLOAD,
+// COMPLETION, PROBE_TAG, PROBE_PAYLOAD, TIMEOUT_MS, ITERATIONS, THRESHOLDS, SUMMARY.
+// For k6 < 1.6 import WebSocket from "k6/experimental/websockets" (same API).
+import exec from "k6/execution";
+import { Counter, Trend } from "k6/metrics";
+import { clearTimeout, setTimeout } from "k6/timers";
+import { WebSocket } from "k6/websockets";
+import { enumEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
+import { failedSession, resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
+import { recordSession, SUMMARY_TREND_STATS, sessionThresholds, summaryOutputs } from "./lib/summary.js";
+
+const config = scenarioConfigFromEnv(__ENV);
+const iterations = intEnv(__ENV, "ITERATIONS", 1, 1, 100_000);
+const explicitAfter = __ENV.AFTER_SEQUENCE ? intEnv(__ENV, "AFTER_SEQUENCE", 0, 0, Number.MAX_SAFE_INTEGER) : null;
+if (explicitAfter !== null && __ENV.CASE) throw new Error("set CASE or AFTER_SEQUENCE, not both");
+const caseName = enumEnv(__ENV, "CASE", ["none", "one", "many"], "many");
+const runtime = { WebSocket, now: Date.now, setTimeout, clearTimeout };
+
+const metrics = {
+  completionMs: new Trend("catchup_completion_ms", true),
+  chunks: new Trend("catchup_chunks"),
+  probeMs: new Trend("catchup_probe_ms", true),
+  errors: new Counter("catchup_errors"),
+  firstChunkMs: new Trend("catchup_first_chunk_ms", true),
+  values: new Trend("catchup_values"),
+  bytes: new Trend("catchup_bytes"),
+};
+
+export const options = {
+  scenarios: { resume: { executor: "per-vu-iterations", vus: 1, iterations, maxDuration: "1h" } },
+  thresholds: { ...sessionThresholds(iterations), ...jsonEnv(__ENV, "THRESHOLDS", {}) },
+  summaryTrendStats: SUMMARY_TREND_STATS,
+};
+
+/** @type {Promise<number | null> | null} resolved once per VU, outside the timed session */
+let after = null;
+
+export default async function () {
+  const session = exec.scenario.iterationInTest;
+  let result;
+  try {
+    after ??= resolveAfterSequence(runtime, config, caseName, explicitAfter);
+    result = await runScenarioSession(runtime, config, await after);
+  } catch (e) {
+    result = failedSession(String(/** @type {Error} */ (e).message ?? e));
+  }
+  if (!result.ok) console.error(`session ${session}: ${result.error}`);
+  recordSession(metrics, result, session);
+}
+
+/** @param {import("./lib/summary.js").SummaryData} data */
+export function handleSummary(data) {
+  return summaryOutputs(data, {
+    scenario: "resume",
+    sessions: iterations,
+    path: __ENV.SUMMARY || "summary.json",
+    params: { ...config, case: explicitAfter === null ? caseName : null, afterSequence: explicitAfter },
+  });
+}

@@ -1,0 +1,209 @@
+// Memory cells: a fresh server per trial, sampled from outside (RSS from /proc, heap through the
+// inspector) every sampleIntervalMs. Order: start; forced GC twice and the baseline heap; sampler
+// on; C clients connect, take the catch-up, hold the completion chunk holdMs, close; forced GC
+// twice and the post-GC heap; sampler off (its VmHWM read last); stop. Phase marks go into the
+// samples file beside the samples.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { median } from "../stats.js";
+import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
+import type { MemoryRow, SessionFigures } from "../results.js";
+import type { BenchConfig, TargetSpec } from "./config.js";
+import type { FixtureRef } from "./fixtures.js";
+import { privateCopy } from "./fixtures.js";
+import { exitedWithin, FailFast } from "./latency.js";
+import { afterSequenceFor, type MemoryTrial, memoryTrialId } from "./plan.js";
+import { type PhaseName, type RunClients, sessionSpec } from "./sessions.js";
+import { startTarget, type Target } from "./target.js";
+
+export interface MemoryContext {
+  config: BenchConfig;
+  /** Fixtures by script size. */
+  fixtures: Map<number, FixtureRef>;
+  workDir: string;
+  runDir: string;
+  targets: Map<string, TargetSpec>;
+  plan: MemoryTrial[];
+  runClients: RunClients;
+  onRow: (row: MemoryRow) => void;
+  onTrialStart?: (trial: MemoryTrial, index: number) => void;
+  stopped: () => boolean;
+  track: (target: Target) => () => void;
+  /** Prefix of samples file names (e.g. "aa-" for the A/A run). */
+  samplesPrefix?: string;
+}
+
+const GC_TIMEOUT_MS = 10_000;
+/** Samples taken before clients connect (20 x 10 ms by default). */
+const IDLE_SAMPLES = 20;
+
+/** The sampled process's command line (from /proc), recorded so a reader can see what was measured. */
+function commandLine(pid: number): string | null {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ").slice(0, 300);
+  } catch {
+    return null;
+  }
+}
+
+function emptyRow(t: MemoryTrial, samplesFile: string | null, error: string): MemoryRow {
+  return {
+    scriptBytes: t.scriptBytes,
+    clients: t.clients,
+    mode: t.mode,
+    variant: t.variant,
+    trial: t.trial,
+    ok: false,
+    baselineHeapBytes: null,
+    peakHeapBytes: null,
+    peakRssBytes: null,
+    hwmRssBytes: null,
+    postGcHeapBytes: null,
+    retainedHeapBytes: null,
+    bytesThroughCompletion: null,
+    completionMsMax: null,
+    probeMaxMs: null,
+    probeMedianMs: null,
+    sampleIntervalMs: null,
+    samplesFile,
+    error,
+  };
+}
+
+/**
+ * Marks a phase in the samples once every client reached it ("connect" and "first-chunk": once the
+ * first one did), so the marks read as moments of the whole cell.
+ */
+function phaseMarker(sampler: Sampler, clients: number): (index: number, phase: PhaseName) => void {
+  const counts = new Map<PhaseName, number>();
+  return (_index, phase) => {
+    const n = (counts.get(phase) ?? 0) + 1;
+    counts.set(phase, n);
+    if (phase === "open") return;
+    if (phase === "connect" || phase === "first-chunk" ? n === 1 : n === clients) sampler.mark(phase);
+  };
+}
+
+function maxOf(xs: number[]): number | null {
+  return xs.length ? Math.max(...xs) : null;
+}
+
+/** Figures of one memory trial from its sessions, heap readings and sampler summary. */
+export function memoryRow(
+  t: MemoryTrial,
+  samplesFile: string,
+  rows: SessionFigures[],
+  baselineHeap: number,
+  postGc: number | null,
+  summary: SamplerSummary,
+  extraError: string | null,
+): MemoryRow {
+  const probes = rows.map((r) => r.probeMs).filter((x): x is number => x !== null);
+  const completions = rows.map((r) => r.completionMs).filter((x): x is number => x !== null);
+  const sessionErrors = rows.filter((r) => !r.ok).map((r, i) => `client ${i + 1}: ${r.error}`);
+  const errors = [...sessionErrors, summary.error, extraError].filter((e): e is string => !!e);
+  const ok = rows.length === t.clients && sessionErrors.length === 0 && postGc !== null && !summary.error && !extraError;
+  return {
+    ...emptyRow(t, samplesFile, ""),
+    ok,
+    baselineHeapBytes: baselineHeap,
+    peakHeapBytes: summary.peakHeapBytes,
+    peakRssBytes: summary.peakRssBytes,
+    hwmRssBytes: summary.hwmRssBytes,
+    postGcHeapBytes: postGc,
+    retainedHeapBytes: postGc === null ? null : postGc - baselineHeap,
+    bytesThroughCompletion: rows.reduce((sum, r) => sum + r.bytes, 0),
+    completionMsMax: maxOf(completions),
+    probeMaxMs: maxOf(probes),
+    probeMedianMs: probes.length ? median(probes) : null,
+    sampleIntervalMs: summary.interval,
+    error: errors.length ? errors.join("; ") : null,
+  };
+}
+
+async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> {
+  const samplesFile = `samples/${memoryTrialId(t, ctx.samplesPrefix)}.jsonl`;
+  const fixture = ctx.fixtures.get(t.scriptBytes);
+  const spec = ctx.targets.get(t.variant);
+  if (!fixture || !spec) return emptyRow(t, null, `no fixture or target for ${memoryTrialId(t)}`);
+  let target: Target;
+  try {
+    target = await startTarget(spec, {
+      db: privateCopy(fixture, ctx.workDir, t.variant),
+      urlPath: ctx.config.urlPath,
+      token: ctx.config.token,
+      startTimeoutMs: ctx.config.startTimeoutMs,
+      inspect: true,
+    });
+  } catch (e) {
+    return emptyRow(t, null, (e as Error).message);
+  }
+  const untrack = ctx.track(target);
+  try {
+    const inspector = target.inspector;
+    if (!inspector) return emptyRow(t, null, `target ${t.variant}: no inspector`);
+    const origin = performance.now();
+    const baselineHeap = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+    // A short idle window before clients connect: the timeline shows the resting level, and the
+    // cadence figures include the sampler's idle rhythm, not only the busy catch-up.
+    let idleSamples = 0;
+    let idleDone: () => void = () => undefined;
+    const idle = new Promise<void>((resolve) => {
+      idleDone = resolve;
+    });
+    const sampler = await startSampler({
+      pid: target.pid,
+      inspector,
+      intervalMs: ctx.config.sampleIntervalMs,
+      file: join(ctx.runDir, samplesFile),
+      origin,
+      onSample: () => {
+        if (++idleSamples >= IDLE_SAMPLES) idleDone();
+      },
+    });
+    sampler.mark("baseline", { heapUsed: baselineHeap, pid: target.pid, command: commandLine(target.pid) });
+    void sampler.ended.then(() => idleDone());
+    await idle;
+    const spec = sessionSpec(ctx.config, target.url, afterSequenceFor(t.mode, fixture.meta), ctx.config.holdMs);
+    let rows: SessionFigures[] = [];
+    let extraError: string | null = null;
+    try {
+      rows = (await ctx.runClients(t.clients, spec, phaseMarker(sampler, t.clients))).rows;
+    } catch (e) {
+      extraError = `driver: ${(e as Error).message}`;
+    }
+    let postGc: number | null = null;
+    if (target.alive()) {
+      try {
+        postGc = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+        sampler.mark("gc", { heapUsed: postGc });
+      } catch (e) {
+        extraError ??= `post-GC heap: ${(e as Error).message}`;
+      }
+    }
+    const summary = await sampler.stop();
+    if ((rows.some((r) => !r.ok) || postGc === null) && (await exitedWithin(target, 1000))) {
+      extraError = target.describeExit();
+    }
+    return memoryRow(t, samplesFile, rows, baselineHeap, postGc, summary, extraError);
+  } catch (e) {
+    const why = (await exitedWithin(target, 1000)) ? target.describeExit() : (e as Error).message;
+    return emptyRow(t, null, why);
+  } finally {
+    await target.stop();
+    untrack();
+  }
+}
+
+export async function runMemory(ctx: MemoryContext): Promise<void> {
+  for (const [index, t] of ctx.plan.entries()) {
+    if (ctx.stopped()) return;
+    ctx.onTrialStart?.(t, index);
+    const row = await runTrial(ctx, t);
+    if (ctx.stopped() && !row.ok) return; // interrupted mid-trial: not a result
+    ctx.onRow(row);
+    if (!row.ok && ctx.config.failFast) {
+      throw new FailFast(`--fail-fast: ${memoryTrialId(t)} failed: ${row.error}`);
+    }
+  }
+}

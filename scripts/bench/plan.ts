@@ -1,0 +1,86 @@
+// The run plan: which trial runs when. Pure. Variants interleave (A B A B ...) and the starting
+// variant rotates each repetition, so slow drift of the machine falls on every variant alike.
+import type { LatencyCase, MemoryMode } from "../results.js";
+
+export interface LatencyTrial {
+  kind: "latency";
+  case: LatencyCase;
+  variant: string;
+  /** 1-based repetition number. */
+  trial: number;
+}
+
+export interface MemoryCell {
+  scriptBytes: number;
+  clients: number;
+  mode: MemoryMode;
+}
+
+export interface MemoryTrial extends MemoryCell {
+  kind: "memory";
+  variant: string;
+  trial: number;
+}
+
+/** The variants in the order repetition `rep` (0-based) runs them: rotated by rep. */
+export function rotation<T>(variants: readonly T[], rep: number): T[] {
+  const n = variants.length;
+  if (n === 0) return [];
+  const start = rep % n;
+  return [...variants.slice(start), ...variants.slice(0, start)];
+}
+
+/** Latency trials: repetition outermost, then case, then the rotated variants. */
+export function latencyPlan(cases: readonly LatencyCase[], variants: readonly string[], trials: number): LatencyTrial[] {
+  const plan: LatencyTrial[] = [];
+  for (let rep = 0; rep < trials; rep++) {
+    for (const c of cases) {
+      for (const variant of rotation(variants, rep)) plan.push({ kind: "latency", case: c, variant, trial: rep + 1 });
+    }
+  }
+  return plan;
+}
+
+/** Memory cells in a stable order: script size, then clients, then mode. */
+export function memoryCells(
+  scriptBytes: readonly number[],
+  clients: readonly number[],
+  modes: readonly MemoryMode[],
+): MemoryCell[] {
+  return scriptBytes.flatMap((s) => clients.flatMap((c) => modes.map((mode) => ({ scriptBytes: s, clients: c, mode }))));
+}
+
+/** Memory trials: per cell, repetitions of the rotated variants; each trial gets a fresh server. */
+export function memoryPlan(cells: readonly MemoryCell[], variants: readonly string[], trials: number): MemoryTrial[] {
+  const plan: MemoryTrial[] = [];
+  for (const cell of cells) {
+    for (let rep = 0; rep < trials; rep++) {
+      for (const variant of rotation(variants, rep)) plan.push({ kind: "memory", ...cell, variant, trial: rep + 1 });
+    }
+  }
+  return plan;
+}
+
+/** A file-name-safe id of a memory trial, e.g. "memory-s1024-c4-snapshot-legacy-t1". */
+export function memoryTrialId(t: MemoryTrial, prefix = ""): string {
+  const safe = t.variant.replace(/[^A-Za-z0-9._-]/g, "_");
+  return `${prefix}memory-s${t.scriptBytes}-c${t.clients}-${t.mode}-${safe}-t${t.trial}`;
+}
+
+/** afterSequence for a latency case, from the fixture's cursor and latest sequence; null = snapshot. */
+export function afterSequenceFor(
+  c: LatencyCase | MemoryMode,
+  meta: { cursorSequence: number; latestSequence: number },
+): number | null {
+  switch (c) {
+    case "snapshot":
+      return null;
+    case "resume-none":
+      return meta.latestSequence;
+    case "resume-one":
+      return Math.max(0, meta.latestSequence - 1);
+    case "resume-many":
+    case "memory":
+      return meta.cursorSequence;
+  }
+}

@@ -1,0 +1,67 @@
+// Progress of a bench run on stderr: a cli-progress bar (cell, trial i/N, elapsed, ETA) on a TTY,
+// one plain line per finished trial otherwise (CI logs). Separate from measuring, as in autocannon.
+import cliProgress from "cli-progress";
+
+export interface Progress {
+  start(total: number): void;
+  trial(label: string): void;
+  done(label: string, ok: boolean): void;
+  log(line: string): void;
+  stop(): void;
+}
+
+export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
+  let total = 0;
+  let finished = 0;
+  if (!stream.isTTY) {
+    return {
+      start(t) {
+        total = t;
+      },
+      trial() {},
+      done(label, ok) {
+        finished++;
+        stream.write(`[${finished}/${total}] ${label}${ok ? "" : " FAILED"}\n`);
+      },
+      log(line) {
+        stream.write(`${line}\n`);
+      },
+      stop() {},
+    };
+  }
+  const bar = new cliProgress.SingleBar(
+    {
+      stream,
+      format: "{bar} {value}/{total} | {cell} | elapsed {duration_formatted} | ETA {eta_formatted}",
+      hideCursor: true,
+      clearOnComplete: true,
+      etaBuffer: 20,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  let started = false;
+  return {
+    start(t) {
+      total = t;
+      bar.start(total, 0, { cell: "starting" });
+      started = true;
+    },
+    trial(label) {
+      bar.update({ cell: label });
+    },
+    done(label, ok) {
+      finished++;
+      if (!ok) bar.update({ cell: `${label} FAILED` });
+      bar.update(finished);
+    },
+    log(line) {
+      if (started) bar.stop();
+      stream.write(`${line}\n`);
+      if (started) bar.start(total, finished, { cell: "" });
+    },
+    stop() {
+      if (started) bar.stop();
+      started = false;
+    },
+  };
+}

@@ -1,0 +1,55 @@
+// The bench's view of a driver: run C concurrent client sessions of one case against a URL and
+// return their figures. The Node driver (scripts/driver/node.ts) runs the shared client in this
+// process; the k6 driver runs the same client under k6.
+import { buildSubscribePayload } from "../../scenarios/lib/session.js";
+import type { SessionFigures } from "../results.js";
+import type { BenchConfig, CompletionRule } from "./config.js";
+
+export interface SessionSpec {
+  url: string;
+  token: string;
+  subscribeTag: string;
+  /** The built payload (afterSequence substituted, or dropped for a snapshot). */
+  subscribePayload: Record<string, unknown>;
+  completion: CompletionRule;
+  ackDelayMs: number;
+  holdMs: number;
+  probe: { tag: string; payload: unknown } | null;
+  timeoutMs: number;
+}
+
+export type PhaseName = "connect" | "open" | "first-chunk" | "completion" | "hold-end" | "close";
+
+export interface ClientsRun {
+  rows: SessionFigures[];
+}
+
+export type RunClients = (
+  clients: number,
+  spec: SessionSpec,
+  onPhase?: (index: number, phase: PhaseName) => void,
+) => Promise<ClientsRun>;
+
+/** Builds the subscribe payload from the template (the shared client's rule: `{after}` -> the sequence, or dropped). */
+export function subscribePayloadFor(template: string, after: number | null): Record<string, unknown> {
+  return buildSubscribePayload(template, after) as Record<string, unknown>;
+}
+
+export function sessionSpec(
+  config: BenchConfig,
+  url: string,
+  after: number | null,
+  holdMs: number,
+): SessionSpec {
+  return {
+    url,
+    token: config.token,
+    subscribeTag: config.subscribeTag,
+    subscribePayload: subscribePayloadFor(config.subscribePayload, after),
+    completion: config.completion,
+    ackDelayMs: config.ackDelayMs,
+    holdMs,
+    probe: { tag: config.probeTag, payload: config.probePayload },
+    timeoutMs: config.trialTimeoutMs,
+  };
+}

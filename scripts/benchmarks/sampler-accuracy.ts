@@ -1,0 +1,349 @@
+// `npm run bench:sampler`: how far the out-of-process sampler can be trusted, measured on this machine.
+//  1. Cadence: achieved interval while the target idles vs while its event loop is blocked for 500 ms.
+//  2. Peak RSS: sampled peak vs the kernel's VmHWM on a target that touches a known 256 MiB buffer.
+//  3. Cost: the target's throughput with vs without sampling, interleaved pairs, median paired ratio,
+//     beside an A/A run (without vs without) that gives the noise band.
+// Targets are real child processes (scripts/benchmarks/targets/probe-target.mjs) with the inspector on
+// 127.0.0.1 and a random port. Usage: node dist/scripts/benchmarks/sampler-accuracy.js [--pairs N]
+//   [--work-ms MS] [--interval-ms MS] [--blocks N] [--json FILE]
+import { type ChildProcess, spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import { cpus, loadavg } from "node:os";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import type { IntervalStats } from "../results.js";
+import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../sampler/inspector.js";
+import { intervalsOf } from "../sampler/interval-stats.js";
+import { readVmRss } from "../sampler/procfs.js";
+import { type Sample, type Sampler, startSampler } from "../sampler/sampler.js";
+import { median, pairedRatios, quantile, type RatioSummary, summariseRatios } from "../stats.js";
+import { intFlag, UsageError } from "../usage.js";
+
+const TARGET = fileURLToPath(new URL("../../../scripts/benchmarks/targets/probe-target.mjs", import.meta.url));
+const MiB = 1024 * 1024;
+
+interface Probe {
+  child: ChildProcess;
+  pid: number;
+  inspector: InspectorClient;
+  /** Sends one command line to the target. */
+  send: (line: string) => void;
+  /** Resolves with the next JSON line that has key (equal to value, if given); earlier lines are dropped. */
+  waitFor: (key: string, value?: string) => Promise<Record<string, unknown>>;
+  /** send(line), then waitFor("done", until). */
+  command: (line: string, until: string) => Promise<Record<string, unknown>>;
+  stop: () => Promise<void>;
+}
+
+const children = new Set<ChildProcess>();
+// Targets also exit when their stdin closes, so they end with this process even after SIGKILL.
+process.on("exit", () => {
+  for (const c of children) c.kill("SIGKILL");
+});
+
+function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const t = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
+    p.then(
+      (v) => {
+        clearTimeout(t);
+        resolve(v);
+      },
+      (e) => {
+        clearTimeout(t);
+        reject(e);
+      },
+    );
+  });
+}
+
+async function startProbe(): Promise<Probe> {
+  const child = spawn(process.execPath, ["--inspect=127.0.0.1:0", TARGET], { stdio: ["pipe", "pipe", "pipe"] });
+  children.add(child);
+  child.once("exit", () => children.delete(child));
+  let err = "";
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    err += d;
+  });
+  const lines: Record<string, unknown>[] = [];
+  const waiters: ((l: Record<string, unknown>) => void)[] = [];
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (l) => {
+    const obj = JSON.parse(l) as Record<string, unknown>;
+    const w = waiters.shift();
+    if (w) w(obj);
+    else lines.push(obj);
+  });
+  const next = () =>
+    timeout(
+      new Promise<Record<string, unknown>>((resolve) => {
+        const q = lines.shift();
+        if (q) resolve(q);
+        else waiters.push(resolve);
+      }),
+      60_000,
+      "probe target line",
+    );
+  const ready = await next();
+  const url = inspectorUrlFromStderr(err);
+  if (!url) throw new Error(`probe target printed no inspector url: ${err}`);
+  const inspector = await connectInspector(url);
+  const waitFor = async (key: string, value?: string) => {
+    for (;;) {
+      const l = await next();
+      if (key in l && (value === undefined || l[key] === value)) return l;
+    }
+  };
+  return {
+    child,
+    pid: Number(ready.pid),
+    inspector,
+    send: (line) => child.stdin?.write(`${line}\n`),
+    waitFor,
+    command: (line, until) => {
+      child.stdin?.write(`${line}\n`);
+      return waitFor("done", until);
+    },
+    stop: async () => {
+      await inspector.close(1_000);
+      const exited = new Promise((r) => child.once("exit", r));
+      child.stdin?.end();
+      await timeout(exited, 5_000, "probe target exit").catch(() => child.kill("SIGKILL"));
+    },
+  };
+}
+
+/** Counts samples; reach(n) resolves once n samples were taken. */
+function counter() {
+  const times: number[] = [];
+  const samples: Sample[] = [];
+  let waiter: { n: number; resolve: () => void } | null = null;
+  return {
+    times,
+    samples,
+    onSample: (s: Sample) => {
+      times.push(s.t);
+      samples.push(s);
+      if (waiter && times.length >= waiter.n) {
+        waiter.resolve();
+        waiter = null;
+      }
+    },
+    reach: (n: number) =>
+      timeout(
+        new Promise<void>((resolve) => {
+          if (times.length >= n) resolve();
+          else waiter = { n, resolve };
+        }),
+        30_000,
+        `${n} samples`,
+      ),
+  };
+}
+
+const fmt = (x: number, d = 2) => x.toFixed(d);
+const fmtStats = (s: IntervalStats | null) =>
+  s ? `median ${fmt(s.median)} ms, p99 ${fmt(s.p99)} ms, max ${fmt(s.max)} ms` : "n/a";
+
+/** 1. Cadence while idle vs while the event loop is blocked for blockMs. */
+async function cadence(intervalMs: number, blocks: number, blockMs: number) {
+  const p = await startProbe();
+  const c = counter();
+  const s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onSample: c.onSample });
+  const idle: number[] = [];
+  const blocked: number[] = [];
+  const blockMax: number[] = [];
+  const samplesPerBlock: number[] = [];
+  try {
+    for (let b = 0; b < blocks; b++) {
+      // An idle window of ~50 samples, then a blocked window.
+      const idleFrom = c.times.length;
+      await c.reach(idleFrom + 50);
+      idle.push(...intervalsOf(c.times.slice(idleFrom)));
+      p.send(`block ${blockMs}`);
+      await p.waitFor("started", "block"); // printed just before the loop starts spinning
+      const from = s.now();
+      await p.waitFor("done", "block");
+      const to = s.now();
+      const inside = c.times.filter((t) => t >= from && t <= to);
+      const d = intervalsOf(inside);
+      blocked.push(...d);
+      blockMax.push(d.length > 0 ? Math.max(...d) : Number.NaN);
+      samplesPerBlock.push(inside.length);
+    }
+  } finally {
+    await s.stop();
+    await p.stop();
+  }
+  const stats = (d: number[]): IntervalStats => ({ median: median(d), p99: quantile(d, 0.99), max: Math.max(...d) });
+  return {
+    intervalMs,
+    blockMs,
+    blocks,
+    idle: stats(idle),
+    blocked: stats(blocked),
+    blockMaxIntervals: blockMax,
+    samplesPerBlock,
+  };
+}
+
+/** 2. Sampled peak RSS vs VmHWM around a touched allocation of bytes. */
+async function peakRss(intervalMs: number, runs: number, bytes: number) {
+  const rows = [];
+  for (let r = 0; r < runs; r++) {
+    const p = await startProbe();
+    const c = counter();
+    let s: Sampler | null = null;
+    try {
+      s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onSample: c.onSample });
+      await c.reach(5);
+      const baseline = median(c.samples.map((x) => x.rss));
+      await p.command(`alloc ${bytes}`, "alloc");
+      await c.reach(c.times.length + 10);
+      const summary = await s.stop();
+      const peak = summary.peakRssBytes as number;
+      const hwm = summary.hwmRssBytes as number;
+      rows.push({
+        baselineRssBytes: baseline,
+        sampledPeakRssBytes: peak,
+        hwmRssBytes: hwm,
+        hwmMinusSampledBytes: hwm - peak,
+        sampledRiseBytes: peak - baseline,
+        interval: summary.interval,
+      });
+    } finally {
+      await s?.stop();
+      await p.stop();
+    }
+  }
+  return { bytes, runs: rows };
+}
+
+/** 3. Throughput cost: work ops with vs without sampling, interleaved with rotation; plus A/A pairs. */
+async function cost(intervalMs: number, pairs: number, workMs: number) {
+  const p = await startProbe();
+  const harnessCpu: number[] = [];
+  const run = async (sampled: boolean) => {
+    let s: Sampler | null = null;
+    const cpu0 = process.cpuUsage();
+    const t0 = performance.now();
+    if (sampled) s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs });
+    const r = await p.command(`work ${workMs}`, "work");
+    if (s) {
+      const summary = await s.stop();
+      const cpu = process.cpuUsage(cpu0);
+      harnessCpu.push((cpu.user + cpu.system) / 1000 / (performance.now() - t0));
+      if (summary.error) throw new Error(summary.error);
+    }
+    return { ops: Number(r.ops), opsPerCpuMs: Number(r.ops) / Number(r.cpuMs) };
+  };
+  type Run = Awaited<ReturnType<typeof run>>;
+  const withS: Run[] = [];
+  const withoutS: Run[] = [];
+  const aa1: Run[] = [];
+  const aa2: Run[] = [];
+  try {
+    await run(false); // warm-up: JIT and heap settle before anything counts
+    await run(true);
+    for (let i = 0; i < pairs; i++) {
+      // Rotate which runs first, so drift (thermal, other load) does not favour one side.
+      if (i % 2 === 0) {
+        withoutS.push(await run(false));
+        withS.push(await run(true));
+      } else {
+        withS.push(await run(true));
+        withoutS.push(await run(false));
+      }
+      aa1.push(await run(false));
+      aa2.push(await run(false));
+    }
+  } finally {
+    await p.stop();
+  }
+  const ops = (runs: Run[]) => runs.map((r) => r.ops);
+  const perCpu = (runs: Run[]) => runs.map((r) => r.opsPerCpuMs);
+  return {
+    intervalMs,
+    workMs,
+    pairs,
+    opsWithout: ops(withoutS),
+    opsWith: ops(withS),
+    /** Wall-clock throughput: includes CPU the sampler takes from the target on a busy machine. */
+    ratio: summariseRatios(pairedRatios(ops(withoutS), ops(withS))),
+    aaRatio: summariseRatios(pairedRatios(ops(aa1), ops(aa2))),
+    /** Ops per CPU-ms of the target: the per-operation cost of being sampled, independent of CPU share. */
+    cpuRatio: summariseRatios(pairedRatios(perCpu(withoutS), perCpu(withS))),
+    aaCpuRatio: summariseRatios(pairedRatios(perCpu(aa1), perCpu(aa2))),
+    harnessCpuShareWhileSampling: median(harnessCpu),
+  };
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      pairs: { type: "string", default: "10" },
+      "work-ms": { type: "string", default: "1000" },
+      "interval-ms": { type: "string", default: "10" },
+      blocks: { type: "string", default: "5" },
+      json: { type: "string" },
+    },
+    strict: true,
+  });
+  const pairs = intFlag("pairs", values.pairs, 2, 1000);
+  const workMs = intFlag("work-ms", values["work-ms"], 100, 60_000);
+  const intervalMs = intFlag("interval-ms", values["interval-ms"], 1, 10_000);
+  const blocks = intFlag("blocks", values.blocks, 1, 100);
+  const machine = {
+    node: process.version,
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    loadAverage: loadavg(),
+    harnessRssBytes: readVmRss(process.pid),
+  };
+  const out = process.stdout;
+  out.write(
+    `sampler accuracy — ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, load ${machine.loadAverage.map((x) => fmt(x)).join(" ")}\n\n`,
+  );
+
+  const cad = await cadence(intervalMs, blocks, 500);
+  out.write(`1. cadence at ${intervalMs} ms (${blocks} blocks of ${cad.blockMs} ms)\n`);
+  out.write(`   idle:    ${fmtStats(cad.idle)}\n`);
+  out.write(`   blocked: ${fmtStats(cad.blocked)}; samples per block ${cad.samplesPerBlock.join(", ")}\n\n`);
+
+  const rss = await peakRss(intervalMs, 3, 256 * MiB);
+  out.write(`2. peak RSS vs VmHWM, ${rss.bytes / MiB} MiB buffer touched (${rss.runs.length} fresh targets)\n`);
+  for (const r of rss.runs) {
+    out.write(
+      `   baseline ${fmt(r.baselineRssBytes / MiB, 1)} MiB, sampled peak ${fmt(r.sampledPeakRssBytes / MiB, 1)} MiB, VmHWM ${fmt(r.hwmRssBytes / MiB, 1)} MiB, VmHWM - sampled ${fmt(r.hwmMinusSampledBytes / 1024, 0)} KiB (${fmt((100 * r.hwmMinusSampledBytes) / r.hwmRssBytes, 3)}%), sampled rise ${fmt(r.sampledRiseBytes / MiB, 1)} MiB\n`,
+    );
+  }
+  out.write("\n");
+
+  const cst = await cost(intervalMs, pairs, workMs);
+  out.write(
+    `3. cost to the target: ops in ${workMs} ms of JSON work, with/without sampling, ${pairs} interleaved pairs\n`,
+  );
+  const line = (label: string, r: RatioSummary | null) => {
+    if (r)
+      out.write(
+        `   ${label} ${fmt(r.median, 4)} (95% CI ${fmt(r.ci.low, 4)}–${fmt(r.ci.high, 4)}, IQR ${fmt(r.iqr, 4)})\n`,
+      );
+  };
+  line("ops/s, median ratio with/without:      ", cst.ratio);
+  line("ops/s, A/A without/without:            ", cst.aaRatio);
+  line("ops per CPU-ms, median ratio with/without:", cst.cpuRatio);
+  line("ops per CPU-ms, A/A without/without:      ", cst.aaCpuRatio);
+  out.write(`   median ops without ${median(cst.opsWithout)}, with ${median(cst.opsWith)}\n`);
+  out.write(`   harness CPU while sampling: ${fmt(100 * cst.harnessCpuShareWhileSampling, 1)}% of one core\n`);
+
+  if (values.json) {
+    const result = { machine, cadence: cad, peakRss: rss, cost: cst };
+    writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
+  }
+}
+
+main(process.argv.slice(2)).catch((e) => {
+  process.stderr.write(`bench:sampler: ${(e as Error).message}\n`);
+  process.exitCode = e instanceof UsageError || (e as Error)?.name === "TypeError" ? 2 : 1;
+});

@@ -1,0 +1,73 @@
+// A controllable Node target for the sampler's tests and benchmark, run as a real child process.
+// Listens on 127.0.0.1:PORT (argv[2], default 0 = any free port) and prints one JSON ready line
+// {"pid","port"} on stdout. Commands arrive as lines on stdin; each answers with one JSON line:
+//   block MS   busy-loop the event loop for MS ms  -> {"started":"block","ms"} then {"done":"block","ms"}
+//   alloc N    allocate an N-byte buffer and touch every page -> {"started":"alloc"} then {"done":"alloc","bytes"}
+//   heap MB    keep about MB MiB of small JS objects on the V8 heap -> {"done":"heap","entries"}
+//   free       drop the buffer and the objects             -> {"done":"free"}
+//   work MS    count JSON round-trips for MS ms, yielding every 5 ms -> {"done":"work","ops","ms","cpuMs"}
+//   exit CODE  exit with CODE
+import { createServer } from "node:http";
+import { createInterface } from "node:readline";
+
+const port = Number(process.argv[2] ?? 0);
+let held = null;
+let objects = null;
+const reply = (obj) => process.stdout.write(`${JSON.stringify(obj)}\n`);
+
+const server = createServer((_req, res) => res.end("ok"));
+server.listen(port, "127.0.0.1", () => reply({ pid: process.pid, port: server.address().port }));
+
+const doc = { id: 1, kind: "project.updated", title: "x".repeat(200), tags: ["a", "b", "c"], n: [1, 2, 3, 4, 5] };
+
+function work(ms) {
+  const end = performance.now() + ms;
+  const cpu0 = process.cpuUsage();
+  let ops = 0;
+  const slice = () => {
+    const sliceEnd = Math.min(end, performance.now() + 5);
+    while (performance.now() < sliceEnd) {
+      JSON.parse(JSON.stringify(doc));
+      ops++;
+    }
+    if (performance.now() < end) setImmediate(slice);
+    else {
+      const cpu = process.cpuUsage(cpu0);
+      reply({ done: "work", ops, ms, cpuMs: (cpu.user + cpu.system) / 1000 });
+    }
+  };
+  slice();
+}
+
+createInterface({ input: process.stdin }).on("line", (line) => {
+  const [cmd, arg] = line.trim().split(/\s+/);
+  const n = Number(arg);
+  if (cmd === "block") {
+    reply({ started: "block", ms: n }); // stdout to a pipe is synchronous: this line is out before the loop
+    const end = performance.now() + n;
+    while (performance.now() < end) {
+      // the point: nothing else runs on this thread
+    }
+    reply({ done: "block", ms: n });
+  } else if (cmd === "alloc") {
+    reply({ started: "alloc", bytes: n }); // then native code fills it: no JS runs, no inspector answers
+    held = Buffer.alloc(n, 1); // fill writes every page, so all of it becomes resident
+    reply({ done: "alloc", bytes: held.length });
+  } else if (cmd === "heap") {
+    // 1 KiB per entry: an array of 128 unboxed doubles (on the V8 heap, not external memory).
+    objects = Array.from({ length: n * 1024 }, (_, i) => new Array(128).fill(i + 0.5));
+    reply({ done: "heap", entries: objects.length });
+  } else if (cmd === "free") {
+    held = null;
+    objects = null;
+    reply({ done: "free" });
+  } else if (cmd === "work") {
+    work(n);
+  } else if (cmd === "exit") {
+    process.exit(n);
+  } else {
+    reply({ error: `unknown command ${line}` });
+  }
+});
+// Ends with its parent: stdin closes when the harness goes away.
+process.stdin.on("end", () => process.exit(0));

@@ -1,0 +1,164 @@
+// The k6 driver: runs the same scenario logic under Grafana k6 (`k6 run scenarios/memory.js`) with
+// the session parameters as env, and reads the per-session rows back from the summary JSON the
+// script's handleSummary writes. k6 cannot be installed on every machine: without it on PATH this
+// fails with a clear message.
+import { spawn } from "node:child_process";
+import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { SessionResult } from "../../scenarios/lib/session.js";
+import type { DriverSessionOptions } from "./node.js";
+
+export const K6_NOT_FOUND = "k6 not found on PATH; install k6 >= 1.6 or use --driver node";
+/** scenarios/ of this package, from dist/scripts/driver/ (compiled) or scripts/driver/ (tests run the source). */
+function defaultScenariosDir(): string {
+  const candidates = ["../../../scenarios/", "../../scenarios/"].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+  return candidates.find((dir) => existsSync(join(dir, "memory.js"))) ?? (candidates[0] as string);
+}
+
+export class K6NotFoundError extends Error {
+  override readonly name = "K6NotFoundError";
+  constructor() {
+    super(K6_NOT_FOUND);
+  }
+}
+
+/** The k6 executable on PATH, or null. */
+export function findK6(pathEnv: string | undefined = process.env.PATH): string | null {
+  for (const dir of (pathEnv ?? "").split(delimiter)) {
+    if (!dir) continue;
+    const candidate = join(dir, "k6");
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return null;
+}
+
+export interface K6SessionsOptions extends DriverSessionOptions {
+  clients: number;
+  /** k6 executable; default: found on PATH. */
+  k6Path?: string;
+  /** Deadline for the whole k6 process (default: the session timeout + 30 s). */
+  processTimeoutMs?: number;
+  /** Directory holding memory.js (default: this package's scenarios/). */
+  scenariosDir?: string;
+}
+
+export interface K6SessionsResult {
+  rows: SessionResult[];
+  /** k6 measures no event-loop lag of its own; its VU scheduling is not comparable. */
+  loopLag: null;
+  /** k6's exit code: 0, or 99 when a threshold failed (rows are still valid). */
+  exitCode: number;
+}
+
+/**
+ * The env for scenarios/memory.js that reproduces these session options: CLIENTS sessions at once
+ * with the subscribe payload as built (AFTER_SEQUENCE only skips the script's getConfig lookup;
+ * a payload without `{after}` is sent unchanged).
+ */
+export function k6EnvFor(options: K6SessionsOptions, summaryPath: string): Record<string, string> {
+  const completion = options.completion ?? { field: "kind", value: "synchronized" };
+  const env: Record<string, string> = {
+    URL: options.url,
+    TOKEN: options.token ?? "",
+    TOKEN_IN: options.tokenIn ?? "header",
+    CLIENTS: String(options.clients),
+    ACK_DELAY_MS: String(options.ackDelayMs ?? 0),
+    HOLD_MS: String(options.holdMs ?? 0),
+    SUBSCRIBE_TAG: options.subscribeTag ?? "orchestration.subscribeShell",
+    SUBSCRIBE_PAYLOAD: JSON.stringify(options.subscribePayload ?? {}),
+    AFTER_SEQUENCE: "0",
+    COMPLETION: completion === "exit" ? "exit" : `${completion.field}=${String(completion.value)}`,
+    PROBE_TAG: options.probe === null ? "none" : (options.probe?.tag ?? "server.getConfig"),
+    PROBE_PAYLOAD: JSON.stringify(options.probe?.payload ?? {}),
+    TIMEOUT_MS: String(options.timeoutMs ?? 30_000),
+    SUMMARY: summaryPath,
+  };
+  return env;
+}
+
+/** Failure reasons from the scenario's console.error lines ("session N: reason"), k6 logfmt or plain. */
+export function sessionErrorsFromLog(log: string): Map<number, string> {
+  const out = new Map<number, string>();
+  for (const line of log.split("\n")) {
+    const m = /session (\d+): (.*)$/.exec(line);
+    if (!m?.[1] || m[2] === undefined) continue;
+    let reason = m[2];
+    const logfmt = /^(.*?)" source=console\s*$/.exec(reason);
+    if (logfmt?.[1] !== undefined) reason = logfmt[1].replace(/\\"/g, '"').replace(/\\\\/g, "\\");
+    out.set(Number(m[1]), reason);
+  }
+  return out;
+}
+
+/** Runs `clients` sessions under k6 (scenarios/memory.js) and returns rows like the Node driver's. */
+export async function runSessionsK6(options: K6SessionsOptions): Promise<K6SessionsResult> {
+  const k6 = options.k6Path ?? findK6();
+  if (!k6) throw new K6NotFoundError();
+  const dir = mkdtempSync(join(tmpdir(), "catchup-k6-"));
+  const summaryPath = join(dir, "summary.json");
+  try {
+    const env = k6EnvFor(options, summaryPath);
+    // Parameters travel in the environment (k6 copies it into __ENV), not argv: the token stays out of `ps`.
+    const args = ["run", "--quiet", join(options.scenariosDir ?? defaultScenariosDir(), "memory.js")];
+    const timeoutMs = options.processTimeoutMs ?? (options.timeoutMs ?? 30_000) + 30_000;
+    const { code, stderr } = await runProcess(k6, args, { ...process.env, ...env }, timeoutMs);
+    if (code !== 0 && code !== 99) {
+      throw new Error(`k6 exited with code ${code}; last output:\n${lastLines(stderr, 15)}`);
+    }
+    let summary: { rows?: SessionResult[] };
+    try {
+      summary = JSON.parse(readFileSync(summaryPath, "utf8"));
+    } catch (e) {
+      throw new Error(`k6 wrote no readable summary (${(e as Error).message}); last output:\n${lastLines(stderr, 15)}`);
+    }
+    const reasons = sessionErrorsFromLog(stderr);
+    const rows = (summary.rows ?? []).map((row, i) => (row.ok ? row : { ...row, error: reasons.get(i) ?? row.error }));
+    return { rows, loopLag: null, exitCode: code };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function runProcess(
+  cmd: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ code: number; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], env });
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", () => {});
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr = (stderr + d).slice(-200_000);
+    });
+    // k6 must not outlive the harness.
+    const killOnExit = () => child.kill("SIGKILL");
+    process.once("exit", killOnExit);
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`k6 did not finish within ${timeoutMs} ms; last output:\n${lastLines(stderr, 15)}`));
+    }, timeoutMs);
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      process.off("exit", killOnExit);
+      reject(new Error(`cannot run ${cmd}: ${e.message}`));
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      process.off("exit", killOnExit);
+      resolve({ code: code ?? (signal ? 128 : 1), stderr });
+    });
+  });
+}
+
+function lastLines(text: string, n: number): string {
+  return text.trimEnd().split("\n").slice(-n).join("\n");
+}

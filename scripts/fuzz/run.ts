@@ -1,0 +1,201 @@
+// The fuzz run: start the bundled server (compiled, inspector on loopback) on a small temp fixture,
+// keep a healthy client running, warm up, take a post-GC heap baseline, fuzz for N seconds with C
+// frame lanes plus raw-socket faults, drop every fuzz connection, take the post-GC heap again, and
+// judge the run (verdict.ts).
+import { mkdtempSync, rmSync } from "node:fs";
+import type { Socket } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { generateFixture } from "../../fixtures/generate.js";
+import { connectInspector, type InspectorClient } from "../sampler/inspector.js";
+import { mulberry32 } from "../stats.js";
+import { emptyTally, runLane } from "./connection.js";
+import { connectionSeed, FrameFuzzer } from "./frames.js";
+import { emptyHalfOpenTally, openHalfOpen } from "./half-open.js";
+import { startHealthyClient } from "./healthy.js";
+import { startTarget } from "./target.js";
+import { type Check, type FuzzFigures, HEAP_TOLERANCE, judgeFuzz } from "./verdict.js";
+
+export interface FuzzOptions {
+  seconds: number;
+  seed: number;
+  connections: number;
+  /**
+   * Keep fuzzing past `seconds` until this many frames were sent (a slow, loaded machine still
+   * reaches the count), but never past 4 x seconds; falling short fails the run. Default 0.
+   */
+  minFrames?: number;
+  /** Use this fixture instead of building a small one in a temp dir. */
+  fixture?: string;
+  /** Called with progress lines (phase changes). */
+  log?: (line: string) => void;
+}
+
+export interface FuzzResult {
+  figures: FuzzFigures;
+  pass: boolean;
+  checks: Check[];
+}
+
+/** Fuzz connections use these tokens in turn: full scope, and read-only (commands must be refused). */
+const FULL_TOKEN = "catchup-dev-token";
+const READ_TOKEN = "fuzz-read-only";
+/** At most this many raw half-open sockets are held at once; the oldest is dropped for a new one. */
+const MAX_HELD = 16;
+
+async function postGcHeap(inspector: InspectorClient): Promise<number> {
+  await inspector.collectGarbage(10_000);
+  await inspector.collectGarbage(10_000);
+  return (await inspector.getHeapUsage(10_000)).usedSize;
+}
+
+/** Runs fuzz lanes and raw-socket faults for `ms`; returns when all lanes stopped and held sockets are gone. */
+async function fuzzPhase(
+  url: string,
+  options: FuzzOptions,
+  phase: number,
+  ms: number,
+  figures: FuzzFigures,
+): Promise<void> {
+  const tally = emptyTally();
+  const halfOpen = emptyHalfOpenTally();
+  const start = performance.now();
+  const minFrames = phase === 0 ? 0 : (options.minFrames ?? 0);
+  const shouldStop = () => {
+    const elapsed = performance.now() - start;
+    return elapsed >= ms && (tally.framesSent >= minFrames || elapsed >= 4 * ms);
+  };
+  const lanes = Array.from({ length: options.connections }, (_, i) =>
+    runLane(
+      new FrameFuzzer(connectionSeed(options.seed + phase * 0x10000, i)),
+      { url, token: i % 2 === 0 ? FULL_TOKEN : READ_TOKEN },
+      tally,
+      shouldStop,
+    ),
+  );
+  const held: Socket[] = [];
+  const rawRng = mulberry32(connectionSeed(options.seed + phase * 0x10000, 1_000_000));
+  const rawLane = (async () => {
+    while (!shouldStop()) {
+      const socket = await openHalfOpen(rawRng, url, FULL_TOKEN, halfOpen);
+      if (socket) held.push(socket);
+      if (held.length > MAX_HELD) held.shift()?.destroy();
+      // A new raw fault every ~50 ms keeps them a small share of the traffic.
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+  await Promise.all([...lanes, rawLane]);
+  for (const s of held) s.destroy();
+  if (phase === 0) return; // warm-up figures are not reported
+  figures.framesSent += tally.framesSent;
+  figures.bytesSent += tally.bytesSent;
+  figures.actions += tally.actions;
+  figures.connectionsOpened += tally.connectionsOpened;
+  figures.openFailures.push(...tally.openFailures);
+  for (const [kind, byOutcome] of Object.entries(tally.outcomes)) {
+    const into = figures.outcomes[kind] ?? {};
+    figures.outcomes[kind] = into;
+    for (const [o, n] of Object.entries(byOutcome)) into[o] = (into[o] ?? 0) + n;
+  }
+  for (const [k, n] of Object.entries(halfOpen.opened)) figures.halfOpen[k] = (figures.halfOpen[k] ?? 0) + n;
+  figures.halfOpenClosedByServer += halfOpen.closedByServer;
+  figures.halfOpenErrors.push(...halfOpen.errors);
+}
+
+/** Runs the whole fuzz session. Rejects only if the server cannot be started; failures are in the verdict. */
+export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
+  const log = options.log ?? (() => {});
+  const started = performance.now();
+  const tmp = mkdtempSync(join(tmpdir(), "catchup-fuzz-"));
+  const figures: FuzzFigures = {
+    seed: options.seed,
+    seconds: options.seconds,
+    connections: options.connections,
+    minFrames: options.minFrames ?? 0,
+    framesSent: 0,
+    bytesSent: 0,
+    actions: 0,
+    connectionsOpened: 0,
+    openFailures: [],
+    outcomes: {},
+    halfOpen: {},
+    halfOpenClosedByServer: 0,
+    halfOpenErrors: [],
+    healthy: {
+      catchups: 0,
+      catchupFailures: [],
+      liveItems: 0,
+      dispatched: 0,
+      missing: 0,
+      duplicated: 0,
+      outOfOrder: 0,
+      errors: [],
+    },
+    heap: null,
+    heapError: null,
+    serverExit: null,
+    suspiciousStderr: [],
+    stderrLines: 0,
+    durationMs: 0,
+  };
+  let target: Awaited<ReturnType<typeof startTarget>> | null = null;
+  let inspector: InspectorClient | null = null;
+  try {
+    let db = options.fixture;
+    if (db === undefined) {
+      db = join(tmp, "fuzz.sqlite");
+      // Small but real: 100 projects with 1-2 KiB scripts, enough post-cursor events for replay chunks.
+      generateFixture({
+        projects: 100,
+        scriptBytesMin: 1024,
+        scriptBytesMax: 2048,
+        scriptsPerProject: 1,
+        events: 600,
+        seed: options.seed >>> 0,
+        out: db,
+      });
+    }
+    target = await startTarget({ db, args: ["--token", FULL_TOKEN, "--token", `${READ_TOKEN}:orchestration:read`] });
+    log(`server pid ${target.pid} at ${target.url}`);
+    inspector = await connectInspector(target.inspectorUrl, { timeoutMs: 10_000 });
+    const healthy = startHealthyClient({ url: target.url, token: FULL_TOKEN });
+    try {
+      await healthy.ready;
+    } catch (e) {
+      figures.healthy = await healthy.stop();
+      figures.healthy.errors.push((e as Error).message);
+      throw e;
+    }
+    // Warm-up: the same traffic, not counted, so lazily compiled code and caches exist before the baseline.
+    const warmupMs = Math.min(3_000, Math.max(1_000, options.seconds * 100));
+    log(`warm-up ${warmupMs} ms`);
+    await fuzzPhase(target.url, options, 0, warmupMs, figures);
+    const baselineBytes = await postGcHeap(inspector);
+    log(`baseline heap ${baselineBytes} bytes; fuzzing ${options.seconds} s`);
+    await fuzzPhase(target.url, options, 1, options.seconds * 1000, figures);
+    // The server frees a closed connection's state asynchronously: measure again (bounded) until it is back.
+    let afterBytes = await postGcHeap(inspector);
+    let attempts = 1;
+    while (afterBytes > baselineBytes * (1 + HEAP_TOLERANCE) && attempts < 6) {
+      await new Promise((r) => setTimeout(r, 500));
+      afterBytes = await postGcHeap(inspector);
+      attempts++;
+    }
+    figures.heap = { baselineBytes, afterBytes, attempts };
+    figures.healthy = await healthy.stop();
+  } catch (e) {
+    figures.heapError ??= (e as Error).message;
+    if (!target) throw e;
+  } finally {
+    figures.serverExit = target?.exit() ?? null;
+    figures.suspiciousStderr = target?.suspicious() ?? [];
+    figures.stderrLines = target?.stderrLineCount() ?? 0;
+    await inspector?.close().catch(() => {});
+    await target?.stop();
+    rmSync(tmp, { recursive: true, force: true });
+    figures.durationMs = performance.now() - started;
+  }
+  const verdict = judgeFuzz(figures);
+  return { figures, ...verdict };
+}

@@ -1,0 +1,100 @@
+// The metrics compared as paired ratios (candidate/baseline; lower is better for all of them), and how
+// trials pair up: trial i of the baseline with trial i of the candidate in the same case or memory cell.
+import type { LatencyRow, MemoryRow, Results } from "../results.js";
+import { pairedRatios } from "../stats.js";
+
+export const LATENCY_METRICS = ["completionMs", "firstChunkMs", "probeMs"] as const;
+export const MEMORY_METRICS = [
+  "peakHeapBytes",
+  "peakRssBytes",
+  "hwmRssBytes",
+  "postGcHeapBytes",
+  "retainedHeapBytes",
+  "probeMaxMs",
+] as const;
+export type LatencyMetric = (typeof LATENCY_METRICS)[number];
+export type MemoryMetric = (typeof MEMORY_METRICS)[number];
+export type Metric = LatencyMetric | MemoryMetric;
+/** Every metric the paired statistics and the regression guard know, in report order. */
+export const METRICS: readonly Metric[] = [...LATENCY_METRICS, ...MEMORY_METRICS];
+
+export function isLatencyMetric(m: string): m is LatencyMetric {
+  return (LATENCY_METRICS as readonly string[]).includes(m);
+}
+export function isMetric(m: string): m is Metric {
+  return (METRICS as readonly string[]).includes(m);
+}
+
+/** The identity of a memory cell, also used to order cells. */
+export function cellKey(r: Pick<MemoryRow, "scriptBytes" | "clients" | "mode">): string {
+  return `${r.scriptBytes}/${r.clients}/${r.mode}`;
+}
+
+export interface Roles {
+  baseline: string;
+  candidate: string;
+}
+
+/** Baseline and candidate names: the roles in results.variants, else the first two variants. */
+export function rolesOf(results: Results): Roles | null {
+  const v = results.variants;
+  const baseline = v.find((x) => x.role === "baseline") ?? v[0];
+  const candidate = v.find((x) => x.role === "candidate" && x.name !== baseline?.name) ?? v[1];
+  if (!baseline || !candidate) return null;
+  return { baseline: baseline.name, candidate: candidate.name };
+}
+
+/** A/A roles: the two variant names seen in the A/A rows, sorted (e.g. "A1" then "A2"). */
+export function aaRolesOf(rows: { variant: string }[]): Roles | null {
+  const names = [...new Set(rows.map((r) => r.variant))].sort();
+  if (names.length < 2) return null;
+  return { baseline: names[0] as string, candidate: names[1] as string };
+}
+
+function pairUp<R extends { variant: string; trial: number; ok: boolean }>(
+  rows: readonly R[],
+  roles: Roles,
+  groupOf: (r: R) => string,
+  value: (r: R) => number | null,
+): number[] {
+  const byKey = new Map<string, R>();
+  for (const r of rows) if (r.ok) byKey.set(`${groupOf(r)}|${r.variant}|${r.trial}`, r);
+  const keys = [...new Set(rows.map((r) => `${groupOf(r)}|${r.trial}`))].sort();
+  const b: (number | null)[] = [];
+  const c: (number | null)[] = [];
+  for (const k of keys) {
+    const [g, t] = k.split("|");
+    const rb = byKey.get(`${g}|${roles.baseline}|${t}`);
+    const rc = byKey.get(`${g}|${roles.candidate}|${t}`);
+    if (!rb || !rc) continue;
+    b.push(value(rb));
+    c.push(value(rc));
+  }
+  return pairedRatios(b, c);
+}
+
+/** Paired ratios candidate/baseline of a metric over every case (latency) or cell (memory) and trial. */
+export function metricRatios(
+  metric: Metric,
+  rows: { latency: readonly LatencyRow[]; memory: readonly MemoryRow[] },
+  roles: Roles,
+): number[] {
+  if (isLatencyMetric(metric))
+    return pairUp(
+      rows.latency,
+      roles,
+      (r) => r.case,
+      (r) => r[metric],
+    );
+  return pairUp(rows.memory, roles, cellKey, (r) => r[metric]);
+}
+
+/** Paired ratios of a latency metric within one case. */
+export function caseRatios(metric: LatencyMetric, rows: readonly LatencyRow[], roles: Roles, kase: string): number[] {
+  return pairUp(
+    rows.filter((r) => r.case === kase),
+    roles,
+    (r) => r.case,
+    (r) => r[metric],
+  );
+}

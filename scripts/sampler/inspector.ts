@@ -1,0 +1,299 @@
+// A minimal Chrome DevTools Protocol client for a Node inspector, over `ws`. The harness samples heap
+// from outside the target: Runtime.getHeapUsage answers even while the target's event loop is blocked
+// (V8 handles inspector messages on an interrupt). The inspector can run code in the target, so this
+// client refuses any address that is not loopback.
+import { get } from "node:http";
+import WebSocket from "ws";
+import { listeningSockets } from "./procfs.js";
+
+export interface HeapUsage {
+  /** V8 heap bytes in use. */
+  usedSize: number;
+  /** V8 heap bytes reserved. */
+  totalSize: number;
+}
+
+export interface InspectorClient {
+  /** The ws://127.0.0.1:PORT/ID url this client is connected to. */
+  readonly url: string;
+  /** Sends one CDP command; rejects on a protocol error, on close, or after timeoutMs. */
+  send<T = unknown>(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<T>;
+  /** Runtime.getHeapUsage: bytes. */
+  getHeapUsage(timeoutMs?: number): Promise<HeapUsage>;
+  /** HeapProfiler.collectGarbage: a full GC in the target (waits until a busy loop yields). */
+  collectGarbage(timeoutMs?: number): Promise<void>;
+  /** Runtime.evaluate with returnByValue; rejects if the expression throws. */
+  evaluate<T = unknown>(expression: string, timeoutMs?: number): Promise<T>;
+  /** True once the socket closed (target gone, or close() called). */
+  readonly isClosed: boolean;
+  /** Resolves when the socket closes, for whatever reason, with the reason text. */
+  readonly closed: Promise<string>;
+  /** Closes the socket; resolves when closed (at most timeoutMs, then the socket is terminated). */
+  close(timeoutMs?: number): Promise<void>;
+}
+
+export interface ConnectOptions {
+  /** Timeout for the connection and the default for every call (ms). Default 5,000. */
+  timeoutMs?: number;
+}
+
+const DEFAULT_TIMEOUT_MS = 5_000;
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
+
+export class InspectorError extends Error {
+  override readonly name = "InspectorError";
+}
+
+/** Parses "Debugger listening on ws://HOST:PORT/ID" out of stderr text; null when absent. */
+export function inspectorUrlFromStderr(text: string): string | null {
+  const m = /Debugger listening on (ws:\/\/\S+)/.exec(text);
+  return m?.[1] ?? null;
+}
+
+/** Throws unless url is a ws:// url on a loopback host. */
+export function assertLoopbackWsUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new InspectorError(
+      `inspector url ${JSON.stringify(url)} is not a valid URL (expected ws://127.0.0.1:PORT/ID)`,
+    );
+  }
+  if (parsed.protocol !== "ws:" || !LOOPBACK_HOSTS.has(parsed.hostname)) {
+    throw new InspectorError(`inspector url ${JSON.stringify(url)} must be ws:// on 127.0.0.1, ::1 or localhost`);
+  }
+  return parsed;
+}
+
+/** Connects to a Node inspector websocket. Rejects after timeoutMs or if the url is not loopback. */
+export function connectInspector(wsUrl: string, options: ConnectOptions = {}): Promise<InspectorClient> {
+  try {
+    assertLoopbackWsUrl(wsUrl);
+  } catch (e) {
+    return Promise.reject(e);
+  }
+  const defaultTimeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(wsUrl, { perMessageDeflate: false, handshakeTimeout: defaultTimeout });
+    const pending = new Map<
+      number,
+      { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+    >();
+    let nextId = 1;
+    let closedReason: string | null = null;
+    let exiting = false;
+    let resolveClosed: (reason: string) => void = () => {};
+    const closed = new Promise<string>((r) => {
+      resolveClosed = r;
+    });
+    const connectTimer = setTimeout(() => {
+      ws.terminate();
+      reject(new InspectorError(`inspector ${wsUrl} did not accept a connection within ${defaultTimeout} ms`));
+    }, defaultTimeout);
+
+    const markClosed = (reason: string) => {
+      if (closedReason !== null) return;
+      closedReason = reason;
+      for (const [id, p] of pending) {
+        clearTimeout(p.timer);
+        p.reject(new InspectorError(`inspector closed (${reason})`));
+        pending.delete(id);
+      }
+      resolveClosed(reason);
+    };
+
+    ws.on("message", (data) => {
+      let msg: { id?: number; result?: unknown; error?: { code?: number; message?: string } };
+      try {
+        msg = JSON.parse(String(data));
+      } catch {
+        return;
+      }
+      if (typeof msg.id !== "number") {
+        // A target that exits while a session is attached waits for the debugger to disconnect
+        // (even after process.exit); let it go at once.
+        if ((msg as { method?: string }).method === "NodeRuntime.waitingForDisconnect") {
+          exiting = true;
+          ws.close();
+        }
+        return;
+      }
+      const p = pending.get(msg.id);
+      if (!p) return;
+      pending.delete(msg.id);
+      clearTimeout(p.timer);
+      if (msg.error) p.reject(new InspectorError(`inspector error ${msg.error.code}: ${msg.error.message}`));
+      else p.resolve(msg.result);
+    });
+    ws.on("error", (err) => {
+      if (ws.readyState === WebSocket.CONNECTING) {
+        clearTimeout(connectTimer);
+        reject(new InspectorError(`cannot connect to inspector ${wsUrl}: ${err.message}`));
+      }
+      markClosed(err.message);
+    });
+    ws.on("close", (code) => markClosed(exiting ? "target is exiting" : `socket closed, code ${code}`));
+
+    const send = <T>(method: string, params: Record<string, unknown> = {}, timeoutMs = defaultTimeout): Promise<T> => {
+      if (closedReason !== null) return Promise.reject(new InspectorError(`inspector closed (${closedReason})`));
+      const id = nextId++;
+      return new Promise<T>((res, rej) => {
+        const timer = setTimeout(() => {
+          pending.delete(id);
+          rej(new InspectorError(`inspector ${method} timed out after ${timeoutMs} ms`));
+        }, timeoutMs);
+        pending.set(id, { resolve: res as (v: unknown) => void, reject: rej, timer });
+        ws.send(JSON.stringify({ id, method, params }), (err) => {
+          if (!err) return;
+          clearTimeout(timer);
+          pending.delete(id);
+          rej(new InspectorError(`inspector ${method} could not be sent: ${err.message}`));
+        });
+      });
+    };
+
+    const client: InspectorClient = {
+      url: wsUrl,
+      send,
+      async getHeapUsage(timeoutMs) {
+        const r = await send<{ usedSize: number; totalSize: number }>("Runtime.getHeapUsage", {}, timeoutMs);
+        return { usedSize: r.usedSize, totalSize: r.totalSize };
+      },
+      async collectGarbage(timeoutMs) {
+        await send("HeapProfiler.collectGarbage", {}, timeoutMs);
+      },
+      async evaluate<T>(expression: string, timeoutMs?: number) {
+        const r = await send<{ result: { value?: unknown }; exceptionDetails?: { text?: string } }>(
+          "Runtime.evaluate",
+          { expression, returnByValue: true },
+          timeoutMs,
+        );
+        if (r.exceptionDetails) throw new InspectorError(`evaluate threw: ${r.exceptionDetails.text ?? "exception"}`);
+        return r.result.value as T;
+      },
+      get isClosed() {
+        return closedReason !== null;
+      },
+      closed,
+      async close(timeoutMs = defaultTimeout) {
+        if (closedReason !== null) return;
+        ws.close();
+        const timer = setTimeout(() => ws.terminate(), timeoutMs);
+        await closed;
+        clearTimeout(timer);
+      },
+    };
+
+    ws.once("open", () => {
+      clearTimeout(connectTimer);
+      // Node-only; a target that does not know it answers with an error, which is fine.
+      send("NodeRuntime.notifyWhenWaitingForDisconnect", { enabled: true }).then(
+        () => resolve(client),
+        () => resolve(client),
+      );
+    });
+  });
+}
+
+/** One entry of an inspector's http://HOST:PORT/json/list. */
+export interface InspectorTarget {
+  id: string;
+  type: string;
+  title: string;
+  url: string;
+  webSocketDebuggerUrl: string;
+}
+
+/** GET http://127.0.0.1:PORT/json/list; rejects after timeoutMs or if the port is not an inspector. */
+export function listInspectorTargets(port: number, options: { timeoutMs?: number } = {}): Promise<InspectorTarget[]> {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  return new Promise((resolve, reject) => {
+    const req = get({ host: "127.0.0.1", port, path: "/json/list", timeout: timeoutMs }, (res) => {
+      let body = "";
+      res.setEncoding("utf8");
+      res.on("data", (d: string) => {
+        body += d;
+        if (body.length > 1_000_000) req.destroy(new Error("response too large"));
+      });
+      res.on("end", () => {
+        try {
+          const list = JSON.parse(body) as unknown;
+          if (!Array.isArray(list)) throw new Error("not a JSON array");
+          resolve(list.filter((t): t is InspectorTarget => typeof t?.webSocketDebuggerUrl === "string"));
+        } catch (e) {
+          reject(new InspectorError(`127.0.0.1:${port}/json/list is not an inspector list: ${(e as Error).message}`));
+        }
+      });
+      res.on("error", reject);
+    });
+    req.on("timeout", () =>
+      req.destroy(new InspectorError(`127.0.0.1:${port}/json/list timed out after ${timeoutMs} ms`)),
+    );
+    req.on("error", (e) =>
+      reject(e instanceof InspectorError ? e : new InspectorError(`127.0.0.1:${port}: ${e.message}`)),
+    );
+  });
+}
+
+export interface FindInspectorOptions {
+  /** Listening ports of the pid that are not the inspector (the server's own port). */
+  excludePorts?: readonly number[];
+  /** Overall deadline (ms): the inspector may open a moment after the process starts. Default 10,000. */
+  timeoutMs?: number;
+  /** Pause between scans of the pid's sockets (ms). Default 25. */
+  pollMs?: number;
+}
+
+/**
+ * Finds, connects to and verifies the inspector of `pid` without reading its stderr — for wrapped
+ * targets where NODE_OPTIONS=--inspect=127.0.0.1:0 gives every node in the chain (npm, npx, the
+ * server) its own inspector. Scans pid's loopback LISTEN sockets (/proc/PID/fd ↔ /proc/PID/net/tcp*),
+ * asks each non-excluded port for /json/list, connects, and keeps the one whose
+ * `process.pid` equals pid. Rejects with a clear message after timeoutMs.
+ */
+export async function findInspector(pid: number, options: FindInspectorOptions = {}): Promise<InspectorClient> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const pollMs = options.pollMs ?? 25;
+  const exclude = new Set(options.excludePorts ?? []);
+  const deadline = performance.now() + timeoutMs;
+  const tried = new Set<number>();
+  let lastProblem = "no loopback listening port besides the excluded ones";
+  for (;;) {
+    let sockets: ReturnType<typeof listeningSockets>;
+    try {
+      sockets = listeningSockets(pid);
+    } catch (e) {
+      throw new InspectorError(`cannot find the inspector of pid ${pid}: ${(e as Error).message}`);
+    }
+    for (const s of sockets) {
+      if (exclude.has(s.port) || tried.has(s.port) || !s.loopback) continue;
+      const left = Math.max(1, deadline - performance.now());
+      try {
+        const targets = await listInspectorTargets(s.port, { timeoutMs: Math.min(left, 2_000) });
+        tried.add(s.port);
+        for (const t of targets) {
+          const client = await connectInspector(t.webSocketDebuggerUrl, { timeoutMs: Math.min(left, 2_000) });
+          try {
+            const remotePid = await client.evaluate<number>("process.pid", Math.min(left, 2_000));
+            if (remotePid === pid) return client;
+            lastProblem = `port ${s.port} is the inspector of pid ${remotePid}, not ${pid}`;
+          } catch (e) {
+            lastProblem = (e as Error).message;
+          }
+          await client.close(1_000);
+        }
+      } catch (e) {
+        // Not an inspector (or not ready yet): another port, or the next scan, may be.
+        tried.add(s.port);
+        lastProblem = (e as Error).message;
+      }
+    }
+    if (performance.now() >= deadline) {
+      throw new InspectorError(
+        `no inspector found for pid ${pid} within ${timeoutMs} ms (${lastProblem}); start the target with --inspect=127.0.0.1:0 or NODE_OPTIONS=--inspect=127.0.0.1:0`,
+      );
+    }
+    await new Promise((r) => setTimeout(r, Math.min(pollMs, Math.max(1, deadline - performance.now()))));
+  }
+}

@@ -1,0 +1,251 @@
+// Linux /proc readers: which process in a tree owns a listening socket, its ports, and the kernel's
+// memory figures. The harness samples the process that owns the server's port, not the pid it spawned,
+// because COMMAND may be a wrapper (`sh -c`, `npm run`, `npx`). Reads are synchronous and small.
+import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+
+export class ProcError extends Error {
+  override readonly name = "ProcError";
+}
+
+export interface ListeningSocket {
+  /** Local address as text: "127.0.0.1", "0.0.0.0", "::1", "::", "::ffff:127.0.0.1", ... */
+  address: string;
+  port: number;
+  family: 4 | 6;
+  inode: number;
+  /** True for 127.0.0.0/8, ::1 and ::ffff:127.x.x.x. */
+  loopback: boolean;
+}
+
+const TCP_LISTEN = "0A";
+
+/** True while /proc/PID exists and is not a zombie. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** Inodes of the sockets PID has open (from /proc/PID/fd links "socket:[INODE]"). */
+export function socketInodes(pid: number): Set<number> {
+  let fds: string[];
+  try {
+    fds = readdirSync(`/proc/${pid}/fd`);
+  } catch (e) {
+    throw new ProcError(`cannot read /proc/${pid}/fd: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const inodes = new Set<number>();
+  for (const fd of fds) {
+    let link: string;
+    try {
+      link = readlinkSync(`/proc/${pid}/fd/${fd}`);
+    } catch {
+      continue; // closed between readdir and readlink
+    }
+    const m = /^socket:\[(\d+)\]$/.exec(link);
+    if (m?.[1]) inodes.add(Number(m[1]));
+  }
+  return inodes;
+}
+
+/** Decodes /proc/net/tcp's little-endian hex IPv4 address. */
+function ipv4FromHex(hex: string): string {
+  const n = Number.parseInt(hex, 16);
+  return [n & 0xff, (n >>> 8) & 0xff, (n >>> 16) & 0xff, (n >>> 24) & 0xff].join(".");
+}
+
+/** Decodes /proc/net/tcp6's address: four 32-bit words, each little-endian. */
+function ipv6FromHex(hex: string): string {
+  const bytes: number[] = [];
+  for (let w = 0; w < 4; w++) {
+    const word = hex.slice(w * 8, w * 8 + 8);
+    for (let b = 3; b >= 0; b--) bytes.push(Number.parseInt(word.slice(b * 2, b * 2 + 2), 16));
+  }
+  const isMapped = bytes.slice(0, 10).every((b) => b === 0) && bytes[10] === 0xff && bytes[11] === 0xff;
+  if (isMapped) return `::ffff:${bytes.slice(12).join(".")}`;
+  const groups: string[] = [];
+  for (let i = 0; i < 16; i += 2) groups.push((((bytes[i] ?? 0) << 8) | (bytes[i + 1] ?? 0)).toString(16));
+  // Compress the longest run of zero groups, as RFC 5952 prints it.
+  let best = -1;
+  let bestLen = 0;
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== "0") {
+      i++;
+      continue;
+    }
+    let j = i;
+    while (j < 8 && groups[j] === "0") j++;
+    if (j - i > bestLen) {
+      best = i;
+      bestLen = j - i;
+    }
+    i = j;
+  }
+  if (bestLen < 2) return groups.join(":");
+  return `${groups.slice(0, best).join(":")}::${groups.slice(best + bestLen).join(":")}`;
+}
+
+function isLoopback(address: string): boolean {
+  return address.startsWith("127.") || address === "::1" || address.startsWith("::ffff:127.");
+}
+
+/** Parses the text of /proc/net/tcp or tcp6 into its LISTEN sockets. Pure; exported for tests. */
+export function parseListeningSockets(text: string, family: 4 | 6): ListeningSocket[] {
+  const out: ListeningSocket[] = [];
+  for (const line of text.split("\n").slice(1)) {
+    const f = line.trim().split(/\s+/);
+    if (f.length < 10 || f[3] !== TCP_LISTEN) continue;
+    const [addrHex, portHex] = (f[1] ?? "").split(":");
+    if (!addrHex || !portHex) continue;
+    const address = family === 4 ? ipv4FromHex(addrHex) : ipv6FromHex(addrHex);
+    out.push({
+      address,
+      port: Number.parseInt(portHex, 16),
+      family,
+      inode: Number(f[9]),
+      loopback: isLoopback(address),
+    });
+  }
+  return out;
+}
+
+/** TCP LISTEN sockets owned (open) by PID, from /proc/PID/fd and PID's own network namespace tables. */
+export function listeningSockets(pid: number): ListeningSocket[] {
+  const inodes = socketInodes(pid);
+  if (inodes.size === 0) return [];
+  const out: ListeningSocket[] = [];
+  for (const [file, family] of [
+    ["tcp", 4],
+    ["tcp6", 6],
+  ] as const) {
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/net/${file}`, "utf8");
+    } catch {
+      continue; // no IPv6 in this kernel, or the process just exited
+    }
+    for (const s of parseListeningSockets(text, family)) if (inodes.has(s.inode)) out.push(s);
+  }
+  return out;
+}
+
+/** Distinct TCP ports PID listens on. */
+export function listeningPorts(pid: number): number[] {
+  return [...new Set(listeningSockets(pid).map((s) => s.port))].sort((a, b) => a - b);
+}
+
+/** Parent pid of every process, from /proc/*\/stat (the command name may contain spaces and parens). */
+function parentMap(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let stat: string;
+    try {
+      stat = readFileSync(`/proc/${name}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    const list = children.get(ppid);
+    if (list) list.push(Number(name));
+    else children.set(ppid, [Number(name)]);
+  }
+  return children;
+}
+
+/** All live descendants of PID (children first, breadth-first), not including PID. */
+export function descendants(pid: number): number[] {
+  const children = parentMap();
+  const out: number[] = [];
+  const queue = [pid];
+  while (queue.length > 0) {
+    const p = queue.shift() as number;
+    for (const c of children.get(p) ?? []) {
+      out.push(c);
+      queue.push(c);
+    }
+  }
+  return out;
+}
+
+/** The process in rootPid's tree (rootPid first, then breadth-first) holding a LISTEN socket on port; null if none. */
+export function listeningPidNow(rootPid: number, port: number): number | null {
+  for (const pid of [rootPid, ...descendants(rootPid)]) {
+    try {
+      if (listeningSockets(pid).some((s) => s.port === port)) return pid;
+    } catch {
+      // exited during the scan
+    }
+  }
+  return null;
+}
+
+export interface FindListeningPidOptions {
+  /** Deadline (ms). Default 10,000. */
+  timeoutMs?: number;
+  /** Pause between scans (ms). Default 20. */
+  pollMs?: number;
+}
+
+/**
+ * Waits until a process in rootPid's tree (including rootPid) owns a LISTEN socket on port, and
+ * returns its pid: the real server behind `sh -c`, `npm run`, `npx`. When several share the socket
+ * (inherited), the one closest to the root wins. Rejects if rootPid exits or after timeoutMs.
+ */
+export async function findListeningPid(
+  rootPid: number,
+  port: number,
+  options: FindListeningPidOptions = {},
+): Promise<number> {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const pollMs = options.pollMs ?? 20;
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const found = listeningPidNow(rootPid, port);
+    if (found !== null) return found;
+    if (!isAlive(rootPid))
+      throw new ProcError(`process ${rootPid} exited before any process in its tree listened on port ${port}`);
+    if (performance.now() >= deadline) {
+      throw new ProcError(`no process in the tree of pid ${rootPid} listened on port ${port} within ${timeoutMs} ms`);
+    }
+    await new Promise((r) => setTimeout(r, Math.min(pollMs, Math.max(1, deadline - performance.now()))));
+  }
+}
+
+/** /proc/PID/status as key → raw value text ("VmHWM" → "12345 kB"). */
+export function readProcStatus(pid: number): Map<string, string> {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/status`, "utf8");
+  } catch (e) {
+    throw new ProcError(
+      `cannot read /proc/${pid}/status: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
+  const out = new Map<string, string>();
+  for (const line of text.split("\n")) {
+    const i = line.indexOf(":");
+    if (i > 0) out.set(line.slice(0, i), line.slice(i + 1).trim());
+  }
+  return out;
+}
+
+function kbField(pid: number, key: string): number | null {
+  const v = readProcStatus(pid).get(key);
+  if (v === undefined) return null; // kernel threads and zombies have no Vm* lines
+  const m = /^(\d+)\s*kB$/.exec(v);
+  return m?.[1] ? Number(m[1]) * 1024 : null;
+}
+
+/** The kernel's peak resident set size of PID (VmHWM), in bytes; null for a zombie. Throws if PID is gone. */
+export function readVmHwm(pid: number): number | null {
+  return kbField(pid, "VmHWM");
+}
+
+/** The current resident set size of PID (VmRSS), in bytes; null for a zombie. Throws if PID is gone. */
+export function readVmRss(pid: number): number | null {
+  return kbField(pid, "VmRSS");
+}

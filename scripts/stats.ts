@@ -1,0 +1,187 @@
+// Pure statistics for comparisons: median, quantiles, IQR, paired ratios, a seeded PRNG and a seeded
+// percentile-bootstrap confidence interval of the median paired ratio. No I/O, no clocks, no Math.random:
+// the same input always gives the same output, so a report renders byte for byte the same.
+
+/** Sorts a copy ascending; NaN is rejected by callers before this point. */
+function sorted(values: readonly number[]): number[] {
+  return [...values].sort((a, b) => a - b);
+}
+
+/**
+ * Sample quantile, Hyndman & Fan (1996) definition 7: linear interpolation between order statistics,
+ * h = (n - 1)p; the default of R's quantile(), numpy.quantile and Excel's PERCENTILE.INC.
+ * Hyndman, R. J. & Fan, Y. (1996) "Sample quantiles in statistical packages", The American
+ * Statistician 50(4), 361-365.
+ */
+export function quantile(values: readonly number[], p: number): number {
+  if (values.length === 0) throw new RangeError("quantile of an empty sample");
+  if (!(p >= 0 && p <= 1)) throw new RangeError(`quantile p must be in [0, 1] (got ${p})`);
+  return quantileSorted(sorted(values), p);
+}
+
+/** quantile() on data already sorted ascending (skips the copy and sort in hot loops). */
+export function quantileSorted(xs: readonly number[], p: number): number {
+  const h = (xs.length - 1) * p;
+  const lo = Math.floor(h);
+  const hi = Math.ceil(h);
+  const a = xs[lo] as number;
+  const b = xs[hi] as number;
+  return a + (h - lo) * (b - a);
+}
+
+/** The median: the mean of the two middle values for an even count (quantile type 7 at p = 0.5). */
+export function median(values: readonly number[]): number {
+  return quantile(values, 0.5);
+}
+
+/** Interquartile range, Q3 - Q1, with quantile type 7. */
+export function iqr(values: readonly number[]): number {
+  const xs = sorted(values);
+  if (xs.length === 0) throw new RangeError("IQR of an empty sample");
+  return quantileSorted(xs, 0.75) - quantileSorted(xs, 0.25);
+}
+
+/**
+ * Paired ratios candidate[i] / baseline[i]. Pairs where either side is missing (null/undefined),
+ * not finite, or not positive are skipped: a ratio of a zero or negative figure has no meaning here.
+ */
+export function pairedRatios(
+  baseline: readonly (number | null | undefined)[],
+  candidate: readonly (number | null | undefined)[],
+): number[] {
+  const n = Math.min(baseline.length, candidate.length);
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const b = baseline[i];
+    const c = candidate[i];
+    if (typeof b !== "number" || typeof c !== "number") continue;
+    if (!Number.isFinite(b) || !Number.isFinite(c) || b <= 0 || c <= 0) continue;
+    out.push(c / b);
+  }
+  return out;
+}
+
+/**
+ * A seeded PRNG: mulberry32 (Tommy Ettinger, public domain; a 32-bit state, passes gjrand's tests
+ * for the short streams used here). Returns uniform floats in [0, 1).
+ */
+export function mulberry32(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A seed derived from a string (FNV-1a 32-bit), so each metric gets its own reproducible stream. */
+export function seedFromString(text: string, base = 0): number {
+  let h = (0x811c9dc5 ^ base) >>> 0;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193) >>> 0;
+  }
+  return h >>> 0;
+}
+
+export interface BootstrapOptions {
+  /** Number of bootstrap resamples (default 2,000). */
+  resamples?: number;
+  /** Confidence level (default 0.95). */
+  confidence?: number;
+  /** PRNG seed (default 1). */
+  seed?: number;
+  /** Smooth the resamples (see bootstrapMedianCI); default true. */
+  smooth?: boolean;
+}
+
+export interface Interval {
+  low: number;
+  high: number;
+}
+
+/** A standard normal deviate from two uniforms (Box-Muller). */
+function gaussian(random: () => number): number {
+  const u = 1 - random();
+  const v = random();
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
+}
+
+/** Sample standard deviation (n - 1 denominator); 0 for a single value. */
+export function stdev(values: readonly number[]): number {
+  const n = values.length;
+  if (n < 2) return 0;
+  const mean = values.reduce((a, b) => a + b, 0) / n;
+  return Math.sqrt(values.reduce((a, b) => a + (b - mean) ** 2, 0) / (n - 1));
+}
+
+/**
+ * Percentile bootstrap confidence interval of the median (Efron, B. & Tibshirani, R. (1993) An
+ * Introduction to the Bootstrap, ch. 13): resample the values with replacement B times, take each
+ * resample's median, report the (1-c)/2 and (1+c)/2 quantiles (type 7) of those medians. Seeded.
+ *
+ * Smoothed (the default): each resampled value gets Gaussian noise of sd h = s/sqrt(n), s the
+ * sample sd. The plain bootstrap median takes only a few distinct values for small n, and its
+ * percentile interval then covers only about 91-94% (measured: test/stats/coverage.test.ts); smoothing
+ * is the standard remedy for quantiles (Silverman, B. W. & Young, G. A. (1987) "The bootstrap: to
+ * smooth or not to smooth?", Biometrika 74(3), 469-479; Hall, P., DiCiccio, T. J. & Romano, J. P.
+ * (1989) "On smoothing and the bootstrap", Annals of Statistics 17(2), 692-704). The bandwidth
+ * s/sqrt(n) is our choice, checked by simulation: 93.5-96.8% coverage for 8 <= n <= 50 under normal,
+ * uniform and Laplace noise; below n = 8 every method here undercovers (n = 4: about 89%).
+ * For a single value the interval is that value: there is no spread to resample.
+ */
+export function bootstrapMedianCI(values: readonly number[], options: BootstrapOptions = {}): Interval {
+  const n = values.length;
+  if (n === 0) throw new RangeError("bootstrap of an empty sample");
+  const resamples = options.resamples ?? 2000;
+  const confidence = options.confidence ?? 0.95;
+  const random = mulberry32(options.seed ?? 1);
+  const h = options.smooth === false ? 0 : stdev(values) / Math.sqrt(n);
+  const medians = new Float64Array(resamples);
+  const sample = new Float64Array(n);
+  const mid = n >> 1;
+  for (let b = 0; b < resamples; b++) {
+    for (let i = 0; i < n; i++) {
+      const x = values[Math.floor(random() * n)] as number;
+      sample[i] = h > 0 ? x + h * gaussian(random) : x;
+    }
+    sample.sort(); // typed arrays sort numerically
+    medians[b] = n % 2 === 1 ? (sample[mid] as number) : ((sample[mid - 1] as number) + (sample[mid] as number)) / 2;
+  }
+  medians.sort();
+  const alpha = (1 - confidence) / 2;
+  const ms = Array.from(medians);
+  return { low: quantileSorted(ms, alpha), high: quantileSorted(ms, 1 - alpha) };
+}
+
+/**
+ * Bootstrap CI of the median of positive ratios, computed on their logarithms and mapped back:
+ * ratios are multiplicative (1.25 and 0.8 are the same size of change), so the smoothing noise is
+ * symmetric on the log scale. The median commutes with log for odd n.
+ */
+export function bootstrapRatioCI(ratios: readonly number[], options: BootstrapOptions = {}): Interval {
+  const ci = bootstrapMedianCI(
+    ratios.map((r) => Math.log(r)),
+    options,
+  );
+  return { low: Math.exp(ci.low), high: Math.exp(ci.high) };
+}
+
+export interface RatioSummary {
+  /** Number of usable pairs. */
+  n: number;
+  /** Median of the paired ratios candidate/baseline. */
+  median: number;
+  /** 95% (or options.confidence) bootstrap interval of that median (bootstrapRatioCI). */
+  ci: Interval;
+  /** Interquartile range of the paired ratios. */
+  iqr: number;
+}
+
+/** Summarises paired ratios: their median, its bootstrap CI, and their IQR. Null when there are no pairs. */
+export function summariseRatios(ratios: readonly number[], options: BootstrapOptions = {}): RatioSummary | null {
+  if (ratios.length === 0) return null;
+  return { n: ratios.length, median: median(ratios), ci: bootstrapRatioCI(ratios, options), iqr: iqr(ratios) };
+}

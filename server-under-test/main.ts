@@ -1,0 +1,62 @@
+// Entry point of the bundled server-under-test: `node dist/server-under-test/main.js --db FIXTURE ...`.
+// Prints one ready line on stdout; logs on stderr; bad flags or fixture: one-line error, exit 2.
+import * as NodeRuntime from "@effect/platform-node/NodeRuntime";
+import * as Layer from "effect/Layer";
+import { FixtureError, openFixture, readFixtureMetaFrom } from "../fixtures/meta.js";
+import { serverLayer } from "./server.js";
+import { parseSettings, type ServerSettings, SettingsError } from "./settings.js";
+import { EventStore } from "./store.js";
+
+/** If teardown hangs after a signal, give up after this long rather than linger. */
+const SHUTDOWN_TIMEOUT_MS = 8000;
+
+function fail(message: string): never {
+  process.stderr.write(`server-under-test: ${message}\n`);
+  process.exit(2);
+}
+
+function openStore(settings: ServerSettings): EventStore {
+  try {
+    const db = openFixture(settings.db);
+    return new EventStore(db, readFixtureMetaFrom(db, settings.db));
+  } catch (e) {
+    if (e instanceof FixtureError) fail(e.message);
+    fail(`fixture ${settings.db}: ${(e as Error).message}`);
+  }
+}
+
+/** Turns "the parent went away" (stdin EOF or IPC disconnect) into the normal SIGTERM shutdown. */
+function exitWithParent(): void {
+  const goodbye = () => process.kill(process.pid, "SIGTERM");
+  process.stdin.on("end", goodbye).on("close", goodbye).on("error", goodbye).resume();
+  if (process.send !== undefined) process.on("disconnect", goodbye);
+}
+
+function main(): void {
+  let settings: ServerSettings;
+  try {
+    settings = parseSettings(process.argv.slice(2));
+  } catch (e) {
+    if (e instanceof SettingsError) fail(e.message);
+    throw e;
+  }
+  const store = openStore(settings);
+  for (const signal of ["SIGINT", "SIGTERM"] as const) {
+    process.once(signal, () => {
+      setTimeout(() => {
+        process.stderr.write(`server-under-test: shutdown took over ${SHUTDOWN_TIMEOUT_MS} ms; exiting\n`);
+        process.exit(1);
+      }, SHUTDOWN_TIMEOUT_MS).unref();
+    });
+  }
+  if (settings.exitWithParent) exitWithParent();
+  const onListening = (url: string) => {
+    const ready = { event: "listening", url, pid: process.pid, delivery: settings.delivery, fixture: store.meta };
+    process.stdout.write(`${JSON.stringify(ready)}\n`);
+  };
+  Layer.launch(serverLayer(settings, store, onListening)).pipe(
+    NodeRuntime.runMain({ disableErrorReporting: false }),
+  );
+}
+
+main();

@@ -1,0 +1,135 @@
+// The server's RPC contract: item shapes, errors and the RpcGroup. Shared by the server and by the
+// stock-RpcClient test (a client we did not write decodes these very schemas).
+import * as Rpc from "@effect/rpc/Rpc";
+import * as RpcGroup from "@effect/rpc/RpcGroup";
+import * as RpcMiddleware from "@effect/rpc/RpcMiddleware";
+import * as Schema from "effect/Schema";
+
+export const SCOPES = ["orchestration:read", "orchestration:operate"] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export const ProjectScript = Schema.Struct({
+  id: Schema.String,
+  name: Schema.String,
+  command: Schema.String,
+  icon: Schema.String,
+  runOnWorktreeCreate: Schema.Boolean,
+});
+
+/** A project as the shell subscription shows it: the current projection row with its scripts. */
+export const ProjectShell = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  workspaceRoot: Schema.String,
+  scripts: Schema.Array(ProjectScript),
+  createdAt: Schema.String,
+  updatedAt: Schema.String,
+});
+export type ProjectShell = typeof ProjectShell.Type;
+
+export const SnapshotItem = Schema.Struct({
+  kind: Schema.Literal("snapshot"),
+  snapshotSequence: Schema.Number,
+  projects: Schema.Array(ProjectShell),
+});
+export const ResumeItem = Schema.Struct({
+  kind: Schema.Literal("resume"),
+  fromSequence: Schema.Number,
+  toSequence: Schema.Number,
+});
+export const ProjectUpdatedItem = Schema.Struct({
+  kind: Schema.Literal("project.updated"),
+  sequence: Schema.Number,
+  project: ProjectShell,
+});
+export const SynchronizedItem = Schema.Struct({
+  kind: Schema.Literal("synchronized"),
+  sequence: Schema.Number,
+});
+export const ShellItem = Schema.Union(SnapshotItem, ResumeItem, ProjectUpdatedItem, SynchronizedItem);
+export type ShellItem = typeof ShellItem.Type;
+
+/** A call whose connection's token lacks the scope the RPC needs. The connection stays up. */
+export class AuthorizationError extends Schema.TaggedError<AuthorizationError>()("AuthorizationError", {
+  requiredScope: Schema.Literal(...SCOPES),
+  message: Schema.String,
+}) {}
+
+/** subscribeShell with an afterSequence beyond the store's latest sequence. */
+export class CursorAheadError extends Schema.TaggedError<CursorAheadError>()("CursorAheadError", {
+  afterSequence: Schema.Number,
+  latestSequence: Schema.Number,
+  message: Schema.String,
+}) {}
+
+export class ProjectNotFoundError extends Schema.TaggedError<ProjectNotFoundError>()("ProjectNotFoundError", {
+  projectId: Schema.String,
+  message: Schema.String,
+}) {}
+
+/** Checks the connection's scopes against the RPC's; see auth.ts for how scopes reach it. */
+export class Authorization extends RpcMiddleware.Tag<Authorization>()("catchup/Authorization", {
+  failure: AuthorizationError,
+}) {}
+
+export const FixtureMetaSchema = Schema.Struct({
+  schemaVersion: Schema.Number,
+  generatorVersion: Schema.String,
+  projects: Schema.Number,
+  scriptBytesMin: Schema.Number,
+  scriptBytesMax: Schema.Number,
+  scriptsPerProject: Schema.Number,
+  events: Schema.Number,
+  seed: Schema.Number,
+  cursorSequence: Schema.Number,
+  latestSequence: Schema.Number,
+  projectCount: Schema.Number,
+  eventCount: Schema.Number,
+  postCursorPayloadBytes: Schema.Number,
+  contentSha256: Schema.String,
+});
+
+export const ServerConfigResponse = Schema.Struct({
+  name: Schema.String,
+  version: Schema.String,
+  delivery: Schema.Literal("legacy", "batched"),
+  limits: Schema.Struct({
+    maxReplayEvents: Schema.Number,
+    maxReplayBytes: Schema.Number,
+    maxInitialChunkBytes: Schema.NullOr(Schema.Number),
+    maxFrameBytes: Schema.Number,
+  }),
+  fixture: FixtureMetaSchema,
+  latestSequence: Schema.Number,
+});
+
+export const SubscribeShell = Rpc.make("orchestration.subscribeShell", {
+  payload: {
+    afterSequence: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))),
+    requestCompletionMarker: Schema.optional(Schema.Boolean),
+  },
+  success: ShellItem,
+  error: CursorAheadError,
+  stream: true,
+});
+
+export const GetConfig = Rpc.make("server.getConfig", { success: ServerConfigResponse });
+
+export const DispatchCommand = Rpc.make("orchestration.dispatchCommand", {
+  payload: Schema.Struct({
+    type: Schema.Literal("project.update"),
+    projectId: Schema.String,
+    title: Schema.String,
+  }),
+  success: Schema.Struct({ sequence: Schema.Number }),
+  error: ProjectNotFoundError,
+});
+
+export class ServerRpcs extends RpcGroup.make(SubscribeShell, GetConfig, DispatchCommand).middleware(Authorization) {}
+
+/** The scope each RPC requires. */
+export const REQUIRED_SCOPE: Record<string, Scope> = {
+  [SubscribeShell._tag]: "orchestration:read",
+  [GetConfig._tag]: "orchestration:read",
+  [DispatchCommand._tag]: "orchestration:operate",
+};

@@ -1,0 +1,86 @@
+// Command-line flags of the bundled server, parsed with yargs and validated into ServerSettings.
+// Bad input throws SettingsError with a one-line message naming the flag and the allowed values.
+import yargs from "yargs";
+import { type TokenGrant, parseToken } from "./auth.js";
+import { DELIVERY_STRATEGIES, type DeliveryStrategy } from "./delivery.js";
+
+export class SettingsError extends Error {
+  override readonly name = "SettingsError";
+}
+
+export interface ServerSettings {
+  db: string;
+  host: string;
+  port: number;
+  delivery: DeliveryStrategy;
+  tokens: TokenGrant[];
+  maxReplayEvents: number;
+  maxReplayBytes: number;
+  maxInitialChunkBytes: number | undefined;
+  exitWithParent: boolean;
+}
+
+export const USAGE =
+  "node dist/server-under-test/main.js --db FIXTURE [--host 127.0.0.1] [--port 0] [--delivery legacy|batched] " +
+  "[--token SECRET[:scope,scope]]... [--max-replay-events 1000] [--max-replay-bytes 8388608] " +
+  "[--max-initial-chunk-bytes N] [--exit-with-parent]";
+
+function int(flag: string, value: unknown, min: number, max: number): number {
+  const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
+  if (!Number.isInteger(n) || n < min || n > max) {
+    throw new SettingsError(`--${flag} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`);
+  }
+  return n;
+}
+
+/** Parses argv (without node and script); throws SettingsError on bad input. */
+export function parseSettings(argv: string[]): ServerSettings {
+  let failure: string | undefined;
+  const args = yargs(argv)
+    .scriptName("server-under-test")
+    .usage(USAGE)
+    .strict()
+    .help(false)
+    .version(false)
+    .exitProcess(false)
+    .fail((msg, err) => {
+      failure = msg ?? err?.message ?? "invalid arguments";
+    })
+    .option("db", { type: "string", describe: "fixture file (opened read-only)" })
+    .option("host", { type: "string", default: "127.0.0.1" })
+    .option("port", { type: "string", default: "0" })
+    .option("delivery", { type: "string", default: "legacy" })
+    .option("token", { type: "string", array: true, describe: "SECRET[:scope,scope], repeatable" })
+    .option("max-replay-events", { type: "string", default: "1000" })
+    .option("max-replay-bytes", { type: "string", default: "8388608" })
+    .option("max-initial-chunk-bytes", { type: "string" })
+    .option("exit-with-parent", { type: "boolean", default: false })
+    .parseSync();
+  if (failure !== undefined) throw new SettingsError(`${failure}; usage: ${USAGE}`);
+  if (typeof args.db !== "string" || args.db === "") throw new SettingsError(`--db FIXTURE is required; usage: ${USAGE}`);
+  const delivery = args.delivery;
+  if (!(DELIVERY_STRATEGIES as readonly string[]).includes(delivery)) {
+    throw new SettingsError(`--delivery must be one of ${DELIVERY_STRATEGIES.join(", ")} (got ${JSON.stringify(delivery)})`);
+  }
+  const tokens: TokenGrant[] = [];
+  for (const spec of args.token ?? []) {
+    try {
+      tokens.push(parseToken(String(spec)));
+    } catch (e) {
+      throw new SettingsError((e as Error).message);
+    }
+  }
+  const initial = args["max-initial-chunk-bytes"];
+  return {
+    db: args.db,
+    host: args.host,
+    port: int("port", args.port, 0, 65535),
+    delivery: delivery as DeliveryStrategy,
+    tokens,
+    maxReplayEvents: int("max-replay-events", args["max-replay-events"], 0, Number.MAX_SAFE_INTEGER),
+    maxReplayBytes: int("max-replay-bytes", args["max-replay-bytes"], 0, Number.MAX_SAFE_INTEGER),
+    maxInitialChunkBytes:
+      initial === undefined ? undefined : int("max-initial-chunk-bytes", initial, 1, Number.MAX_SAFE_INTEGER),
+    exitWithParent: args["exit-with-parent"],
+  };
+}

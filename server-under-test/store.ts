@@ -1,0 +1,138 @@
+// The event store: the fixture opened read-only, plus the events appended while the server runs,
+// kept in memory. The fixture file is never written (the bench must be repeatable on one file).
+import type Database from "better-sqlite3";
+import type { FixtureMeta, ProjectScript } from "../fixtures/schema.js";
+import type { ProjectShell } from "./rpcs.js";
+
+interface ProjectRow {
+  project_id: string;
+  title: string;
+  workspace_root: string;
+  scripts_json: string;
+  created_at: string;
+  updated_at: string;
+}
+
+/** An event appended at run time (never written to the fixture). */
+interface AppendedEvent {
+  sequence: number;
+  projectId: string;
+  payloadBytes: number;
+}
+
+/** What replay of a range costs: events and stored payload bytes (UTF-8). */
+export interface RangeCost {
+  events: number;
+  payloadBytes: number;
+}
+
+export class EventStore {
+  readonly meta: FixtureMeta;
+  private readonly db: Database.Database;
+  private latest: number;
+  private readonly appended: AppendedEvent[] = [];
+  /** Title/updatedAt changes made at run time, laid over the fixture's projection. */
+  private readonly overrides = new Map<string, { title: string; updatedAt: string }>();
+  private readonly byId: Database.Statement<[string], ProjectRow>;
+  private readonly allRows: Database.Statement<[], ProjectRow>;
+  private readonly touched: Database.Statement<[number], { stream_id: string; seq: number }>;
+  private readonly cost: Database.Statement<[number], { events: number; bytes: number }>;
+
+  constructor(db: Database.Database, meta: FixtureMeta) {
+    this.db = db;
+    this.meta = meta;
+    const row = db.prepare("SELECT COALESCE(MAX(sequence), 0) AS latest FROM orchestration_events").get() as {
+      latest: number;
+    };
+    this.latest = row.latest;
+    this.byId = db.prepare(
+      "SELECT project_id, title, workspace_root, scripts_json, created_at, updated_at FROM projection_projects WHERE project_id = ? AND deleted_at IS NULL",
+    );
+    this.allRows = db.prepare(
+      "SELECT project_id, title, workspace_root, scripts_json, created_at, updated_at FROM projection_projects WHERE deleted_at IS NULL ORDER BY rowid",
+    );
+    this.touched = db.prepare(
+      "SELECT stream_id, MAX(sequence) AS seq FROM orchestration_events WHERE sequence > ? GROUP BY stream_id",
+    );
+    this.cost = db.prepare(
+      "SELECT COUNT(*) AS events, COALESCE(SUM(LENGTH(CAST(payload_json AS BLOB))), 0) AS bytes FROM orchestration_events WHERE sequence > ?",
+    );
+  }
+
+  get latestSequence(): number {
+    return this.latest;
+  }
+
+  /** All live projects, in creation order, each with its scripts. */
+  snapshot(): ProjectShell[] {
+    return this.allRows.all().map((r) => this.toShell(r));
+  }
+
+  project(projectId: string): ProjectShell | undefined {
+    const row = this.byId.get(projectId);
+    return row ? this.toShell(row) : undefined;
+  }
+
+  /** Events and stored payload bytes after `after` (fixture and appended). */
+  rangeCost(after: number): RangeCost {
+    const stored = this.cost.get(after) ?? { events: 0, bytes: 0 };
+    let events = stored.events;
+    let payloadBytes = stored.bytes;
+    for (const e of this.appended) {
+      if (e.sequence > after) {
+        events += 1;
+        payloadBytes += e.payloadBytes;
+      }
+    }
+    return { events, payloadBytes };
+  }
+
+  /**
+   * Replay after `after`, coalesced per project: each touched project once, with its latest shell,
+   * at the sequence of its last event in the range, in sequence order.
+   */
+  replay(after: number): { sequence: number; project: ProjectShell }[] {
+    const last = new Map<string, number>();
+    for (const r of this.touched.all(after)) last.set(r.stream_id, r.seq);
+    for (const e of this.appended) if (e.sequence > after) last.set(e.projectId, e.sequence);
+    const out: { sequence: number; project: ProjectShell }[] = [];
+    for (const [id, sequence] of last) {
+      const project = this.project(id);
+      if (project) out.push({ sequence, project });
+    }
+    return out.sort((a, b) => a.sequence - b.sequence);
+  }
+
+  /** Appends a `project.updated` event in memory; returns its sequence and the new shell. */
+  updateProject(
+    projectId: string,
+    title: string,
+    now: Date,
+  ): { sequence: number; project: ProjectShell } | undefined {
+    if (!this.byId.get(projectId)) return undefined;
+    const updatedAt = now.toISOString();
+    const payloadBytes = Buffer.byteLength(JSON.stringify({ projectId, title, updatedAt }));
+    const sequence = ++this.latest;
+    this.appended.push({ sequence, projectId, payloadBytes });
+    this.overrides.set(projectId, { title, updatedAt });
+    const project = this.project(projectId);
+    if (!project) return undefined;
+    return { sequence, project };
+  }
+
+  close(): void {
+    this.db.close();
+  }
+
+  private toShell(r: ProjectRow): ProjectShell {
+    const o = this.overrides.get(r.project_id);
+    return {
+      id: r.project_id,
+      title: o ? o.title : r.title,
+      workspaceRoot: r.workspace_root,
+      scripts: JSON.parse(r.scripts_json) as ProjectScript[],
+      createdAt: r.created_at,
+      updatedAt: o ? o.updatedAt : r.updated_at,
+    };
+  }
+}

@@ -1,0 +1,147 @@
+// Flag validation: every bad flag is a one-line usage error naming the flag (pure), and the CLI
+// turns it into exit code 2 (child processes of the compiled CLI).
+import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../scripts/bench/config.js";
+import { UsageError } from "../../scripts/usage.js";
+
+const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
+
+// [flags, the flag the message must name]; each must be rejected.
+const BAD: [Record<string, unknown>, string][] = [
+  [{ cases: "snapshot,bogus" }, "--cases"],
+  [{ cases: "" }, "--cases"],
+  [{ trials: "0" }, "--trials"],
+  [{ trials: "2.5" }, "--trials"],
+  [{ "ack-delay-ms": "-1" }, "--ack-delay-ms"],
+  [{ "hold-ms": "x" }, "--hold-ms"],
+  [{ clients: "1,,4" }, "--clients"],
+  [{ clients: "0" }, "--clients"],
+  [{ "script-bytes": "10" }, "--script-bytes"],
+  [{ "sample-interval-ms": "0" }, "--sample-interval-ms"],
+  [{ driver: "jmeter" }, "--driver"],
+  [{ seed: "-3" }, "--seed"],
+  [{ variants: "legacy,fast" }, "--variants"],
+  [{ variants: "legacy,legacy" }, "--variants"],
+  [{ target: "noequals" }, "--target"],
+  [{ target: ["a=x", "a=y"] }, "--target"],
+  [{ target: "a=x", variants: "legacy" }, "--target"],
+  [{ "url-path": "ws" }, "--url-path"],
+  [{ "subscribe-payload": "{not json" }, "--subscribe-payload"],
+  [{ "subscribe-payload": "[{after}]" }, "--subscribe-payload"],
+  [{ completion: "kind" }, "--completion"],
+  [{ "probe-payload": "{" }, "--probe-payload"],
+  [{ ceiling: "0" }, "--ceiling"],
+  [{ guard: "completionMs" }, "--guard"],
+  [{ guard: "speed", ceiling: "1.03" }, "--guard"],
+  [{ memory: false, latency: false }, "--no-memory"],
+  [{ token: "" }, "--token"],
+];
+
+describe("resolveConfig", () => {
+  it("has the issue's defaults", () => {
+    const c = resolveConfig({});
+    expect(c.cases).toEqual(["snapshot", "resume-none", "resume-one", "resume-many"]);
+    expect(c.trials).toBe(3);
+    expect(c.ackDelayMs).toBe(100);
+    expect(c.holdMs).toBe(100);
+    expect(c.clients).toEqual([1, 4]);
+    expect(c.scriptBytes).toEqual([1024, 8192]);
+    expect(c.sampleIntervalMs).toBe(10);
+    expect(c.targets.map((t) => t.name)).toEqual(["legacy", "batched"]);
+    expect(c.completion).toEqual({ field: "kind", value: "synchronized" });
+    expect(c.probeTag).toBe("server.getConfig");
+    expect(c.urlPath).toBe("/ws");
+    expect(c.projects).toBe(1000);
+    expect(c.events).toBe(1000);
+    expect(c.ceiling).toBeNull();
+  });
+
+  it("--quick shrinks projects, trials and cells but keeps 1,000 events; explicit flags win", () => {
+    const q = resolveConfig({ quick: true });
+    expect([q.projects, q.events, q.trials, q.scriptBytes]).toEqual([200, 1000, 1, [1024]]);
+    expect(resolveConfig({ quick: true, trials: "2" }).trials).toBe(2);
+  });
+
+  it("parses lists, repeated targets and the completion rule", () => {
+    const c = resolveConfig({
+      clients: ["1,2", "8"],
+      target: ["base=node a.js --port {port}", "cand=node b.js --port {port}"],
+      completion: "exit",
+      "probe-payload": '{"x":1}',
+    });
+    expect(c.clients).toEqual([1, 2, 8]);
+    expect(c.targets).toEqual([
+      { name: "base", kind: "command", command: "node a.js --port {port}" },
+      { name: "cand", kind: "command", command: "node b.js --port {port}" },
+    ]);
+    expect(c.completion).toBe("exit");
+    expect(c.probePayload).toEqual({ x: 1 });
+    expect(resolveConfig({ completion: "status=done" }).completion).toEqual({ field: "status", value: "done" });
+  });
+
+  it.each(BAD)("rejects %j naming the flag", (flags, flag) => {
+    let error: unknown;
+    try {
+      resolveConfig(flags);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toContain(flag);
+    expect((error as Error).message).not.toContain("\n");
+  });
+});
+
+function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`catchup-bench ${args.join(" ")} did not exit within 20 s`));
+    }, 20_000);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
+
+describe("bench CLI usage errors", () => {
+  const cases: [string[], string][] = [
+    [["--cases", "bogus"], "--cases"],
+    [["--trials", "0"], "--trials"],
+    [["--ack-delay-ms", "x"], "--ack-delay-ms"],
+    [["--hold-ms", "-5"], "--hold-ms"],
+    [["--clients", "0"], "--clients"],
+    [["--script-bytes", "1"], "--script-bytes"],
+    [["--sample-interval-ms", "0"], "--sample-interval-ms"],
+    [["--driver", "jmeter"], "--driver"],
+    [["--seed", "x"], "--seed"],
+    [["--variants", "fast"], "--variants"],
+    [["--target", "nocommand"], "--target"],
+    [["--url-path", "ws"], "--url-path"],
+    [["--subscribe-payload", "{"], "--subscribe-payload"],
+    [["--completion", "x"], "--completion"],
+    [["--probe-payload", "{"], "--probe-payload"],
+    [["--ceiling", "-1"], "--ceiling"],
+    [["--guard", "bogus", "--ceiling", "1.03"], "--guard"],
+    [["--no-memory", "--no-latency"], "--no-memory"],
+    [["--bogus-flag"], "bogus-flag"],
+    [["--fixture", "/nonexistent/fixture.sqlite", "--no-memory"], "/nonexistent/fixture.sqlite"],
+  ];
+  it("exits 2 with a one-line message naming the flag, for every flag", async () => {
+    const outcomes = await Promise.all(cases.map(([args]) => runCli(["bench", ...args])));
+    for (const [i, [args, flag]] of cases.entries()) {
+      const o = outcomes[i] as { code: number | null; stderr: string };
+      expect({ args, code: o.code }).toEqual({ args, code: 2 });
+      expect(o.stderr).toContain(flag);
+      expect(o.stderr.trim().split("\n")).toHaveLength(1);
+    }
+  });
+});

@@ -1,0 +1,128 @@
+// End to end: a --quick-like run of the compiled CLI against the bundled server on a fixture with
+// 1,000 post-cursor events. Legacy needs 2/2/3/4 chunks to completion, batched 1/1/1/1, so with a
+// 200 ms ACK delay the median completion drops by about (chunks saved x 200 ms): the issue asks
+// for exactly this check, with a ±50 ms tolerance. Memory rows carry every figure.
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LatencyCase, Results, SampleLine } from "../../scripts/results.js";
+import { median } from "../../scripts/stats.js";
+import { startBench } from "./bench-child.js";
+
+const ACK_DELAY_MS = 200;
+const TOLERANCE_MS = 50;
+const EXPECTED_CHUNKS: Record<LatencyCase, [number, number]> = {
+  snapshot: [2, 1],
+  "resume-none": [2, 1],
+  "resume-one": [3, 1],
+  "resume-many": [4, 1],
+};
+
+let dir: string;
+let results: Results;
+let memoryResults: Results;
+let runDir: string;
+let memoryRunDir: string;
+
+async function bench(args: string[], out: string): Promise<Results> {
+  const child = startBench(["--quick", "--fixtures-dir", join(dir, "fixtures"), "--out", out, ...args]);
+  const { code } = await child.exit(120_000);
+  expect(code, child.stderr()).toBe(0);
+  expect(child.stdout()).toContain("results.json");
+  return JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "bench-quick-"));
+  runDir = join(dir, "latency");
+  memoryRunDir = join(dir, "memory");
+  // Latency: 3 trials, so the median resists one noisy session on a shared 2-core machine.
+  results = await bench(["--no-memory", "--ack-delay-ms", String(ACK_DELAY_MS), "--trials", "3"], runDir);
+  memoryResults = await bench(["--no-latency", "--clients", "2"], memoryRunDir);
+}, 250_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("bench --quick on the bundled server", () => {
+  it("records the run, both variants, and every trial ok", () => {
+    expect(results.schema).toBe("catchup-bench/results@1");
+    expect(results.variants.map((v) => [v.name, v.role])).toEqual([
+      ["legacy", "baseline"],
+      ["batched", "candidate"],
+    ]);
+    expect(results.run.node).toBe(process.version);
+    expect(results.run.cores).toBeGreaterThan(0);
+    expect(results.run.config.ackDelayMs).toBe(ACK_DELAY_MS);
+    expect(results.run.finishedAt).not.toBeNull();
+    expect(results.latency).toHaveLength(4 * 2 * 3);
+    expect(results.latency.filter((r) => !r.ok).map((r) => r.error)).toEqual([]);
+  });
+
+  it("sees 2/2/3/4 chunks for legacy and 1/1/1/1 for batched", () => {
+    for (const [c, [legacy, batched]] of Object.entries(EXPECTED_CHUNKS)) {
+      const chunks = (v: string) => results.latency.filter((r) => r.case === c && r.variant === v).map((r) => r.chunks);
+      expect({ c, legacy: chunks("legacy") }).toEqual({ c, legacy: [legacy, legacy, legacy] });
+      expect({ c, batched: chunks("batched") }).toEqual({ c, batched: [batched, batched, batched] });
+    }
+  });
+
+  it("drops the median completion by about chunks saved x ACK delay", () => {
+    for (const [c, [legacy, batched]] of Object.entries(EXPECTED_CHUNKS)) {
+      const med = (v: string) =>
+        median(results.latency.filter((r) => r.case === c && r.variant === v).map((r) => r.completionMs as number));
+      const drop = med("legacy") - med("batched");
+      const expected = (legacy - batched) * ACK_DELAY_MS;
+      expect({ c, drop: Math.abs(drop - expected) <= TOLERANCE_MS ? "ok" : drop }).toEqual({ c, drop: "ok" });
+    }
+  });
+
+  it("writes memory rows with every figure and a cadence near the setting", () => {
+    expect(memoryResults.memory).toHaveLength(2 * 2); // modes x variants, 1 KiB, 2 clients, 1 trial
+    for (const m of memoryResults.memory) {
+      expect(m.error).toBeNull();
+      expect(m.ok).toBe(true);
+      for (const field of [
+        "baselineHeapBytes",
+        "peakHeapBytes",
+        "peakRssBytes",
+        "hwmRssBytes",
+        "postGcHeapBytes",
+        "bytesThroughCompletion",
+        "probeMaxMs",
+        "probeMedianMs",
+      ] as const) {
+        expect(typeof m[field], field).toBe("number");
+      }
+      expect(m.retainedHeapBytes).toBe((m.postGcHeapBytes as number) - (m.baselineHeapBytes as number));
+      expect(m.peakHeapBytes as number).toBeGreaterThanOrEqual(m.baselineHeapBytes as number);
+      expect(m.hwmRssBytes as number).toBeGreaterThanOrEqual(m.peakRssBytes as number);
+      expect(m.bytesThroughCompletion as number).toBeGreaterThan(2 * 600 * 1024);
+      const interval = m.sampleIntervalMs?.median as number;
+      expect(Math.abs(interval - 10) / 10, `median interval ${interval}`).toBeLessThanOrEqual(0.1);
+    }
+  });
+
+  it("keeps samples with phase marks in order, and results.jsonl with every row", () => {
+    const m = memoryResults.memory[0];
+    const lines = readFileSync(join(memoryRunDir, m?.samplesFile as string), "utf8")
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as SampleLine);
+    const phases = lines.filter((l): l is Extract<SampleLine, { phase: string }> => "phase" in l).map((l) => l.phase);
+    expect(phases).toEqual(["baseline", "connect", "first-chunk", "completion", "hold-end", "close", "gc"]);
+    expect(lines.filter((l) => "rss" in l).length).toBeGreaterThan(10);
+    const ts = lines.map((l) => l.t);
+    expect([...ts].sort((a, b) => a - b)).toEqual(ts);
+    for (const [d, r] of [
+      [runDir, results],
+      [memoryRunDir, memoryResults],
+    ] as const) {
+      const jsonl = readFileSync(join(d, "results.jsonl"), "utf8").trim().split("\n");
+      expect(jsonl).toHaveLength(1 + r.latency.length + r.memory.length);
+      expect(existsSync(join(d, "report.md"))).toBe(true);
+    }
+  });
+});

@@ -1,0 +1,127 @@
+// TEST AID, not k6. Builds k6-style summary data from recorded samples: per-metric values for the
+// requested trend stats, submetrics for thresholds that select tags (`name{tag:value}`), and
+// threshold results. Empty trends report zeros with count 0, as k6 does.
+
+/** Parses "name{tag:value,tag2:value2}" into the metric name and its tag filter. */
+export function parseMetricKey(key) {
+  const m = /^([^{]+)(?:\{(.*)\})?$/.exec(key);
+  if (!m) throw new Error(`k6 double: bad threshold key ${key}`);
+  const tags = {};
+  for (const part of (m[2] ?? "").split(",").filter(Boolean)) {
+    const i = part.indexOf(":");
+    tags[part.slice(0, i).trim()] = part.slice(i + 1).trim();
+  }
+  return { name: m[1], tags };
+}
+
+function percentile(sorted, p) {
+  if (sorted.length === 0) return 0;
+  const rank = (p / 100) * (sorted.length - 1);
+  const lo = Math.floor(rank);
+  const hi = Math.ceil(rank);
+  return sorted[lo] + (sorted[hi] - sorted[lo]) * (rank - lo);
+}
+
+function trendValues(values, stats) {
+  const sorted = [...values].sort((a, b) => a - b);
+  const n = sorted.length;
+  const out = {};
+  for (const stat of stats) {
+    if (stat === "count") out.count = n;
+    else if (stat === "avg") out.avg = n ? sorted.reduce((a, b) => a + b, 0) / n : 0;
+    else if (stat === "min") out.min = n ? sorted[0] : 0;
+    else if (stat === "max") out.max = n ? sorted[n - 1] : 0;
+    else if (stat === "med") out.med = percentile(sorted, 50);
+    else {
+      const m = /^p\((\d+(?:\.\d+)?)\)$/.exec(stat);
+      if (!m) throw new Error(`k6 double: unsupported summaryTrendStats entry ${stat}`);
+      out[stat] = percentile(sorted, Number(m[1]));
+    }
+  }
+  return out;
+}
+
+function metricValues(type, samples, stats, durationMs) {
+  const values = samples.map((s) => s.value);
+  switch (type) {
+    case "trend":
+      return trendValues(values, stats);
+    case "counter": {
+      const count = values.reduce((a, b) => a + b, 0);
+      return { count, rate: durationMs > 0 ? count / (durationMs / 1000) : 0 };
+    }
+    case "gauge":
+      return { value: values.at(-1) ?? 0, min: Math.min(...values, 0), max: Math.max(...values, 0) };
+    case "rate": {
+      const passes = values.filter((v) => v !== 0).length;
+      return { rate: values.length ? passes / values.length : 0, passes, fails: values.length - passes };
+    }
+    default:
+      throw new Error(`k6 double: unknown metric type ${type}`);
+  }
+}
+
+/** Evaluates "stat op number" threshold expressions such as "p(95)<500" or "count==0". */
+export function evaluateThreshold(expr, values) {
+  const m = /^\s*([a-z]+|p\(\d+(?:\.\d+)?\))\s*(<=|>=|==|===|!=|<|>)\s*(-?\d+(?:\.\d+)?)\s*$/.exec(expr);
+  if (!m) throw new Error(`k6 double: unsupported threshold expression ${JSON.stringify(expr)}`);
+  const [, stat, op, num] = m;
+  const v = stat === "value" ? values.value : values[stat];
+  if (typeof v !== "number") throw new Error(`k6 double: threshold ${expr} reads ${stat}, which this metric lacks`);
+  const n = Number(num);
+  switch (op) {
+    case "<":
+      return v < n;
+    case "<=":
+      return v <= n;
+    case ">":
+      return v > n;
+    case ">=":
+      return v >= n;
+    case "!=":
+      return v !== n;
+    default:
+      return v === n;
+  }
+}
+
+/**
+ * @param {{ samples: Array<{metric: string, value: number, tags: Record<string,string>}>, metrics: Map<string, {type: string, isTime: boolean}> }} recorded
+ * @param {{ thresholds?: Record<string, Array<string | {threshold: string}>>, summaryTrendStats?: string[] }} options
+ * @param {number} durationMs
+ * @returns {{ metrics: Record<string, object>, thresholdsFailed: boolean }}
+ */
+export function buildSummaryMetrics(recorded, options, durationMs) {
+  const stats = options.summaryTrendStats ?? ["avg", "min", "med", "max", "p(90)", "p(95)"];
+  const metrics = {};
+  let thresholdsFailed = false;
+  const byName = new Map();
+  for (const s of recorded.samples) {
+    if (!byName.has(s.metric)) byName.set(s.metric, []);
+    byName.get(s.metric).push(s);
+  }
+  const describe = (name, samples) => {
+    const def = recorded.metrics.get(name);
+    if (!def) throw new Error(`k6 double: threshold on unknown metric ${name}`);
+    return {
+      type: def.type,
+      contains: def.isTime ? "time" : "default",
+      values: metricValues(def.type, samples, stats, durationMs),
+    };
+  };
+  for (const [name] of recorded.metrics) metrics[name] = describe(name, byName.get(name) ?? []);
+  for (const [key, list] of Object.entries(options.thresholds ?? {})) {
+    const { name, tags } = parseMetricKey(key);
+    const samples = (byName.get(name) ?? []).filter((s) => Object.entries(tags).every(([k, v]) => s.tags[k] === v));
+    const entry = metrics[key] ?? describe(name, samples);
+    entry.thresholds = {};
+    for (const t of list) {
+      const expr = typeof t === "string" ? t : t.threshold;
+      const ok = evaluateThreshold(expr, entry.values);
+      entry.thresholds[expr] = { ok };
+      if (!ok) thresholdsFailed = true;
+    }
+    metrics[key] = entry;
+  }
+  return { metrics, thresholdsFailed };
+}

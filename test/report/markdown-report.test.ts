@@ -1,0 +1,143 @@
+// report.md: the four tables with real figures, paired statistics with honest verdicts, failures,
+// environment and "not measured" lines, and byte-for-byte reproducible rendering.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { writeReports } from "../../scripts/report/write.js";
+import { syntheticResults } from "./synthetic-run.js";
+
+const dirs: string[] = [];
+function runDir(): string {
+  const d = mkdtempSync(join(tmpdir(), "catchup-report-"));
+  dirs.push(d);
+  return d;
+}
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
+
+function section(md: string, heading: string): string {
+  const start = md.indexOf(`## ${heading}`);
+  expect(start, `section ${heading}`).toBeGreaterThanOrEqual(0);
+  const next = md.indexOf("\n## ", start + 3);
+  return md.slice(start, next < 0 ? undefined : next);
+}
+
+describe("report.md", () => {
+  it("holds the latency table with medians, chunk counts and ratios", async () => {
+    const dir = runDir();
+    syntheticResults(dir);
+    const { markdown, mdPath } = await writeReports(dir);
+    expect(readFileSync(mdPath, "utf8")).toBe(markdown);
+    const latency = section(markdown, "Latency");
+    expect(latency).toContain(
+      "| case | legacy median | batched median | chunks legacy → batched | ratio (95% CI) | ok trials |",
+    );
+    expect(latency).toMatch(
+      /\| snapshot \| 2\d\d\.\d ms \| 1\d\d\.\d ms \| 2 → 1 \| 0\.\d{3} \(0\.\d{3}–0\.\d{3}\) \| 3 \/ 3 \|/,
+    );
+    expect(latency).toMatch(/\| resume, one event \| 3\d\d\.\d ms \| 1\d\d\.\d ms \| 3 → 1 \|/);
+    expect(latency).toMatch(/\| resume, all events after the cursor \| 7\d\d\.\d ms \| 5\d\d\.\d ms \| 4 → 1 \|/);
+  });
+
+  it("holds the memory table in MiB with VmHWM, MiB through completion and the sample interval", async () => {
+    const dir = runDir();
+    syntheticResults(dir);
+    const { markdown } = await writeReports(dir);
+    const memory = section(markdown, "Memory");
+    expect(memory).toContain(
+      "| script size / subscriptions | mode | peak heap | peak RSS | post-GC heap | retained heap |",
+    );
+    // 8 cells: {1, 8 KiB} x {1, 4} x {memory, snapshot}
+    expect(memory.split("\n").filter((l) => /^\| (1|8) KiB \/ (1|4) \|/.test(l))).toHaveLength(8);
+    expect(memory).toMatch(/\| 8 KiB \/ 4 \| memory \| \d+\.\d → \d+\.\d MiB \| \d+\.\d → \d+\.\d MiB \|/);
+    expect(memory).toMatch(/10\.1 \/ 1\d\.\d \/ 1\d\.\d → 10\.1 \/ 1\d\.\d \/ 1\d\.\d/);
+  });
+
+  it("holds the probe table and the paired statistics with N pairs and a verdict", async () => {
+    const dir = runDir();
+    syntheticResults(dir);
+    const { markdown } = await writeReports(dir);
+    const probe = section(markdown, "Concurrent probe");
+    expect(probe).toContain("| cell | max probe | median probe |");
+    expect(probe).toMatch(/\| memory: 8 KiB \/ 4 \/ snapshot \| \d+\.\d → \d+\.\d ms \| \d+\.\d → \d+\.\d ms \|/);
+    const paired = section(markdown, "Paired statistics");
+    // 4 cases x 3 trials = 12 pairs, candidate clearly faster
+    expect(paired).toMatch(
+      /\| completionMs: completion time \(latency cases\) \| 0\.\d{3} \| 0\.\d{3}–0\.\d{3} \| 0\.\d{3} \| 12 \| candidate lower: −\d+\.\d% \|/,
+    );
+    expect(paired).toMatch(
+      /\| peakHeapBytes: peak heap \(memory cells\) \| 0\.\d{3} \| [\d.]+–[\d.]+ \| [\d.]+ \| 8 \|/,
+    );
+    expect(paired).not.toContain("A/A band");
+  });
+
+  it('labels a change whose interval spans 1.0 "no difference detected", never ranked', async () => {
+    const dir = runDir();
+    syntheticResults(dir, { candidateFactor: 1, seed: 4 });
+    const { markdown } = await writeReports(dir);
+    const row = markdown.split("\n").find((l) => l.startsWith("| completionMs:"));
+    expect(row).toContain("no difference detected (interval spans 1.0)");
+    expect(row).not.toMatch(/candidate (lower|higher)/);
+  });
+
+  it("shows the A/A band and refuses to rank a difference inside it", async () => {
+    const dir = runDir();
+    // A real 2% change, detected (interval above 1.0), on a machine whose A/A runs differ by ~6%.
+    const results = syntheticResults(dir, { candidateFactor: 1.02, aa: true, trials: 5, seed: 2 });
+    for (const r of results.aa?.latency ?? []) {
+      if (r.variant === "A2" && r.completionMs !== null) r.completionMs *= 1.06;
+    }
+    writeFileSync(join(dir, "results.json"), JSON.stringify(results));
+    const { markdown } = await writeReports(dir);
+    const paired = section(markdown, "Paired statistics");
+    expect(paired).toContain("| A/A band | verdict |");
+    const row = paired.split("\n").find((l) => l.startsWith("| completionMs:")) ?? "";
+    const [, median, low] = /\| completionMs:[^|]+\| ([\d.]+) \| ([\d.]+)–/.exec(row) ?? [];
+    expect(Number(low)).toBeGreaterThan(1); // the interval alone would call it a difference
+    expect(Number(median)).toBeLessThan(1.06);
+    expect(row).toMatch(/\| 0\.9[0-4]\d–1\.0[6-9]\d \| no difference detected \(inside the A\/A band\) \|$/);
+  });
+
+  it("lists failed trials and keeps them out of the medians", async () => {
+    const dir = runDir();
+    syntheticResults(dir, { withFailure: true });
+    const { markdown } = await writeReports(dir);
+    expect(section(markdown, "Failed trials")).toContain(
+      "- resume-one batched trial 1: socket closed before completion (code 1006)",
+    );
+    expect(section(markdown, "Latency")).toMatch(/\| resume, one event \|.*\| 3 \/ 2 \|/);
+    expect(markdown.split("\n").find((l) => l.startsWith("| completionMs:"))).toMatch(/\| 11 \|/);
+  });
+
+  it("ends with an environment line and a not-measured line", async () => {
+    const dir = runDir();
+    syntheticResults(dir);
+    const { markdown } = await writeReports(dir);
+    expect(markdown).toContain(
+      "Environment: Node v20.20.0; CPU Synthetic CPU @ 2.20GHz; 2 cores; load average 0.52, 0.61, 0.70 (1, 5, 15 min, at start); commit 0123456789ab;",
+    );
+    expect(markdown).toMatch(
+      /Not measured: a physical network \(all traffic is loopback, 127\.0\.0\.1\);.*1,000 projects, 1,000 post-cursor events/,
+    );
+  });
+
+  it("renders the same bytes every time and in any directory", async () => {
+    const a = runDir();
+    const b = runDir();
+    syntheticResults(a, { seed: 9 });
+    syntheticResults(b, { seed: 9 });
+    const first = (await writeReports(a)).markdown;
+    const again = (await writeReports(a)).markdown;
+    const elsewhere = (await writeReports(b)).markdown;
+    expect(again).toBe(first);
+    expect(elsewhere).toBe(first);
+    expect(readFileSync(join(a, "report.html"), "utf8")).toBe(readFileSync(join(b, "report.html"), "utf8"));
+  });
+
+  it("refuses a directory without results.json, naming it", async () => {
+    const dir = runDir();
+    await expect(writeReports(dir)).rejects.toThrow(/no results\.json in .*catchup-report-/);
+  });
+});

@@ -1,0 +1,248 @@
+// The sampler against real node targets: plausible samples, phase marks in order, the kernel's peak
+// beside the sampled one, post-GC heap, and a clean end (never a hang) when the target dies.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import type { SampleLine } from "../../scripts/results.js";
+import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";
+import { readVmHwm } from "../../scripts/sampler/procfs.js";
+import { postGcHeap, type Sample, type Sampler, startSampler } from "../../scripts/sampler/sampler.js";
+import { killAll, startProbe, type Target, withTimeout } from "./support.js";
+
+const dir = mkdtempSync(join(tmpdir(), "sampler-test-"));
+const clients: InspectorClient[] = [];
+const samplers: Sampler[] = [];
+afterEach(async () => {
+  await Promise.all(samplers.splice(0).map((s) => s.stop()));
+  await Promise.all(clients.splice(0).map((c) => c.close(1_000)));
+  killAll();
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+/** A probe target started with the inspector on 127.0.0.1 and a random port, and a client for it. */
+async function inspectedProbe(): Promise<{ t: Target; c: InspectorClient }> {
+  const t = await startProbe(["--inspect=127.0.0.1:0"]);
+  // The banner is printed before the HTTP server listens, so it is on stderr by the ready line.
+  const url = inspectorUrlFromStderr(t.stderr());
+  if (!url) throw new Error(`no inspector banner: ${t.stderr()}`);
+  const c = await connectInspector(url);
+  clients.push(c);
+  return { t, c };
+}
+
+/** Resolves once n samples have been taken (the sampler's onSample hook), or rejects after 15 s. */
+function sampleCounter(): { onSample: (s: Sample) => void; count: () => number; reach: (n: number) => Promise<void> } {
+  let count = 0;
+  const waiters: { n: number; resolve: () => void }[] = [];
+  return {
+    onSample: () => {
+      count++;
+      for (const w of waiters.filter((w) => count >= w.n)) {
+        waiters.splice(waiters.indexOf(w), 1);
+        w.resolve();
+      }
+    },
+    count: () => count,
+    reach: (n) =>
+      withTimeout(
+        new Promise<void>((resolve) => {
+          if (count >= n) resolve();
+          else waiters.push({ n, resolve });
+        }),
+        15_000,
+        `${n} samples`,
+      ),
+  };
+}
+
+/**
+ * Instrumentation around the real inspector client (not a double: every call still goes to the target):
+ * next() resolves when the sampler issues its next Runtime.getHeapUsage.
+ */
+function heapCallWatcher(real: InspectorClient): { client: InspectorClient; next: () => Promise<void> } {
+  let waiter: (() => void) | null = null;
+  const client = Object.create(real) as InspectorClient;
+  Object.defineProperty(client, "getHeapUsage", {
+    value: (timeoutMs?: number) => {
+      const p = real.getHeapUsage(timeoutMs);
+      const w = waiter;
+      waiter = null;
+      w?.();
+      return p;
+    },
+  });
+  return {
+    client,
+    next: () =>
+      withTimeout(
+        new Promise<void>((resolve) => {
+          waiter = resolve;
+        }),
+        10_000,
+        "next heap request",
+      ),
+  };
+}
+
+function readLines(file: string): SampleLine[] {
+  return readFileSync(file, "utf8")
+    .trim()
+    .split("\n")
+    .map((l) => JSON.parse(l) as SampleLine);
+}
+
+describe("startSampler", () => {
+  it("takes plausible samples of a real target and writes them to the file", async () => {
+    const { t, c } = await inspectedProbe();
+    const counter = sampleCounter();
+    const file = join(dir, "plain", "samples.jsonl");
+    const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 10, file, onSample: counter.onSample });
+    samplers.push(s);
+    await counter.reach(10);
+    const summary = await s.stop();
+    expect(summary.error).toBeNull();
+    expect(summary.samples).toBeGreaterThanOrEqual(10);
+    const samples = readLines(file) as Sample[];
+    expect(samples.length).toBe(summary.samples);
+    for (const x of samples) {
+      expect(x.heapUsed).toBeGreaterThan(1024 * 1024);
+      expect(x.heapTotal).toBeGreaterThanOrEqual(x.heapUsed);
+      expect(x.rss).toBeGreaterThan(x.heapUsed); // RSS holds the heap plus code, stacks, buffers
+    }
+    for (let i = 1; i < samples.length; i++)
+      expect((samples[i] as Sample).t).toBeGreaterThan((samples[i - 1] as Sample).t);
+    expect(summary.peakHeapBytes).toBe(Math.max(...samples.map((x) => x.heapUsed)));
+    expect(summary.peakRssBytes).toBe(Math.max(...samples.map((x) => x.rss)));
+    expect(summary.interval?.median).toBeGreaterThan(0);
+    expect(summary.interval?.max).toBeGreaterThanOrEqual(summary.interval?.p99 ?? Number.POSITIVE_INFINITY);
+    // Stop is idempotent and the same summary comes back.
+    expect(await s.stop()).toEqual(summary);
+    expect(s.running).toBe(false);
+  });
+
+  it("writes phase marks in the order made, interleaved with samples by time", async () => {
+    const { t, c } = await inspectedProbe();
+    const counter = sampleCounter();
+    const file = join(dir, "phases.jsonl");
+    const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 5, file, onSample: counter.onSample });
+    samplers.push(s);
+    const phases = ["connect", "first-chunk", "completion", "hold-end", "close", "gc"];
+    for (const [i, phase] of phases.entries()) {
+      await counter.reach(3 * (i + 1));
+      s.mark(phase, i === 5 ? { heapUsed: 123 } : undefined);
+    }
+    await counter.reach(3 * phases.length + 2);
+    await s.stop();
+    const lines = readLines(file);
+    const marks = lines.filter((l): l is Extract<SampleLine, { phase: string }> => "phase" in l);
+    expect(marks.map((m) => m.phase)).toEqual(phases);
+    expect(marks.at(-1)?.heapUsed).toBe(123);
+    for (let i = 1; i < lines.length; i++)
+      expect((lines[i] as SampleLine).t).toBeGreaterThanOrEqual((lines[i - 1] as SampleLine).t);
+    // Samples both before the first mark and after the last.
+    expect("rss" in (lines[0] as SampleLine)).toBe(true);
+    expect("rss" in (lines.at(-1) as SampleLine)).toBe(true);
+  });
+
+  it("keeps VmHWM at or above the sampled peak RSS, both covering a touched 256 MiB buffer", async () => {
+    const { t, c } = await inspectedProbe();
+    const counter = sampleCounter();
+    const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 10, onSample: counter.onSample });
+    samplers.push(s);
+    await counter.reach(2);
+    const baseline = s.last?.rss as number;
+    await t.command(`alloc ${256 * 1024 * 1024}`);
+    await t.nextLine(); // {"done":"alloc"}
+    await counter.reach(counter.count() + 3); // samples taken after the buffer is resident
+    const summary = await s.stop();
+    const hwm = readVmHwm(t.pid) as number;
+    expect(summary.peakRssBytes).toBeGreaterThanOrEqual(baseline + 256 * 1024 * 1024);
+    expect(summary.hwmRssBytes).toBeGreaterThanOrEqual(summary.peakRssBytes as number);
+    expect(hwm).toBeGreaterThanOrEqual(summary.peakRssBytes as number);
+  });
+
+  it("ends with an error note, not a hang, when the target is killed mid-sampling", async () => {
+    const { t, c } = await inspectedProbe();
+    const counter = sampleCounter();
+    const file = join(dir, "killed.jsonl");
+    const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 10, file, onSample: counter.onSample });
+    samplers.push(s);
+    await counter.reach(5);
+    s.mark("connect");
+    t.kill();
+    const summary = await withTimeout(s.ended, 10_000, "sampler end after kill");
+    expect(summary.error).toMatch(/^(target pid \d+ exited|inspector of pid \d+ closed) during sampling/);
+    expect(summary.samples).toBeGreaterThanOrEqual(5);
+    expect(summary.peakRssBytes).toBeGreaterThan(0);
+    expect(s.running).toBe(false);
+    expect(await s.stop()).toEqual(summary);
+    const lines = readLines(file);
+    expect(lines.filter((l) => "rss" in l).length).toBe(summary.samples);
+    expect(lines.some((l) => "phase" in l && l.phase === "connect")).toBe(true);
+  });
+
+  it("ends with an error note when the target dies while a sample is in flight", async () => {
+    const { t, c } = await inspectedProbe();
+    const issued = heapCallWatcher(c);
+    const counter = sampleCounter();
+    const s = await startSampler({ pid: t.pid, inspector: issued.client, intervalMs: 10, onSample: counter.onSample });
+    samplers.push(s);
+    await counter.reach(3);
+    // While Buffer.alloc fills 512 MiB in native code the target answers no inspector call, so the
+    // next heap request stays in flight until the kill closes the socket.
+    await t.command(`alloc ${512 * 1024 * 1024}`);
+    await issued.next();
+    t.kill();
+    const summary = await withTimeout(s.ended, 10_000, "sampler end after kill");
+    expect(summary.error).toMatch(/^(target pid \d+ exited|inspector of pid \d+ closed) during sampling/);
+    expect(summary.samples).toBeGreaterThanOrEqual(3);
+  });
+
+  it("writes a mark made while a sample is in flight after that sample, keeping t ordered", async () => {
+    const { t, c } = await inspectedProbe();
+    const issued = heapCallWatcher(c);
+    const counter = sampleCounter();
+    const file = join(dir, "inflight-mark.jsonl");
+    const s = await startSampler({
+      pid: t.pid,
+      inspector: issued.client,
+      intervalMs: 10,
+      file,
+      onSample: counter.onSample,
+    });
+    samplers.push(s);
+    await counter.reach(2);
+    await t.command(`alloc ${256 * 1024 * 1024}`);
+    await issued.next();
+    s.mark("during-native-work"); // the heap request just issued cannot have been answered yet
+    await t.nextLine(); // {"done":"alloc"}
+    await counter.reach(counter.count() + 2);
+    await s.stop();
+    const lines = readLines(file);
+    const at = lines.findIndex((l) => "phase" in l && l.phase === "during-native-work");
+    expect(at).toBeGreaterThan(0);
+    for (let i = 1; i < lines.length; i++)
+      expect((lines[i] as SampleLine).t).toBeGreaterThanOrEqual((lines[i - 1] as SampleLine).t);
+  });
+
+  it("refuses to start on a pid that does not exist", async () => {
+    const { t, c } = await inspectedProbe();
+    t.kill();
+    await t.waitExit();
+    await expect(startSampler({ pid: t.pid, inspector: c, intervalMs: 10 })).rejects.toThrow(/cannot sample pid/);
+  });
+});
+
+describe("postGcHeap", () => {
+  it("returns the heap after forced GCs: retained objects count, freed ones do not", async () => {
+    const { t, c } = await inspectedProbe();
+    const baseline = await postGcHeap(c);
+    await t.command("heap 32");
+    const retained = await postGcHeap(c);
+    await t.command("free");
+    const afterFree = await postGcHeap(c);
+    expect(retained - baseline).toBeGreaterThan(30 * 1024 * 1024);
+    expect(afterFree - baseline).toBeLessThan(2 * 1024 * 1024);
+  });
+});

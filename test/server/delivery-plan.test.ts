@@ -1,0 +1,92 @@
+// Pure: how each strategy cuts a catch-up into chunks (no sockets).
+import { describe, expect, it } from "vitest";
+import { CHUNK_ENVELOPE_BYTES, type CatchUp, LEGACY_REPLAY_CHUNK, planChunks, splitByBytes } from "../../server-under-test/delivery.js";
+import type { ShellItem } from "../../server-under-test/rpcs.js";
+
+const project = (i: number, bytes = 10) => ({
+  id: `p${i}`,
+  title: `t${i}`,
+  workspaceRoot: "/w",
+  scripts: [{ id: "s", name: "n", command: "x".repeat(bytes), icon: "i", runOnWorktreeCreate: false }],
+  createdAt: "c",
+  updatedAt: "u",
+});
+const snapshot = (n: number): CatchUp => ({
+  kind: "snapshot",
+  sequence: 100,
+  snapshot: { kind: "snapshot", snapshotSequence: 100, projects: Array.from({ length: n }, (_, i) => project(i)) },
+});
+const resume = (n: number): CatchUp => ({
+  kind: "resume",
+  sequence: 100 + n,
+  resume: { kind: "resume", fromSequence: 100, toSequence: 100 + n },
+  replay: Array.from({ length: n }, (_, i): ShellItem => ({ kind: "project.updated", sequence: 101 + i, project: project(i) })),
+});
+const shape = (chunks: ShellItem[][]) => chunks.map((c) => c.map((i) => i.kind));
+const marker = { requestCompletionMarker: true };
+
+describe("legacy", () => {
+  it("snapshot then marker: 2 chunks", () => {
+    expect(shape(planChunks(snapshot(3), { strategy: "legacy", ...marker }))).toEqual([["snapshot"], ["synchronized"]]);
+  });
+  it.each([
+    [0, 2],
+    [1, 3],
+    [LEGACY_REPLAY_CHUNK, 3],
+    [LEGACY_REPLAY_CHUNK + 1, 4],
+    [1000, 4],
+  ])("resume with %i replayed items: %i chunks", (n, count) => {
+    const chunks = planChunks(resume(n), { strategy: "legacy", ...marker });
+    expect(chunks).toHaveLength(count);
+    expect(chunks.every((c) => c.length <= LEGACY_REPLAY_CHUNK)).toBe(true);
+    expect(chunks.at(-1)).toEqual([{ kind: "synchronized", sequence: 100 + n }]);
+  });
+  it("no marker requested: no marker sent", () => {
+    expect(shape(planChunks(resume(1), { strategy: "legacy", requestCompletionMarker: false }))).toEqual([
+      ["resume"],
+      ["project.updated"],
+    ]);
+  });
+});
+
+describe("batched", () => {
+  it.each([0, 1, 1000])("resume with %i items and the marker: one chunk, marker last", (n) => {
+    const chunks = planChunks(resume(n), { strategy: "batched", ...marker });
+    expect(chunks).toHaveLength(1);
+    expect(chunks[0]).toHaveLength(n + 2);
+    expect(chunks[0]?.at(-1)?.kind).toBe("synchronized");
+  });
+  it("snapshot and marker: one chunk", () => {
+    expect(shape(planChunks(snapshot(3), { strategy: "batched", ...marker }))).toEqual([["snapshot", "synchronized"]]);
+  });
+  it("without the marker it is exactly legacy", () => {
+    for (const c of [snapshot(2), resume(0), resume(1), resume(1000)]) {
+      const options = { requestCompletionMarker: false };
+      expect(planChunks(c, { strategy: "batched", ...options })).toEqual(planChunks(c, { strategy: "legacy", ...options }));
+    }
+  });
+  it("--max-initial-chunk-bytes splits within the budget, in order, marker last", () => {
+    const catchUp = resume(50);
+    const budget = 2000;
+    const chunks = planChunks(catchUp, { strategy: "batched", ...marker, maxInitialChunkBytes: budget });
+    expect(chunks.length).toBeGreaterThan(1);
+    for (const c of chunks) {
+      const frame = JSON.stringify({ _tag: "Chunk", requestId: "18446744073709551615", values: c });
+      expect(Buffer.byteLength(frame)).toBeLessThanOrEqual(budget);
+    }
+    const flat = chunks.flat();
+    expect(flat).toEqual(planChunks(catchUp, { strategy: "batched", ...marker })[0]);
+  });
+});
+
+describe("splitByBytes", () => {
+  it("gives an item larger than the budget a chunk of its own", () => {
+    const big: ShellItem = { kind: "project.updated", sequence: 2, project: project(2, 5000) };
+    const small: ShellItem = { kind: "synchronized", sequence: 3 };
+    expect(splitByBytes([small, big, small], CHUNK_ENVELOPE_BYTES + 100)).toEqual([[small], [big], [small]]);
+  });
+  it("keeps everything in one chunk when it fits", () => {
+    const items: ShellItem[] = [{ kind: "synchronized", sequence: 1 }];
+    expect(splitByBytes(items, 1_000_000)).toEqual([items]);
+  });
+});

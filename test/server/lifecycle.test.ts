@@ -1,0 +1,161 @@
+// Process behaviour: ready line, signals, --exit-with-parent, bad fixtures and flags, and the
+// fixture file left byte-for-byte unchanged.
+import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
+import { once } from "node:events";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { RawConnection, isChunkFor, isExitFor, subscribeThroughCompletion } from "../support/raw-ws.js";
+import { DEV_TOKEN, SERVER_MAIN, startServer } from "../support/server.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
+
+let fixtures: TempFixtures;
+let db: string;
+
+beforeAll(() => {
+  fixtures = tempFixtures();
+  db = fixtures.make("life", { projects: 30, scriptBytes: 128, events: 30 });
+}, 60_000);
+
+afterAll(() => fixtures?.cleanup());
+
+const sha256 = (path: string) => createHash("sha256").update(readFileSync(path)).digest("hex");
+
+/** Runs the server expecting it to fail before ready; returns exit code and stderr. */
+async function runToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [SERVER_MAIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (d: string) => {
+    stdout += d;
+  });
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    stderr += d;
+  });
+  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+  const [code] = (await once(child, "exit")) as [number | null];
+  clearTimeout(timer);
+  return { code, stdout, stderr };
+}
+
+describe("ready line", () => {
+  it("is one JSON line on stdout with url, pid, delivery and fixture metadata", async () => {
+    const server = await startServer(db, ["--delivery", "batched"]);
+    try {
+      expect(server.ready).toMatchObject({
+        event: "listening",
+        pid: server.child.pid,
+        delivery: "batched",
+        fixture: { projects: 30, events: 30, latestSequence: 60, schemaVersion: 1 },
+      });
+      expect(server.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/ws$/);
+    } finally {
+      await server.stop();
+    }
+  });
+});
+
+describe("shutdown", () => {
+  it.each(["SIGTERM", "SIGINT"] as const)("%s closes open sockets and exits 0", async (signal) => {
+    const server = await startServer(db);
+    const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
+    await subscribeThroughCompletion(conn, "1", {});
+    const result = await server.stop(signal);
+    expect(result).toEqual({ code: 0, signal: null });
+    expect((await conn.closed).code).toBe(1001);
+  });
+
+  it("--exit-with-parent: exits 0 when stdin closes", async () => {
+    const server = await startServer(db, ["--exit-with-parent"]);
+    const exited = once(server.child, "exit");
+    server.child.stdin?.end();
+    expect(await exited).toEqual([0, null]);
+  });
+
+  it("--exit-with-parent: exits when the IPC channel disconnects", async () => {
+    const child = spawn(process.execPath, [SERVER_MAIN, "--db", db, "--port", "0", "--exit-with-parent"], {
+      stdio: ["pipe", "pipe", "pipe", "ipc"],
+    });
+    const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+    const exited = once(child, "exit");
+    let out = "";
+    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      if (out.includes("\n")) child.disconnect();
+    });
+    const [code] = await exited;
+    clearTimeout(timer);
+    expect(out).toContain('"event":"listening"');
+    expect(code).toBe(0);
+  });
+
+  it("without --exit-with-parent, closing stdin does not stop the server", async () => {
+    const server = await startServer(db);
+    server.child.stdin?.end();
+    // a full round trip after stdin closed proves it is still serving
+    const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
+    conn.request("1", "server.getConfig", null);
+    await conn.next(isExitFor("1"));
+    await conn.close();
+    expect((await server.stop()).code).toBe(0);
+  });
+});
+
+describe("bad input exits 2 with a one-line error", () => {
+  it("missing fixture", async () => {
+    const r = await runToExit(["--db", join(fixtures.dir, "nope.sqlite")]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/nope\.sqlite.*no such file/);
+    expect(r.stdout).toBe("");
+  });
+  it("a file that is not SQLite", async () => {
+    const path = join(fixtures.dir, "text.sqlite");
+    writeFileSync(path, "hello, not a database\n");
+    const r = await runToExit(["--db", path]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not a SQLite file/);
+  });
+  it("a SQLite file of an unknown schema version", async () => {
+    const path = join(fixtures.dir, "foreign.sqlite");
+    const other = new Database(path);
+    other.exec("CREATE TABLE fixture_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)");
+    other.prepare("INSERT INTO fixture_meta VALUES ('schema_version', '99')").run();
+    other.close();
+    const r = await runToExit(["--db", path]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/schema version 99 is not supported/);
+  });
+  it.each([
+    [["--db", "x", "--delivery", "fast"], /--delivery must be one of legacy, batched/],
+    [["--db", "x", "--port", "70000"], /--port must be an integer from 0 to 65535/],
+    [["--db", "x", "--token", "t:orchestration:write"], /--token scope must be one of/],
+    [["--db", "x", "--max-initial-chunk-bytes", "0"], /--max-initial-chunk-bytes must be an integer from 1/],
+    [["--db", "x", "--bogus"], /Unknown argument: bogus/],
+    [[], /--db FIXTURE is required/],
+  ])("flags %j", async (args, message) => {
+    const r = await runToExit(args);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(message);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("the fixture file", () => {
+  it("is byte-for-byte unchanged after subscriptions and commands", async () => {
+    const before = sha256(db);
+    const server = await startServer(db);
+    const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
+    conn.request("1", "orchestration.subscribeShell", {});
+    const snapshot = (await conn.next(isChunkFor("1"))).values as { projects: { id: string }[] }[];
+    for (let i = 0; i < 5; i++) {
+      const projectId = snapshot[0]?.projects[i]?.id;
+      conn.request(String(10 + i), "orchestration.dispatchCommand", { type: "project.update", projectId, title: `t${i}` });
+      expect((await conn.next(isExitFor(String(10 + i)))).exit).toMatchObject({ _tag: "Success" });
+    }
+    await conn.close();
+    await server.stop();
+    expect(sha256(db)).toBe(before);
+  });
+});

@@ -1,0 +1,93 @@
+// Pure: flag parsing, token specs and the incoming-message shape check.
+import { describe, expect, it } from "vitest";
+import { DEV_TOKEN, parseToken, presentedToken, tokenTable } from "../../server-under-test/auth.js";
+import { checkMessage } from "../../server-under-test/serialization.js";
+import { SettingsError, parseSettings } from "../../server-under-test/settings.js";
+
+describe("parseSettings", () => {
+  it("applies the documented defaults", () => {
+    expect(parseSettings(["--db", "f.sqlite"])).toEqual({
+      db: "f.sqlite",
+      host: "127.0.0.1",
+      port: 0,
+      delivery: "legacy",
+      tokens: [],
+      maxReplayEvents: 1000,
+      maxReplayBytes: 8388608,
+      maxInitialChunkBytes: undefined,
+      exitWithParent: false,
+    });
+  });
+  it("reads every flag, tokens repeatable", () => {
+    const s = parseSettings([
+      "--db=f",
+      "--host",
+      "::1",
+      "--port",
+      "8080",
+      "--delivery",
+      "batched",
+      "--token",
+      "a:orchestration:read",
+      "--token",
+      "b",
+      "--max-replay-events",
+      "5",
+      "--max-replay-bytes",
+      "6",
+      "--max-initial-chunk-bytes",
+      "7",
+      "--exit-with-parent",
+    ]);
+    expect(s).toMatchObject({ host: "::1", port: 8080, delivery: "batched", maxReplayEvents: 5, maxReplayBytes: 6 });
+    expect(s.maxInitialChunkBytes).toBe(7);
+    expect(s.exitWithParent).toBe(true);
+    expect(s.tokens).toEqual([
+      { token: "a", scopes: ["orchestration:read"] },
+      { token: "b", scopes: ["orchestration:read", "orchestration:operate"] },
+    ]);
+  });
+  it.each([
+    [["--db", "f", "--port", "-1"], "--port must be an integer from 0 to 65535"],
+    [["--db", "f", "--max-replay-events", "1.5"], "--max-replay-events must be an integer"],
+    [["--db", "f", "--delivery", "x"], "--delivery must be one of legacy, batched"],
+    [["--db", "f", "--token", ":orchestration:read"], "non-empty SECRET"],
+    [["--db", "f", "--nope"], "Unknown argument"],
+  ])("rejects %j", (argv, message) => {
+    expect(() => parseSettings(argv)).toThrow(SettingsError);
+    expect(() => parseSettings(argv)).toThrow(message);
+  });
+});
+
+describe("tokens", () => {
+  it("the dev token applies only when no token is configured", () => {
+    expect([...tokenTable([]).keys()]).toEqual([DEV_TOKEN]);
+    expect([...tokenTable([parseToken("x")]).keys()]).toEqual(["x"]);
+  });
+  it("a bearer header wins over the query; either works alone", () => {
+    const url = (q: string) => new URL(`http://h/ws${q}`);
+    expect(presentedToken("Bearer abc", url("?token=q"))).toBe("abc");
+    expect(presentedToken(undefined, url("?token=q"))).toBe("q");
+    expect(presentedToken("Basic abc", url(""))).toBeUndefined();
+  });
+});
+
+describe("checkMessage", () => {
+  it.each([
+    [{ _tag: "Request", id: "1", tag: "t", payload: {}, headers: [] }],
+    [{ _tag: "Ack", requestId: "1" }],
+    [{ _tag: "Ping" }],
+    [[{ _tag: "Ping" }]],
+  ])("accepts %j", (m) => {
+    expect(() => checkMessage(m)).not.toThrow();
+  });
+  it.each([
+    [null, "JSON object"],
+    [{ _tag: "Ack", requestId: "x" }, "Invalid Ack requestId"],
+    [{ _tag: "Interrupt" }, "Invalid Interrupt requestId"],
+    [{ _tag: "Request", id: "1", tag: "t", payload: {} }, "headers"],
+    [{ _tag: "Request", id: "1", tag: "t", payload: {}, headers: [["a"]] }, "headers"],
+  ])("rejects %j", (m, message) => {
+    expect(() => checkMessage(m)).toThrow(message);
+  });
+});
