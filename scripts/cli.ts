@@ -2,6 +2,7 @@
 // Each subcommand lives in scripts/commands/ and exports a yargs CommandModule.
 import yargs, { type CommandModule } from "yargs";
 import { benchCommand } from "./commands/bench.js";
+import { clinicCommand } from "./commands/clinic.js";
 import { fixtureCommand } from "./commands/fixture.js";
 import { fuzzCommand } from "./commands/fuzz.js";
 import { reportCommand } from "./commands/report.js";
@@ -13,6 +14,7 @@ const commands: CommandModule<object, never>[] = [
   benchCommand as CommandModule<object, never>,
   fuzzCommand as CommandModule<object, never>,
   reportCommand as CommandModule<object, never>,
+  clinicCommand as CommandModule<object, never>,
   serveCommand as CommandModule<object, never>,
 ];
 

@@ -48,6 +48,8 @@ export interface MemoryRow {
   probeMaxMs: number | null;
   probeMedianMs: number | null;
   sampleIntervalMs: IntervalStats | null;
+  /** Event-loop lag of the Node driver while the clients ran (ms; p50/p99/max): client-side distortion. Absent or null for k6. */
+  clientLoopLagMs?: { p50: number; p99: number; max: number } | null;
   /** Relative to the run directory, e.g. "samples/memory-s1024-c4-memory-legacy-t1.jsonl". */
   samplesFile: string | null;
   error: string | null;

@@ -1,4 +1,7 @@
 // Usage errors: bad flags or inputs. The CLI prints the message on one line and exits 2.
+import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { dirname, join, resolve } from "node:path";
+
 export class UsageError extends Error {
   override readonly name = "UsageError";
 }
@@ -48,4 +51,38 @@ export function jsonFlag(flag: string, value: unknown): unknown {
   } catch (e) {
     throw new UsageError(`--${flag} must be valid JSON (${(e as Error).message}; got ${JSON.stringify(value)})`);
   }
+}
+
+/**
+ * Makes sure `path` is a directory this process can write, creating missing levels one at a time
+ * (Node's recursive mkdir spins forever under /proc), and proves it by creating and removing a probe
+ * file. Throws a UsageError naming the flag and the path otherwise.
+ */
+export function writableDirFlag(flag: string, path: string): string {
+  const abs = resolve(path);
+  const missing: string[] = [];
+  let p = abs;
+  while (!existsSync(p)) {
+    missing.unshift(p);
+    const parent = dirname(p);
+    if (parent === p) break;
+    p = parent;
+  }
+  const created: string[] = [];
+  try {
+    for (const dir of missing) {
+      mkdirSync(dir);
+      created.unshift(dir);
+    }
+    if (!statSync(abs).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    const probe = join(abs, `.catchup-write-test-${process.pid}`);
+    writeFileSync(probe, "");
+    rmSync(probe, { force: true });
+  } catch (e) {
+    // Leave nothing half-made behind.
+    for (const dir of created) rmSync(dir, { recursive: true, force: true });
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new UsageError(`--${flag} must be a writable directory (${abs}: ${code})`);
+  }
+  return abs;
 }

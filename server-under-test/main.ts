@@ -1,10 +1,7 @@
 // Entry point of the bundled server-under-test: `node dist/server-under-test/main.js --db FIXTURE ...`.
 // Prints one ready line on stdout; logs on stderr; bad flags or fixture: one-line error, exit 2.
-import * as NodeRuntime from "@effect/platform-node/NodeRuntime";
-import * as Layer from "effect/Layer";
 import { FixtureError, openFixture, readFixtureMetaFrom } from "../fixtures/meta.js";
-import { serverLayer } from "./server.js";
-import { parseSettings, type ServerSettings, SettingsError } from "./settings.js";
+import { HELP, parseSettings, type ServerSettings, SettingsError, USAGE } from "./settings.js";
 import { EventStore } from "./store.js";
 
 /** If teardown hangs after a signal, give up after this long rather than linger. */
@@ -32,10 +29,15 @@ function exitWithParent(): void {
   if (process.send !== undefined) process.on("disconnect", goodbye);
 }
 
-function main(): void {
+async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (argv.includes("--help") || argv.includes("-h")) {
+    process.stdout.write(`usage: ${USAGE}\n${HELP}`);
+    return;
+  }
   let settings: ServerSettings;
   try {
-    settings = parseSettings(process.argv.slice(2));
+    settings = parseSettings(argv);
   } catch (e) {
     if (e instanceof SettingsError) fail(e.message);
     throw e;
@@ -43,6 +45,7 @@ function main(): void {
   const store = openStore(settings);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
+      process.stderr.write(`server-under-test: ${signal}: closing sockets and exiting\n`);
       setTimeout(() => {
         process.stderr.write(`server-under-test: shutdown took over ${SHUTDOWN_TIMEOUT_MS} ms; exiting\n`);
         process.exit(1);
@@ -53,10 +56,16 @@ function main(): void {
   const onListening = (url: string) => {
     const ready = { event: "listening", url, pid: process.pid, delivery: settings.delivery, fixture: store.meta };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
+    const tokens = settings.tokens.length === 0 ? "dev token only" : `${settings.tokens.length} token(s)`;
+    process.stderr.write(`server-under-test: listening on ${url}, delivery ${settings.delivery}, ${tokens}\n`);
   };
-  Layer.launch(serverLayer(settings, store, onListening)).pipe(
-    NodeRuntime.runMain({ disableErrorReporting: false }),
-  );
+  // Loaded after the flags and fixture check out, so bad input fails fast.
+  const [NodeRuntime, Layer, { serverLayer }] = await Promise.all([
+    import("@effect/platform-node/NodeRuntime"),
+    import("effect/Layer"),
+    import("./server.js"),
+  ]);
+  Layer.launch(serverLayer(settings, store, onListening)).pipe(NodeRuntime.runMain({ disableErrorReporting: false }));
 }
 
-main();
+await main();

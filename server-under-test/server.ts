@@ -21,7 +21,7 @@ import type { LiveEvent } from "./subscription.js";
 
 export const WS_PATH = "/ws";
 /** How long shutdown waits for clients to answer the close frame before cutting sockets. */
-const CLOSE_GRACE_MS = 1000;
+const CLOSE_GRACE_MS = 3000;
 
 /** Logs go to stderr: stdout carries only the ready line. */
 export const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger));

@@ -1,7 +1,7 @@
 // Command-line flags of the bundled server, parsed with yargs and validated into ServerSettings.
 // Bad input throws SettingsError with a one-line message naming the flag and the allowed values.
 import yargs from "yargs";
-import { type TokenGrant, parseToken } from "./auth.js";
+import { parseToken, type TokenGrant } from "./auth.js";
 import { DELIVERY_STRATEGIES, type DeliveryStrategy } from "./delivery.js";
 
 export class SettingsError extends Error {
@@ -24,6 +24,20 @@ export const USAGE =
   "node dist/server-under-test/main.js --db FIXTURE [--host 127.0.0.1] [--port 0] [--delivery legacy|batched] " +
   "[--token SECRET[:scope,scope]]... [--max-replay-events 1000] [--max-replay-bytes 8388608] " +
   "[--max-initial-chunk-bytes N] [--exit-with-parent]";
+
+export const HELP = `
+  --db FIXTURE                   SQLite fixture (npm run fixture); opened read-only, never modified
+  --host HOST                    address to bind (default 127.0.0.1)
+  --port N                       port; 0 picks a free one (default 0); the ready line gives the URL
+  --delivery legacy|batched      how catch-up is cut into chunks (default legacy)
+  --token SECRET[:scope,...]     accepted token, repeatable; scopes orchestration:read,
+                                 orchestration:operate (default both). Without --token the dev
+                                 token "catchup-dev-token" is accepted with both scopes
+  --max-replay-events N          replay at most N events, else a snapshot (default 1000)
+  --max-replay-bytes N           replay at most N stored payload bytes, else a snapshot (default 8388608)
+  --max-initial-chunk-bytes N    batched: split the first chunk into frames of at most N bytes (default off)
+  --exit-with-parent             exit when stdin reaches EOF or the IPC channel disconnects
+`;
 
 function int(flag: string, value: unknown, min: number, max: number): number {
   const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
@@ -57,10 +71,13 @@ export function parseSettings(argv: string[]): ServerSettings {
     .option("exit-with-parent", { type: "boolean", default: false })
     .parseSync();
   if (failure !== undefined) throw new SettingsError(`${failure}; usage: ${USAGE}`);
-  if (typeof args.db !== "string" || args.db === "") throw new SettingsError(`--db FIXTURE is required; usage: ${USAGE}`);
+  if (typeof args.db !== "string" || args.db === "")
+    throw new SettingsError(`--db FIXTURE is required; usage: ${USAGE}`);
   const delivery = args.delivery;
   if (!(DELIVERY_STRATEGIES as readonly string[]).includes(delivery)) {
-    throw new SettingsError(`--delivery must be one of ${DELIVERY_STRATEGIES.join(", ")} (got ${JSON.stringify(delivery)})`);
+    throw new SettingsError(
+      `--delivery must be one of ${DELIVERY_STRATEGIES.join(", ")} (got ${JSON.stringify(delivery)})`,
+    );
   }
   const tokens: TokenGrant[] = [];
   for (const spec of args.token ?? []) {

@@ -104,11 +104,7 @@ export class EventStore {
   }
 
   /** Appends a `project.updated` event in memory; returns its sequence and the new shell. */
-  updateProject(
-    projectId: string,
-    title: string,
-    now: Date,
-  ): { sequence: number; project: ProjectShell } | undefined {
+  updateProject(projectId: string, title: string, now: Date): { sequence: number; project: ProjectShell } | undefined {
     if (!this.byId.get(projectId)) return undefined;
     const updatedAt = now.toISOString();
     const payloadBytes = Buffer.byteLength(JSON.stringify({ projectId, title, updatedAt }));

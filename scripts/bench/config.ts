@@ -1,6 +1,7 @@
 // `bench` flags -> a resolved BenchConfig. Pure: no files, no processes. Every bad flag is a
 // UsageError whose one-line message names the flag and the allowed values (the CLI exits 2).
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
+import { GUARD_METRICS } from "../report/guard.js";
 import type { LatencyCase, MemoryMode } from "../results.js";
 import { enumFlag, intFlag, jsonFlag, listFlag, numberFlag, UsageError } from "../usage.js";
 
@@ -10,18 +11,6 @@ export const DELIVERIES = ["legacy", "batched"] as const;
 export type Delivery = (typeof DELIVERIES)[number];
 export const DRIVERS = ["node", "k6"] as const;
 export type DriverName = (typeof DRIVERS)[number];
-/** Metrics the regression guard may judge (row fields, lower is better). */
-export const GUARD_METRICS = [
-  "completionMs",
-  "firstChunkMs",
-  "probeMs",
-  "peakHeapBytes",
-  "peakRssBytes",
-  "hwmRssBytes",
-  "postGcHeapBytes",
-  "retainedHeapBytes",
-  "probeMaxMs",
-] as const;
 
 export const DEV_TOKEN = "catchup-dev-token";
 export const DEFAULT_SUBSCRIBE_PAYLOAD = '{"afterSequence":{after},"requestCompletionMarker":true}';
@@ -35,7 +24,10 @@ export type CompletionRule = { field: string; value: string } | "exit";
 
 export interface BenchConfig {
   cases: LatencyCase[];
+  /** Trials per latency case. */
   trials: number;
+  /** Trials per memory cell (each a fresh server); 1 by default, as in the reference study. */
+  memoryTrials: number;
   ackDelayMs: number;
   holdMs: number;
   clients: number[];
@@ -134,7 +126,9 @@ function uniqueNames(flag: string, targets: TargetSpec[]): void {
   const seen = new Set<string>();
   for (const t of targets) {
     if (seen.has(t.name)) {
-      throw new UsageError(`--${flag} names must be unique (${t.name} given twice; use --aa to compare a target with itself)`);
+      throw new UsageError(
+        `--${flag} names must be unique (${t.name} given twice; use --aa to compare a target with itself)`,
+      );
     }
     seen.add(t.name);
   }
@@ -172,9 +166,7 @@ export function resolveConfig(raw: RawFlags): BenchConfig {
     ? [...new Set(listFlag("cases", raw.cases).map((c) => enumFlag("cases", c, LATENCY_CASES)))]
     : [...LATENCY_CASES];
   const targets = parseTargets(raw);
-  const guard = has(raw, "guard")
-    ? listFlag("guard", raw.guard).map((g) => enumFlag("guard", g, GUARD_METRICS))
-    : ["completionMs", "peakHeapBytes"];
+
   const ceiling = has(raw, "ceiling") ? numberFlag("ceiling", raw.ceiling, 0.01, 100) : null;
   if (has(raw, "guard") && ceiling === null) {
     throw new UsageError("--guard needs --ceiling (the ratio above which a guarded metric fails, e.g. 1.03)");
@@ -185,12 +177,17 @@ export function resolveConfig(raw: RawFlags): BenchConfig {
   const memory = boolFlag("memory", raw.memory, true);
   const latency = boolFlag("latency", raw.latency, true);
   if (!memory && !latency) throw new UsageError("--no-memory and --no-latency together leave nothing to run");
+  // Without --guard, the guard judges the headline figure of each matrix that runs.
+  const guard = has(raw, "guard")
+    ? listFlag("guard", raw.guard).map((g) => enumFlag("guard", g, GUARD_METRICS))
+    : [...(latency ? ["completionMs"] : []), ...(memory ? ["peakHeapBytes"] : [])];
   const fixture = has(raw, "fixture") ? stringFlag("fixture", raw.fixture, "") : null;
   const out = has(raw, "out") ? stringFlag("out", raw.out, "") : null;
   const fixturesDir = has(raw, "fixtures-dir") ? stringFlag("fixtures-dir", raw["fixtures-dir"], "") : null;
   return {
     cases,
     trials: has(raw, "trials") ? intFlag("trials", raw.trials, 1, 1000) : quick ? 1 : 3,
+    memoryTrials: has(raw, "memory-trials") ? intFlag("memory-trials", raw["memory-trials"], 1, 1000) : 1,
     ackDelayMs: has(raw, "ack-delay-ms") ? intFlag("ack-delay-ms", raw["ack-delay-ms"], 0, 60_000) : 100,
     holdMs: has(raw, "hold-ms") ? intFlag("hold-ms", raw["hold-ms"], 0, 60_000) : 100,
     clients: has(raw, "clients") ? intList("clients", raw.clients, 1, 1000) : [1, 4],
@@ -226,7 +223,11 @@ export function resolveConfig(raw: RawFlags): BenchConfig {
     // Legacy replay chunks hold 512 coalesced items: > 512 projects keep resume-many at 4 chunks.
     projects: quick ? 600 : 1000,
     events: 1000,
-    trialTimeoutMs: has(raw, "trial-timeout-ms") ? intFlag("trial-timeout-ms", raw["trial-timeout-ms"], 100, 3_600_000) : 60_000,
-    startTimeoutMs: has(raw, "start-timeout-ms") ? intFlag("start-timeout-ms", raw["start-timeout-ms"], 100, 600_000) : 20_000,
+    trialTimeoutMs: has(raw, "trial-timeout-ms")
+      ? intFlag("trial-timeout-ms", raw["trial-timeout-ms"], 100, 3_600_000)
+      : 60_000,
+    startTimeoutMs: has(raw, "start-timeout-ms")
+      ? intFlag("start-timeout-ms", raw["start-timeout-ms"], 100, 600_000)
+      : 20_000,
   };
 }

@@ -1,61 +1,71 @@
-// Drivers as the bench sees them (RunClients). "node" runs the shared client (scenarios/lib) in
-// this process over `ws`; "k6" hands the same sessions to k6 (scripts/driver/k6.ts).
+// Drivers as the bench sees them (RunClients). "node" runs the shared client (scenarios/lib)
+// through the Node driver (scripts/driver/node.ts) in this process, or in a worker thread for
+// memory cells; "k6" hands the same sessions to k6 (scripts/driver/k6.ts).
 import { Worker } from "node:worker_threads";
-import WebSocket from "ws";
-import { runSession } from "../../scenarios/lib/session.js";
-import type { SessionFigures } from "../results.js";
+import { findK6, K6_NOT_FOUND, runSessionsK6 } from "../driver/k6.js";
+import { type RunSessionsOptions, runSessions } from "../driver/node.js";
 import type { DriverName } from "./config.js";
-import type { PhaseName, RunClients } from "./sessions.js";
+import type { ClientsRun, PhaseName, RunClients, SessionSpec } from "./sessions.js";
 
-/** C concurrent sessions of the shared client over `ws`, all started together. */
+export class DriverError extends Error {
+  override readonly name = "DriverError";
+}
+
+/** The driver options for a session spec (the shared client's own option names). */
+export function driverOptions(clients: number, spec: SessionSpec): RunSessionsOptions {
+  return {
+    clients,
+    url: spec.url,
+    token: spec.token,
+    subscribeTag: spec.subscribeTag,
+    subscribePayload: spec.subscribePayload,
+    completion: spec.completion,
+    ackDelayMs: spec.ackDelayMs,
+    holdMs: spec.holdMs,
+    probe: spec.probe,
+    timeoutMs: spec.timeoutMs,
+  };
+}
+
+/** C concurrent sessions of the shared client over `ws`, in this process. */
 export const runClientsNode: RunClients = async (clients, spec, onPhase) => {
-  const sessions = Array.from({ length: clients }, (_, index) =>
-    runSession({
-      WebSocket,
-      now: () => performance.now(),
-      setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
-      clearTimeout: (h: NodeJS.Timeout) => clearTimeout(h),
-      url: spec.url,
-      token: spec.token,
-      subscribeTag: spec.subscribeTag,
-      subscribePayload: spec.subscribePayload,
-      completion: spec.completion,
-      ackDelayMs: spec.ackDelayMs,
-      holdMs: spec.holdMs,
-      probe: spec.probe,
-      timeoutMs: spec.timeoutMs,
-      utf8Length: (s: string) => Buffer.byteLength(s, "utf8"),
-      onPhase: onPhase ? (name: string) => onPhase(index, name as PhaseName) : undefined,
-    }) as Promise<SessionFigures>,
-  );
-  return { rows: await Promise.all(sessions) };
+  const { rows, loopLag } = await runSessions({
+    ...driverOptions(clients, spec),
+    onPhase: onPhase ? (index, name) => onPhase(index, name as PhaseName) : undefined,
+  });
+  return { rows, loopLag };
 };
 
 const WORKER = new URL("./clients-worker.js", import.meta.url);
 
 /**
- * The Node driver in a worker thread: the same sessions, on another event loop. Memory cells use it
- * so the sampler on the main thread keeps its cadence while clients parse large frames.
+ * The Node driver in a worker thread: the same sessions on another event loop. Memory cells use it
+ * so the sampler on the main thread keeps its cadence while clients parse megabytes of frames.
  */
 export const runClientsInWorker: RunClients = (clients, spec, onPhase) =>
-  new Promise((resolve, reject) => {
+  new Promise<ClientsRun>((resolve, reject) => {
     const worker = new Worker(WORKER, { workerData: { clients, spec } });
     let settled = false;
-    // The sessions carry their own timeout; this one only guards against a wedged worker.
-    const timer = setTimeout(() => fail(new Error(`client worker gave no result within ${spec.timeoutMs + 10_000} ms`)), spec.timeoutMs + 10_000);
-    const fail = (e: Error) => {
-      if (settled) return;
+    const settle = () => {
       settled = true;
       clearTimeout(timer);
       void worker.terminate();
+    };
+    const fail = (e: Error) => {
+      if (settled) return;
+      settle();
       reject(e);
     };
-    worker.on("message", (m: { phase?: PhaseName; index?: number; rows?: SessionFigures[] }) => {
-      if (m.rows) {
-        settled = true;
-        clearTimeout(timer);
-        void worker.terminate();
-        resolve({ rows: m.rows });
+    // Each session has its own timeout; this one only guards against a wedged worker.
+    const limitMs = spec.timeoutMs + 10_000;
+    const timer = setTimeout(() => fail(new Error(`client worker gave no result within ${limitMs} ms`)), limitMs);
+    worker.on("message", (m: { phase?: PhaseName; index?: number; result?: ClientsRun; error?: string }) => {
+      if (m.result) {
+        if (settled) return;
+        settle();
+        resolve(m.result);
+      } else if (m.error !== undefined) {
+        fail(new Error(m.error));
       } else if (m.phase !== undefined && onPhase) {
         onPhase(m.index ?? 0, m.phase);
       }
@@ -64,8 +74,19 @@ export const runClientsInWorker: RunClients = (clients, spec, onPhase) =>
     worker.on("exit", (code) => fail(new Error(`client worker exited (code ${code}) before its result`)));
   });
 
-export async function driverFor(name: DriverName): Promise<RunClients> {
+/** The same sessions under k6 (scenarios/memory.js). */
+export const runClientsK6: RunClients = async (clients, spec) => {
+  const { rows } = await runSessionsK6(driverOptions(clients, spec));
+  return { rows, loopLag: null };
+};
+
+/** Throws a DriverError unless k6 is on PATH. */
+export function requireK6(): void {
+  if (!findK6()) throw new DriverError(K6_NOT_FOUND);
+}
+
+export function driverFor(name: DriverName): RunClients {
   if (name === "node") return runClientsNode;
-  const { runClientsK6 } = await import("./k6-driver.js");
+  requireK6();
   return runClientsK6;
 }

@@ -39,14 +39,19 @@ const failed = (error: string): SessionFigures => ({
   error,
 });
 
-/** Waits up to ms for the target to exit (a dying server closes its sockets a moment before it is reaped). */
+/**
+ * True when the target has exited or is exiting: waits up to ms for its exit (a dying server closes
+ * its sockets a moment before it is reaped), longer once /proc shows it gone, so the exit code or
+ * signal can be reported.
+ */
 export async function exitedWithin(target: Target, ms: number): Promise<boolean> {
-  if (!target.alive()) return true;
+  if (target.exitInfo()) return true;
+  const wait = target.alive() ? ms : Math.max(ms, 10_000);
   let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
+  const timeout = new Promise<boolean>((resolve) => {
+    timer = setTimeout(() => resolve(!target.alive()), wait);
   });
-  const result = await Promise.race([target.exited.then(() => true as const), timeout]);
+  const result = await Promise.race([target.exited.then(() => true), timeout]);
   clearTimeout(timer);
   return result;
 }
@@ -101,6 +106,7 @@ export async function runLatency(ctx: LatencyContext): Promise<void> {
       let target = servers.get(t.variant);
       try {
         if (!target?.alive()) {
+          await target?.stop(1000); // whatever is left of its process group
           target = await warmTarget(ctx, t.variant);
           servers.set(t.variant, target);
         }

@@ -28,5 +28,8 @@ export function runInfo(config: Record<string, unknown>, cwd: string, startedAt 
 
 /** reports/<timestamp> name: sortable, file-name safe, UTC. */
 export function runDirName(d = new Date()): string {
-  return d.toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
+  return d
+    .toISOString()
+    .replace(/:/g, "-")
+    .replace(/\.\d+Z$/, "Z");
 }

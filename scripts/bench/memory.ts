@@ -1,19 +1,20 @@
 // Memory cells: a fresh server per trial, sampled from outside (RSS from /proc, heap through the
 // inspector) every sampleIntervalMs. Order: start; forced GC twice and the baseline heap; sampler
-// on; C clients connect, take the catch-up, hold the completion chunk holdMs, close; forced GC
-// twice and the post-GC heap; sampler off (its VmHWM read last); stop. Phase marks go into the
-// samples file beside the samples.
-import { readFileSync } from "node:fs";
+// on (an idle window first); C clients connect, take the catch-up, hold the completion chunk
+// holdMs, close; sampler off; forced GC twice and the post-GC heap (a "gc" line in the samples
+// file); VmHWM read last; stop. Phase marks go into the samples file beside the samples.
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { median } from "../stats.js";
-import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
 import type { MemoryRow, SessionFigures } from "../results.js";
+import { readVmHwm } from "../sampler/procfs.js";
+import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
+import { median } from "../stats.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
 import { exitedWithin, FailFast } from "./latency.js";
 import { afterSequenceFor, type MemoryTrial, memoryTrialId } from "./plan.js";
-import { type PhaseName, type RunClients, sessionSpec } from "./sessions.js";
+import { type ClientsRun, type PhaseName, type RunClients, sessionSpec } from "./sessions.js";
 import { startTarget, type Target } from "./target.js";
 
 export interface MemoryContext {
@@ -102,7 +103,8 @@ export function memoryRow(
   const completions = rows.map((r) => r.completionMs).filter((x): x is number => x !== null);
   const sessionErrors = rows.filter((r) => !r.ok).map((r, i) => `client ${i + 1}: ${r.error}`);
   const errors = [...sessionErrors, summary.error, extraError].filter((e): e is string => !!e);
-  const ok = rows.length === t.clients && sessionErrors.length === 0 && postGc !== null && !summary.error && !extraError;
+  const ok =
+    rows.length === t.clients && sessionErrors.length === 0 && postGc !== null && !summary.error && !extraError;
   return {
     ...emptyRow(t, samplesFile, ""),
     ok,
@@ -166,26 +168,35 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
     await idle;
     const spec = sessionSpec(ctx.config, target.url, afterSequenceFor(t.mode, fixture.meta), ctx.config.holdMs);
     let rows: SessionFigures[] = [];
+    let loopLag: ClientsRun["loopLag"] = null;
     let extraError: string | null = null;
     try {
-      rows = (await ctx.runClients(t.clients, spec, phaseMarker(sampler, t.clients))).rows;
+      ({ rows, loopLag = null } = await ctx.runClients(t.clients, spec, phaseMarker(sampler, t.clients)));
     } catch (e) {
       extraError = `driver: ${(e as Error).message}`;
     }
+    // Sampling ends before the forced GC: a full GC holds the target's inspector for a while, and
+    // those stalls are ours, not the target's, so they must not count in the cadence figures.
+    const sampled = await sampler.stop();
     let postGc: number | null = null;
+    let hwm = sampled.hwmRssBytes;
     if (target.alive()) {
       try {
         postGc = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
-        sampler.mark("gc", { heapUsed: postGc });
+        appendFileSync(
+          join(ctx.runDir, samplesFile),
+          `${JSON.stringify({ t: performance.now() - origin, phase: "gc", heapUsed: postGc })}\n`,
+        );
+        hwm = Math.max(hwm ?? 0, readVmHwm(target.pid) ?? 0) || hwm;
       } catch (e) {
         extraError ??= `post-GC heap: ${(e as Error).message}`;
       }
     }
-    const summary = await sampler.stop();
+    const summary = { ...sampled, hwmRssBytes: hwm };
     if ((rows.some((r) => !r.ok) || postGc === null) && (await exitedWithin(target, 1000))) {
       extraError = target.describeExit();
     }
-    return memoryRow(t, samplesFile, rows, baselineHeap, postGc, summary, extraError);
+    return { ...memoryRow(t, samplesFile, rows, baselineHeap, postGc, summary, extraError), clientLoopLagMs: loopLag };
   } catch (e) {
     const why = (await exitedWithin(target, 1000)) ? target.describeExit() : (e as Error).message;
     return emptyRow(t, null, why);

@@ -31,7 +31,11 @@ export function rotation<T>(variants: readonly T[], rep: number): T[] {
 }
 
 /** Latency trials: repetition outermost, then case, then the rotated variants. */
-export function latencyPlan(cases: readonly LatencyCase[], variants: readonly string[], trials: number): LatencyTrial[] {
+export function latencyPlan(
+  cases: readonly LatencyCase[],
+  variants: readonly string[],
+  trials: number,
+): LatencyTrial[] {
   const plan: LatencyTrial[] = [];
   for (let rep = 0; rep < trials; rep++) {
     for (const c of cases) {
@@ -47,7 +51,9 @@ export function memoryCells(
   clients: readonly number[],
   modes: readonly MemoryMode[],
 ): MemoryCell[] {
-  return scriptBytes.flatMap((s) => clients.flatMap((c) => modes.map((mode) => ({ scriptBytes: s, clients: c, mode }))));
+  return scriptBytes.flatMap((s) =>
+    clients.flatMap((c) => modes.map((mode) => ({ scriptBytes: s, clients: c, mode }))),
+  );
 }
 
 /** Memory trials: per cell, repetitions of the rotated variants; each trial gets a fresh server. */

@@ -42,15 +42,19 @@ export class ResultsFile {
     appendFileSync(this.jsonlPath, `${JSON.stringify(line)}\n`);
   }
 
+  private rows(aa: boolean): { latency: LatencyRow[]; memory: MemoryRow[] } {
+    if (!aa) return this.results;
+    if (!this.results.aa) this.results.aa = { latency: [], memory: [] };
+    return this.results.aa;
+  }
+
   addLatency(row: LatencyRow, aa = false): void {
-    if (aa) (this.results.aa ??= { latency: [], memory: [] }).latency.push(row);
-    else this.results.latency.push(row);
+    this.rows(aa).latency.push(row);
     this.appendLine(aa ? { kind: "latency", aa: true, row } : { kind: "latency", row });
   }
 
   addMemory(row: MemoryRow, aa = false): void {
-    if (aa) (this.results.aa ??= { latency: [], memory: [] }).memory.push(row);
-    else this.results.memory.push(row);
+    this.rows(aa).memory.push(row);
     this.appendLine(aa ? { kind: "memory", aa: true, row } : { kind: "memory", row });
   }
 
@@ -72,7 +76,8 @@ export function resultsFromJsonl(path: string): Results {
     if (line.kind === "run") {
       results = { schema: RESULTS_SCHEMA, run: line.run, variants: line.variants, latency: [], memory: [] };
     } else if (results) {
-      const into = line.aa ? (results.aa ??= { latency: [], memory: [] }) : results;
+      if (line.aa && !results.aa) results.aa = { latency: [], memory: [] };
+      const into = line.aa && results.aa ? results.aa : results;
       if (line.kind === "latency") into.latency.push(line.row);
       else into.memory.push(line.row);
     }

@@ -5,16 +5,15 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Results, VariantInfo } from "../results.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
-import { driverFor, runClientsInWorker } from "./drivers.js";
+import { driverFor, requireK6, runClientsInWorker } from "./drivers.js";
 import { ensureFixture, type FixtureRef, userFixture } from "./fixtures.js";
-import { requireK6 } from "./k6-driver.js";
 import { FailFast, runLatency } from "./latency.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
 import { latencyPlan, memoryCells, memoryPlan, memoryTrialId } from "./plan.js";
 import { createProgress, type Progress } from "./progress.js";
-import { ResultsFile } from "./results-file.js";
 import { renderReport } from "./report.js";
+import { ResultsFile } from "./results-file.js";
 import { killAllTargetsNow, SERVER_MAIN, type Target } from "./target.js";
 
 export interface BenchIO {
@@ -61,7 +60,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const fixturesDir = resolve(config.fixturesDir ?? join(io.root, "fixtures"));
   const build = (bytes: number): FixtureRef =>
     ensureFixture(fixturesDir, config.projects, bytes, config.events, config.seed, (path) =>
-      progress.log(`building fixture ${path} (${config.projects} projects × ${sizeLabel(bytes)}, ${config.events} events)`),
+      progress.log(
+        `building fixture ${path} (${config.projects} projects × ${sizeLabel(bytes)}, ${config.events} events)`,
+      ),
     );
   const latencyFixture = config.latency ? (config.fixture ? userFixture(config.fixture) : build(1024)) : null;
   const memoryFixtures = new Map<number, FixtureRef>();
@@ -110,13 +111,13 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const names = config.targets.map((t) => t.name);
   const lPlan = config.latency ? latencyPlan(config.cases, names, config.trials) : [];
   const cells = memoryCells(config.scriptBytes, config.clients, config.memoryModes);
-  const mPlan = config.memory ? memoryPlan(cells, names, config.trials) : [];
+  const mPlan = config.memory ? memoryPlan(cells, names, config.memoryTrials) : [];
   const aaL = config.aa && config.latency ? latencyPlan(config.cases, [...AA_NAMES], config.trials) : [];
-  const aaM = config.aa && config.memory ? memoryPlan(cells, [...AA_NAMES], config.trials) : [];
+  const aaM = config.aa && config.memory ? memoryPlan(cells, [...AA_NAMES], config.memoryTrials) : [];
   progress.start(lPlan.length + aaL.length + mPlan.length + aaM.length);
 
   try {
-    const runClients = await driverFor(config.driver);
+    const runClients = driverFor(config.driver);
     const latencyRun = async (plan: typeof lPlan, tmap: Map<string, TargetSpec>, aa: boolean) => {
       if (!latencyFixture || plan.length === 0) return;
       await runLatency({

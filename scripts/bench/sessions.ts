@@ -22,6 +22,8 @@ export type PhaseName = "connect" | "open" | "first-chunk" | "completion" | "hol
 
 export interface ClientsRun {
   rows: SessionFigures[];
+  /** The driver's event-loop lag while the sessions ran (ms); null when the driver cannot measure it (k6). */
+  loopLag?: { p50: number; p99: number; max: number } | null;
 }
 
 export type RunClients = (
@@ -35,12 +37,7 @@ export function subscribePayloadFor(template: string, after: number | null): Rec
   return buildSubscribePayload(template, after) as Record<string, unknown>;
 }
 
-export function sessionSpec(
-  config: BenchConfig,
-  url: string,
-  after: number | null,
-  holdMs: number,
-): SessionSpec {
+export function sessionSpec(config: BenchConfig, url: string, after: number | null, holdMs: number): SessionSpec {
   return {
     url,
     token: config.token,

@@ -9,7 +9,7 @@ import { once } from "node:events";
 import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
 import { connectInspector, findInspector, type InspectorClient } from "../sampler/inspector.js";
-import { findListeningPid } from "../sampler/procfs.js";
+import { findListeningPid, isAlive } from "../sampler/procfs.js";
 import type { TargetSpec } from "./config.js";
 
 export const SERVER_MAIN = fileURLToPath(new URL("../../server-under-test/main.js", import.meta.url));
@@ -105,8 +105,10 @@ function canConnect(port: number, timeoutMs: number): Promise<boolean> {
  * sit inside the user's own quotes), so it must be made of shell-safe characters.
  */
 export function fillCommand(command: string, port: number, db: string): string {
-  if (!/^[A-Za-z0-9._\/-]+$/.test(db)) {
-    throw new TargetError(`fixture copy path ${JSON.stringify(db)} has characters unsafe in a shell command; set TMPDIR to a plain path`);
+  if (!/^[A-Za-z0-9._/-]+$/.test(db)) {
+    throw new TargetError(
+      `fixture copy path ${JSON.stringify(db)} has characters unsafe in a shell command; set TMPDIR to a plain path`,
+    );
   }
   return command.split("{port}").join(String(port)).split("{db}").join(db);
 }
@@ -171,7 +173,10 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
   registerGroup(pgid);
   if (spec.kind === "command") {
     // The reaper holds our pipe; when it closes (we died, even by SIGKILL) it kills the group.
-    reaper = spawn(process.execPath, [REAPER_MAIN, String(pgid)], { stdio: ["pipe", "ignore", "ignore"], detached: true });
+    reaper = spawn(process.execPath, [REAPER_MAIN, String(pgid)], {
+      stdio: ["pipe", "ignore", "ignore"],
+      detached: true,
+    });
     reaper.unref();
     (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   }
@@ -248,7 +253,9 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
   const fail = async (why: string): Promise<never> => {
     await stop(500);
     const tail = stderrTail();
-    throw new TargetError(`target ${spec.name} ${why}${tail ? `; last stderr lines:\n${tail}` : " (no stderr output)"}`);
+    throw new TargetError(
+      `target ${spec.name} ${why}${tail ? `; last stderr lines:\n${tail}` : " (no stderr output)"}`,
+    );
   };
 
   // Wait for readiness: the ready line (bundled, or a foreign one that prints it) or the port accepting.
@@ -285,7 +292,9 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
     try {
       pid = await findListeningPid(pgid, listeningPort, { timeoutMs: left() });
     } catch (e) {
-      return fail(`accepts connections on port ${listeningPort} but its process was not found (${(e as Error).message})`);
+      return fail(
+        `accepts connections on port ${listeningPort} but its process was not found (${(e as Error).message})`,
+      );
     }
   }
   if (options.inspect) {
@@ -307,13 +316,19 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
     port: listeningPort,
     pid,
     inspector,
-    alive: () => exit === null,
+    // /proc knows first: a killed server is a zombie before its parent hears the exit.
+    alive: () => exit === null && isAlive(pid),
     exitInfo: () => exit,
     exited,
     stderrTail,
     describeExit: () => {
       const tail = stderrTail(5);
-      return `target ${spec.name} ${exit ? `exited (${describe(exit)})` : "is running"}${tail ? `; last stderr lines: ${tail.replace(/\n/g, " | ")}` : ""}`;
+      const state = exit
+        ? `exited (${describe(exit)})`
+        : isAlive(pid)
+          ? "is running"
+          : `lost its server process ${pid}`;
+      return `target ${spec.name} ${state}${tail ? `; last stderr lines: ${tail.replace(/\n/g, " | ")}` : ""}`;
     },
     stop,
   };

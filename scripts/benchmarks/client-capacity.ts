@@ -1,6 +1,7 @@
 // bench:client part 2: can one Node process drive many delayed-ACK sessions without distorting
 // them? C concurrent sessions through the Node driver; its event-loop lag p99 is the figure
 // (target under 10 ms).
+import { monitorEventLoopDelay } from "node:perf_hooks";
 import { buildSubscribePayload, DEFAULT_SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/session.js";
 import { type LoopLag, runSessions } from "../driver/node.js";
 import { median, quantile } from "../stats.js";
@@ -15,7 +16,25 @@ export interface CapacityResult {
   completionMs: { median: number; p99: number; max: number } | null;
   probeMs: { median: number; p99: number } | null;
   wallMs: number;
+  /** CPU time (user + system) this driver process spent while the sessions ran. */
+  driverCpuMs: number;
+  /** Most sessions open at the same moment (from the phase marks). */
+  maxOpen: number;
   loopLag: LoopLag;
+}
+
+/**
+ * The loop lag of this process doing nothing for `ms`: the control. On a shared machine other
+ * processes' CPU use shows up as lag too, so the sessions' lag is read beside this.
+ */
+export async function idleLoopLag(ms: number): Promise<LoopLag> {
+  const resolution = 5;
+  const h = monitorEventLoopDelay({ resolution });
+  h.enable();
+  await new Promise((resolve) => setTimeout(resolve, ms));
+  h.disable();
+  const excess = (ns: number) => Math.max(0, ns / 1e6 - resolution);
+  return { p50: excess(h.percentile(50)), p99: excess(h.percentile(99)), max: excess(h.max) };
 }
 
 export async function measureCapacity(
@@ -24,17 +43,29 @@ export async function measureCapacity(
   after: number,
   clients: number,
   ackDelayMs: number,
+  holdMs: number,
+  startIntervalMs: number,
 ): Promise<CapacityResult> {
   const started = performance.now();
+  const cpu0 = process.cpuUsage();
+  let open = 0;
+  let maxOpen = 0;
   const { rows, loopLag } = await runSessions({
     clients,
     url,
     token,
     ackDelayMs,
+    holdMs,
+    startIntervalMs,
+    onPhase: (_index, phase) => {
+      if (phase === "open") maxOpen = Math.max(maxOpen, ++open);
+      else if (phase === "close") open--;
+    },
     subscribePayload: buildSubscribePayload(DEFAULT_SUBSCRIBE_TEMPLATE, after),
     timeoutMs: 120_000,
   });
   const wallMs = performance.now() - started;
+  const cpu = process.cpuUsage(cpu0);
   const ok = rows.filter((r) => r.ok);
   const completion = ok.map((r) => r.completionMs ?? 0);
   const probe = ok.flatMap((r) => (r.probeMs === null ? [] : [r.probeMs]));
@@ -50,6 +81,8 @@ export async function measureCapacity(
       : null,
     probeMs: probe.length ? { median: median(probe), p99: quantile(probe, 0.99) } : null,
     wallMs,
+    driverCpuMs: (cpu.user + cpu.system) / 1000,
+    maxOpen,
     loopLag,
   };
 }

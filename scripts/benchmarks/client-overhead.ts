@@ -17,6 +17,18 @@ export interface OverheadResult {
   ratioMedian: number;
   ratioP10: number;
   ratioP90: number;
+  /** CPU time of this (client) process per chunk: what the client itself costs, less sensitive to load. */
+  clientCpuPerChunkMs: number;
+  rawCpuPerChunkMs: number;
+  cpuRatioMedian: number;
+}
+
+/** Runs one session and adds this process's CPU time (user + system, ms) to its figures. */
+async function withCpu(run: () => Promise<{ ms: number; chunks: number }>) {
+  const before = process.cpuUsage();
+  const r = await run();
+  const cpu = process.cpuUsage(before);
+  return { ...r, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
 
 const TIMEOUT_MS = 30_000;
@@ -32,9 +44,7 @@ export function rawSession(url: string, token: string, payload: unknown): Promis
       reject(new Error(`raw session timed out after ${TIMEOUT_MS} ms`));
     }, TIMEOUT_MS);
     ws.on("open", () => {
-      ws.send(
-        JSON.stringify({ _tag: "Request", id: "1", tag: "orchestration.subscribeShell", payload, headers: [] }),
-      );
+      ws.send(JSON.stringify({ _tag: "Request", id: "1", tag: "orchestration.subscribeShell", payload, headers: [] }));
       t0 = performance.now();
     });
     ws.on("message", (data) => {
@@ -93,18 +103,26 @@ export async function measureOverhead(
   const client: number[] = [];
   const raw: number[] = [];
   const ratios: number[] = [];
+  const clientCpu: number[] = [];
+  const rawCpu: number[] = [];
+  const cpuRatios: number[] = [];
+  const clientRun = () => withCpu(() => clientSession(url, token, payload));
+  const rawRun = () => withCpu(() => rawSession(url, token, payload));
   let chunks = 0;
   for (let i = 0; i < pairs; i++) {
     // Alternate which goes first so drift (GC, caches, thermal) falls on both.
     const first = i % 2 === 0 ? "client" : "raw";
-    const a = first === "client" ? await clientSession(url, token, payload) : await rawSession(url, token, payload);
-    const b = first === "client" ? await rawSession(url, token, payload) : await clientSession(url, token, payload);
+    const a = first === "client" ? await clientRun() : await rawRun();
+    const b = first === "client" ? await rawRun() : await clientRun();
     const [c, r] = first === "client" ? [a, b] : [b, a];
     if (c.chunks !== r.chunks) throw new Error(`client saw ${c.chunks} chunks, raw loop ${r.chunks}`);
     chunks = c.chunks;
     client.push(c.ms / c.chunks);
     raw.push(r.ms / r.chunks);
     ratios.push(c.ms / c.chunks / (r.ms / r.chunks));
+    clientCpu.push(c.cpuMs / c.chunks);
+    rawCpu.push(r.cpuMs / r.chunks);
+    cpuRatios.push(c.cpuMs / Math.max(r.cpuMs, 0.001));
   }
   return {
     pairs,
@@ -114,5 +132,8 @@ export async function measureOverhead(
     ratioMedian: median(ratios),
     ratioP10: quantile(ratios, 0.1),
     ratioP90: quantile(ratios, 0.9),
+    clientCpuPerChunkMs: median(clientCpu),
+    rawCpuPerChunkMs: median(rawCpu),
+    cpuRatioMedian: median(cpuRatios),
   };
 }

@@ -3,57 +3,106 @@
 // driver's event-loop lag p99 (target < 10 ms). Builds its fixtures in a temp dir, runs the bundled
 // server from dist/ as a child process, prints a table and one JSON line per part.
 import { mkdtempSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateFixture } from "../../fixtures/generate.js";
-import { measureCapacity } from "./client-capacity.js";
+import { idleLoopLag, measureCapacity } from "./client-capacity.js";
 import { measureOverhead } from "./client-overhead.js";
 import { startBundledServer } from "./client-target.js";
 
 const TOKEN = "catchup-dev-token";
 const PAIRS = Number(process.env.CLIENT_BENCH_PAIRS ?? 40);
 const CLIENTS = Number(process.env.CLIENT_BENCH_CLIENTS ?? 1000);
+const RAMP_MS = Number(process.env.CLIENT_BENCH_RAMP_MS ?? 2000);
+const HOLD_MS = Number(process.env.CLIENT_BENCH_HOLD_MS ?? 3000);
+/** "overhead", "capacity" or both (default). */
+const PART = process.env.CLIENT_BENCH_PART ?? "both";
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "catchup-bench-client-"));
   try {
-    process.stdout.write(`machine: ${cpus()[0]?.model ?? "?"} x${cpus().length}, node ${process.version}\n`);
+    // Lag and timings depend on what else runs: print the load beside the figures.
+    const load = () =>
+      loadavg()
+        .map((l) => l.toFixed(2))
+        .join(" ");
+    process.stdout.write(
+      `machine: ${cpus()[0]?.model ?? "?"} x${cpus().length}, node ${process.version}, load ${load()}\n`,
+    );
 
-    // (1) Many chunks per session: 3,000 distinct projects replayed in legacy chunks of 512.
-    const many = join(dir, "overhead.sqlite");
-    generateFixture({ projects: 3000, scriptBytesMin: 64, scriptBytesMax: 64, scriptsPerProject: 1, events: 3000, seed: 1, out: many });
-    const server1 = await startBundledServer(many, ["--delivery", "legacy", "--max-replay-events", "3000"]);
-    try {
-      const o = await measureOverhead(server1.url, TOKEN, server1.fixture.cursorSequence, PAIRS);
-      process.stdout.write(
-        `\n(1) per-chunk time, legacy resume of 3,000 events (${o.chunksPerSession} chunks/session), ACK delay 0, ${o.pairs} interleaved pairs\n` +
-          `    shared client  median ${o.clientPerChunkMs.median.toFixed(3)} ms/chunk (p90 ${o.clientPerChunkMs.p90.toFixed(3)})\n` +
-          `    raw ws loop    median ${o.rawPerChunkMs.median.toFixed(3)} ms/chunk (p90 ${o.rawPerChunkMs.p90.toFixed(3)})\n` +
-          `    ratio client/raw: median of paired ratios ${o.ratioMedian.toFixed(3)} (p10 ${o.ratioP10.toFixed(3)}, p90 ${o.ratioP90.toFixed(3)})\n` +
-          `${JSON.stringify({ part: "overhead", ...o })}\n`,
-      );
-    } finally {
-      await server1.stop();
-    }
-
-    // (2) Capacity on a small fixture: 100 projects x 1 KiB, 1,000 events; legacy resume = 3 chunks.
-    const small = join(dir, "capacity.sqlite");
-    generateFixture({ projects: 100, scriptBytesMin: 1024, scriptBytesMax: 1024, scriptsPerProject: 1, events: 1000, seed: 1, out: small });
-    const server2 = await startBundledServer(small, ["--delivery", "legacy"]);
-    try {
-      const c = await measureCapacity(server2.url, TOKEN, server2.fixture.cursorSequence, CLIENTS, 100);
-      process.stdout.write(
-        `\n(2) ${c.clients} concurrent sessions, ACK delay ${c.ackDelayMs} ms, legacy resume (chunks ${c.chunksPerSession.join("/")}), probe on\n` +
-          `    ok ${c.ok}, failed ${c.failed}${c.firstError ? ` (first: ${c.firstError})` : ""}; wall ${c.wallMs.toFixed(0)} ms\n` +
-          `    completion median ${c.completionMs?.median.toFixed(1)} ms, p99 ${c.completionMs?.p99.toFixed(1)} ms; probe median ${c.probeMs?.median.toFixed(1)} ms\n` +
-          `    driver event-loop lag p50 ${c.loopLag.p50.toFixed(2)} ms, p99 ${c.loopLag.p99.toFixed(2)} ms, max ${c.loopLag.max.toFixed(2)} ms (target p99 < 10 ms: ${c.loopLag.p99 < 10 ? "met" : "NOT met"})\n` +
-          `${JSON.stringify({ part: "capacity", ...c })}\n`,
-      );
-    } finally {
-      await server2.stop();
-    }
+    if (PART !== "capacity") await overhead(dir, load);
+    if (PART !== "overhead") await capacity(dir, load);
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+async function overhead(dir: string, load: () => string): Promise<void> {
+  // (1) Many chunks per session: 3,000 distinct projects replayed in legacy chunks of 512.
+  const many = join(dir, "overhead.sqlite");
+  generateFixture({
+    projects: 3000,
+    scriptBytesMin: 64,
+    scriptBytesMax: 64,
+    scriptsPerProject: 1,
+    events: 3000,
+    seed: 1,
+    out: many,
+  });
+  const server1 = await startBundledServer(many, ["--delivery", "legacy", "--max-replay-events", "3000"]);
+  try {
+    const o = await measureOverhead(server1.url, TOKEN, server1.fixture.cursorSequence, PAIRS);
+    process.stdout.write(
+      `\n(1) per-chunk time, legacy resume of 3,000 events (${o.chunksPerSession} chunks/session), ACK delay 0, ${o.pairs} interleaved pairs\n` +
+        `    shared client  median ${o.clientPerChunkMs.median.toFixed(3)} ms/chunk (p90 ${o.clientPerChunkMs.p90.toFixed(3)})\n` +
+        `    raw ws loop    median ${o.rawPerChunkMs.median.toFixed(3)} ms/chunk (p90 ${o.rawPerChunkMs.p90.toFixed(3)})\n` +
+        `    ratio client/raw: median of paired ratios ${o.ratioMedian.toFixed(3)} (p10 ${o.ratioP10.toFixed(3)}, p90 ${o.ratioP90.toFixed(3)})\n` +
+        `    client-process CPU per chunk: shared client ${o.clientCpuPerChunkMs.toFixed(3)} ms, raw loop ${o.rawCpuPerChunkMs.toFixed(3)} ms; median paired ratio ${o.cpuRatioMedian.toFixed(3)}\n` +
+        `    load average after: ${load()}\n` +
+        `${JSON.stringify({ part: "overhead", loadavg: loadavg(), ...o })}\n`,
+    );
+  } finally {
+    await server1.stop();
+  }
+}
+
+async function capacity(dir: string, load: () => string): Promise<void> {
+  // (2) Capacity on a small fixture: 100 projects x 64 B scripts, 1,000 events; legacy resume = 3
+  // chunks. Starts are spread over RAMP_MS and each session holds its completion ACK for HOLD_MS,
+  // so many sessions are open at once during the hold (maxOpen shows how many).
+  const small = join(dir, "capacity.sqlite");
+  generateFixture({
+    projects: 100,
+    scriptBytesMin: 64,
+    scriptBytesMax: 64,
+    scriptsPerProject: 1,
+    events: 1000,
+    seed: 1,
+    out: small,
+  });
+  const server2 = await startBundledServer(small, ["--delivery", "legacy"]);
+  try {
+    const idle = await idleLoopLag(5_000);
+    const c = await measureCapacity(
+      server2.url,
+      TOKEN,
+      server2.fixture.cursorSequence,
+      CLIENTS,
+      100,
+      HOLD_MS,
+      RAMP_MS / CLIENTS,
+    );
+    process.stdout.write(
+      `\n(2) ${c.clients} sessions started over ${RAMP_MS} ms, ACK delay ${c.ackDelayMs} ms, completion ACK held ${HOLD_MS} ms, legacy resume (chunks ${c.chunksPerSession.join("/")}), probe on; at most ${c.maxOpen} open at once\n` +
+        `    ok ${c.ok}, failed ${c.failed}${c.firstError ? ` (first: ${c.firstError})` : ""}; wall ${c.wallMs.toFixed(0)} ms; driver CPU ${c.driverCpuMs.toFixed(0)} ms (${(c.driverCpuMs / c.clients).toFixed(2)} ms/session)\n` +
+        `    completion median ${c.completionMs?.median.toFixed(1)} ms, p99 ${c.completionMs?.p99.toFixed(1)} ms; probe median ${c.probeMs?.median.toFixed(1)} ms\n` +
+        `    driver event-loop lag p50 ${c.loopLag.p50.toFixed(2)} ms, p99 ${c.loopLag.p99.toFixed(2)} ms, max ${c.loopLag.max.toFixed(2)} ms (target p99 < 10 ms: ${c.loopLag.p99 < 10 ? "met" : "NOT met"})\n` +
+        `    control: the same process idle for 5 s just before: lag p50 ${idle.p50.toFixed(2)} ms, p99 ${idle.p99.toFixed(2)} ms, max ${idle.max.toFixed(2)} ms\n` +
+        `    load average after: ${load()}\n` +
+        `${JSON.stringify({ part: "capacity", loadavg: loadavg(), idleLoopLag: idle, ...c })}\n`,
+    );
+  } finally {
+    await server2.stop();
   }
 }
 

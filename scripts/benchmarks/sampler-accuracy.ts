@@ -5,7 +5,7 @@
 //     beside an A/A run (without vs without) that gives the noise band.
 // Targets are real child processes (scripts/benchmarks/targets/probe-target.mjs) with the inspector on
 // 127.0.0.1 and a random port. Usage: node dist/scripts/benchmarks/sampler-accuracy.js [--pairs N]
-//   [--work-ms MS] [--interval-ms MS] [--blocks N] [--json FILE]
+//   [--work-ms MS] [--interval-ms MS] [--blocks N] [--only cadence,rss,cost] [--json FILE]
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -16,9 +16,9 @@ import type { IntervalStats } from "../results.js";
 import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../sampler/inspector.js";
 import { intervalsOf } from "../sampler/interval-stats.js";
 import { readVmRss } from "../sampler/procfs.js";
-import { type Sample, type Sampler, startSampler } from "../sampler/sampler.js";
+import { type Sample, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
 import { median, pairedRatios, quantile, type RatioSummary, summariseRatios } from "../stats.js";
-import { intFlag, UsageError } from "../usage.js";
+import { enumFlag, intFlag, listFlag, UsageError } from "../usage.js";
 
 const TARGET = fileURLToPath(new URL("../../../scripts/benchmarks/targets/probe-target.mjs", import.meta.url));
 const MiB = 1024 * 1024;
@@ -154,6 +154,7 @@ async function cadence(intervalMs: number, blocks: number, blockMs: number) {
   const blocked: number[] = [];
   const blockMax: number[] = [];
   const samplesPerBlock: number[] = [];
+  let summary: SamplerSummary | null = null;
   try {
     for (let b = 0; b < blocks; b++) {
       // An idle window of ~50 samples, then a blocked window.
@@ -172,11 +173,12 @@ async function cadence(intervalMs: number, blocks: number, blockMs: number) {
       samplesPerBlock.push(inside.length);
     }
   } finally {
-    await s.stop();
+    summary = await s.stop();
     await p.stop();
   }
   const stats = (d: number[]): IntervalStats => ({ median: median(d), p99: quantile(d, 0.99), max: Math.max(...d) });
   return {
+    sampleDurationMs: summary?.sampleDurationMs ?? null,
     intervalMs,
     blockMs,
     blocks,
@@ -235,7 +237,7 @@ async function cost(intervalMs: number, pairs: number, workMs: number) {
       harnessCpu.push((cpu.user + cpu.system) / 1000 / (performance.now() - t0));
       if (summary.error) throw new Error(summary.error);
     }
-    return { ops: Number(r.ops), opsPerCpuMs: Number(r.ops) / Number(r.cpuMs) };
+    return { ops: Number(r.ops), opsPerCpuMs: Number(r.ops) / Number(r.cpuMs), cpuShare: Number(r.cpuMs) / workMs };
   };
   type Run = Awaited<ReturnType<typeof run>>;
   const withS: Run[] = [];
@@ -275,6 +277,9 @@ async function cost(intervalMs: number, pairs: number, workMs: number) {
     cpuRatio: summariseRatios(pairedRatios(perCpu(withoutS), perCpu(withS))),
     aaCpuRatio: summariseRatios(pairedRatios(perCpu(aa1), perCpu(aa2))),
     harnessCpuShareWhileSampling: median(harnessCpu),
+    /** CPU time the target got per wall ms of work (1 = a whole core). */
+    targetCpuShareWithout: median(withoutS.map((r) => r.cpuShare)),
+    targetCpuShareWith: median(withS.map((r) => r.cpuShare)),
   };
 }
 
@@ -287,6 +292,7 @@ export async function main(argv: string[]): Promise<void> {
       "interval-ms": { type: "string", default: "10" },
       blocks: { type: "string", default: "5" },
       json: { type: "string" },
+      only: { type: "string", default: "cadence,rss,cost" },
     },
     strict: true,
   });
@@ -294,6 +300,8 @@ export async function main(argv: string[]): Promise<void> {
   const workMs = intFlag("work-ms", values["work-ms"], 100, 60_000);
   const intervalMs = intFlag("interval-ms", values["interval-ms"], 1, 10_000);
   const blocks = intFlag("blocks", values.blocks, 1, 100);
+  const parts = listFlag("only", values.only);
+  for (const part of parts) enumFlag("only", part, ["cadence", "rss", "cost"] as const);
   const machine = {
     node: process.version,
     cpu: cpus()[0]?.model ?? "unknown",
@@ -306,39 +314,49 @@ export async function main(argv: string[]): Promise<void> {
     `sampler accuracy — ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, load ${machine.loadAverage.map((x) => fmt(x)).join(" ")}\n\n`,
   );
 
-  const cad = await cadence(intervalMs, blocks, 500);
-  out.write(`1. cadence at ${intervalMs} ms (${blocks} blocks of ${cad.blockMs} ms)\n`);
-  out.write(`   idle:    ${fmtStats(cad.idle)}\n`);
-  out.write(`   blocked: ${fmtStats(cad.blocked)}; samples per block ${cad.samplesPerBlock.join(", ")}\n\n`);
-
-  const rss = await peakRss(intervalMs, 3, 256 * MiB);
-  out.write(`2. peak RSS vs VmHWM, ${rss.bytes / MiB} MiB buffer touched (${rss.runs.length} fresh targets)\n`);
-  for (const r of rss.runs) {
+  const result: Record<string, unknown> = { machine };
+  if (parts.includes("cadence")) {
+    const cad = await cadence(intervalMs, blocks, 500);
+    result.cadence = cad;
+    out.write(`1. cadence at ${intervalMs} ms (${blocks} blocks of ${cad.blockMs} ms)\n`);
+    out.write(`   idle:    ${fmtStats(cad.idle)}\n`);
+    out.write(`   blocked: ${fmtStats(cad.blocked)}; samples per block ${cad.samplesPerBlock.join(", ")}\n`);
+    out.write(`   time to take one sample (RSS and heap, in parallel): ${fmtStats(cad.sampleDurationMs)}\n\n`);
+  }
+  if (parts.includes("rss")) {
+    const rss = await peakRss(intervalMs, 3, 256 * MiB);
+    result.peakRss = rss;
+    out.write(`2. peak RSS vs VmHWM, ${rss.bytes / MiB} MiB buffer touched (${rss.runs.length} fresh targets)\n`);
+    for (const r of rss.runs) {
+      out.write(
+        `   baseline ${fmt(r.baselineRssBytes / MiB, 1)} MiB, sampled peak ${fmt(r.sampledPeakRssBytes / MiB, 1)} MiB, VmHWM ${fmt(r.hwmRssBytes / MiB, 1)} MiB, VmHWM - sampled ${fmt(r.hwmMinusSampledBytes / 1024, 0)} KiB (${fmt((100 * r.hwmMinusSampledBytes) / r.hwmRssBytes, 3)}%), sampled rise ${fmt(r.sampledRiseBytes / MiB, 1)} MiB\n`,
+      );
+    }
+    out.write("\n");
+  }
+  if (parts.includes("cost")) {
+    const cst = await cost(intervalMs, pairs, workMs);
+    result.cost = cst;
     out.write(
-      `   baseline ${fmt(r.baselineRssBytes / MiB, 1)} MiB, sampled peak ${fmt(r.sampledPeakRssBytes / MiB, 1)} MiB, VmHWM ${fmt(r.hwmRssBytes / MiB, 1)} MiB, VmHWM - sampled ${fmt(r.hwmMinusSampledBytes / 1024, 0)} KiB (${fmt((100 * r.hwmMinusSampledBytes) / r.hwmRssBytes, 3)}%), sampled rise ${fmt(r.sampledRiseBytes / MiB, 1)} MiB\n`,
+      `3. cost to the target: ops in ${workMs} ms of JSON work, with/without sampling, ${pairs} interleaved pairs\n`,
+    );
+    const line = (label: string, r: RatioSummary | null) => {
+      if (r)
+        out.write(
+          `   ${label} ${fmt(r.median, 4)} (95% CI ${fmt(r.ci.low, 4)}–${fmt(r.ci.high, 4)}, IQR ${fmt(r.iqr, 4)})\n`,
+        );
+    };
+    line("ops/s, median ratio with/without:      ", cst.ratio);
+    line("ops/s, A/A without/without:            ", cst.aaRatio);
+    line("ops per CPU-ms, median ratio with/without:", cst.cpuRatio);
+    line("ops per CPU-ms, A/A without/without:      ", cst.aaCpuRatio);
+    out.write(`   median ops without ${median(cst.opsWithout)}, with ${median(cst.opsWith)}\n`);
+    out.write(`   harness CPU while sampling: ${fmt(100 * cst.harnessCpuShareWhileSampling, 1)}% of one core\n`);
+    out.write(
+      `   target CPU share during work: without ${fmt(100 * cst.targetCpuShareWithout, 1)}%, with ${fmt(100 * cst.targetCpuShareWith, 1)}% of one core\n`,
     );
   }
-  out.write("\n");
-
-  const cst = await cost(intervalMs, pairs, workMs);
-  out.write(
-    `3. cost to the target: ops in ${workMs} ms of JSON work, with/without sampling, ${pairs} interleaved pairs\n`,
-  );
-  const line = (label: string, r: RatioSummary | null) => {
-    if (r)
-      out.write(
-        `   ${label} ${fmt(r.median, 4)} (95% CI ${fmt(r.ci.low, 4)}–${fmt(r.ci.high, 4)}, IQR ${fmt(r.iqr, 4)})\n`,
-      );
-  };
-  line("ops/s, median ratio with/without:      ", cst.ratio);
-  line("ops/s, A/A without/without:            ", cst.aaRatio);
-  line("ops per CPU-ms, median ratio with/without:", cst.cpuRatio);
-  line("ops per CPU-ms, A/A without/without:      ", cst.aaCpuRatio);
-  out.write(`   median ops without ${median(cst.opsWithout)}, with ${median(cst.opsWith)}\n`);
-  out.write(`   harness CPU while sampling: ${fmt(100 * cst.harnessCpuShareWhileSampling, 1)}% of one core\n`);
-
   if (values.json) {
-    const result = { machine, cadence: cad, peakRss: rss, cost: cst };
     writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
   }
 }

@@ -4,17 +4,18 @@ import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
 import { FixtureError } from "../../fixtures/meta.js";
 import { resolveConfig } from "../bench/config.js";
-import { DriverError } from "../bench/k6-driver.js";
+import { DriverError } from "../bench/drivers.js";
 import { runBench } from "../bench/run.js";
 import { TargetError } from "../bench/target.js";
-import { UsageError } from "../usage.js";
+import { UsageError, writableDirFlag } from "../usage.js";
 
 /** The package root (dist/scripts/commands/ -> ../../..): default fixtures and reports live there. */
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 const STRING_FLAGS: Record<string, string> = {
   cases: "latency cases: snapshot,resume-none,resume-one,resume-many",
-  trials: "trials per latency case and memory cell (default 3; 1 with --quick)",
+  trials: "trials per latency case (default 3; 1 with --quick)",
+  "memory-trials": "trials per memory cell, each on a fresh server (default 1)",
   "ack-delay-ms": "client ACK delay per chunk, ms (default 100)",
   "hold-ms": "memory cells: hold the completion chunk this long, then close (default 100)",
   clients: "memory cells: concurrent clients, list (default 1,4)",
@@ -30,7 +31,8 @@ const STRING_FLAGS: Record<string, string> = {
   "url-path": "WebSocket path of a target (default /ws)",
   token: "bearer token (default the bundled server's dev token)",
   "subscribe-tag": "streaming RPC tag (default orchestration.subscribeShell)",
-  "subscribe-payload": 'JSON template, {after} = afterSequence (default {"afterSequence":{after},"requestCompletionMarker":true})',
+  "subscribe-payload":
+    'JSON template, {after} = afterSequence (default {"afterSequence":{after},"requestCompletionMarker":true})',
   completion: "FIELD=VALUE marking completion, or exit (default kind=synchronized)",
   "probe-tag": "unary probe RPC tag (default server.getConfig)",
   "probe-payload": "probe payload JSON (default {})",
@@ -59,6 +61,8 @@ export const benchCommand: CommandModule = {
   },
   handler: async (argv) => {
     const config = resolveConfig(argv as Record<string, unknown>);
+    // Before any fixture or target work: an unwritable --out is a usage error, not a crash later.
+    if (config.out) writableDirFlag("out", config.out);
     try {
       const outcome = await runBench(config, { root: ROOT, stdout: process.stdout, handleSignals: true });
       process.stdout.write(`${outcome.markdown.trimEnd()}\n\nResults: ${outcome.runDir}/results.json\n`);

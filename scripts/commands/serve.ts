@@ -24,7 +24,8 @@ export function runServer(args: string[]): Promise<number> {
     child.once("exit", (code, signal) => {
       process.off("SIGINT", onInt);
       process.off("SIGTERM", onTerm);
-      const signo = signal === null ? 0 : ({ SIGINT: 2, SIGTERM: 15, SIGKILL: 9 } as Record<string, number>)[signal] ?? 1;
+      const signo =
+        signal === null ? 0 : (({ SIGINT: 2, SIGTERM: 15, SIGKILL: 9 } as Record<string, number>)[signal] ?? 1);
       resolve(code ?? 128 + signo);
     });
   });
@@ -40,6 +41,8 @@ export const serveCommand: CommandModule<object, { args?: (string | number)[] }>
   handler: async (argv) => {
     const raw = (argv as unknown as { _: (string | number)[] })._;
     const args = raw.slice(raw[0] === "serve" ? 1 : 0).map(String);
+    // yargs keeps its global --help for itself; the server prints its own usage.
+    if ((argv as { help?: unknown }).help === true || (argv as { h?: unknown }).h === true) args.push("--help");
     process.exitCode = await runServer(args);
   },
 };

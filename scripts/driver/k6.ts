@@ -74,6 +74,9 @@ export function k6EnvFor(options: K6SessionsOptions, summaryPath: string): Recor
     SUBSCRIBE_TAG: options.subscribeTag ?? "orchestration.subscribeShell",
     SUBSCRIBE_PAYLOAD: JSON.stringify(options.subscribePayload ?? {}),
     AFTER_SEQUENCE: "0",
+    // k6 copies the whole environment into __ENV: blank what a parent's env could set by accident.
+    CASE: "",
+    THRESHOLDS: "",
     COMPLETION: completion === "exit" ? "exit" : `${completion.field}=${String(completion.value)}`,
     PROBE_TAG: options.probe === null ? "none" : (options.probe?.tag ?? "server.getConfig"),
     PROBE_PAYLOAD: JSON.stringify(options.probe?.payload ?? {}),

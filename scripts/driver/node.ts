@@ -20,8 +20,11 @@ export type DriverSessionOptions = Omit<
 >;
 
 export interface RunSessionsOptions extends DriverSessionOptions {
-  /** Concurrent sessions, all started at once. */
+  /** Concurrent sessions. */
   clients: number;
+  /** Start session i at i * startIntervalMs (default 0: all at once). A ramp keeps a burst of
+   * handshakes from overflowing the server's accept backlog (SYN retries then add seconds). */
+  startIntervalMs?: number;
   /** Phase marks per session index: "connect","open","first-chunk","completion","hold-end","close"; t from performance.now(). */
   onPhase?: (index: number, name: string, tMs: number) => void;
 }
@@ -36,15 +39,20 @@ const LAG_RESOLUTION_MS = 5;
 
 /** Runs `clients` concurrent sessions; resolves when all have ended (each has its own timeout). */
 export async function runSessions(options: RunSessionsOptions): Promise<RunSessionsResult> {
-  const { clients, onPhase, ...session } = options;
+  const { clients, onPhase, startIntervalMs = 0, ...session } = options;
   if (!Number.isInteger(clients) || clients < 1)
     throw new RangeError(`clients must be an integer >= 1 (got ${clients})`);
   const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
   histogram.enable();
   try {
+    const start = (index: number) =>
+      startIntervalMs > 0 && index > 0
+        ? new Promise<void>((resolve) => setTimeout(resolve, index * startIntervalMs))
+        : Promise.resolve();
     const rows = await Promise.all(
-      Array.from({ length: clients }, (_, index) =>
-        runSession({
+      Array.from({ length: clients }, async (_, index) => {
+        await start(index);
+        return runSession({
           ...session,
           WebSocket,
           now: () => performance.now(),
@@ -52,8 +60,8 @@ export async function runSessions(options: RunSessionsOptions): Promise<RunSessi
           clearTimeout: (h: ReturnType<typeof setTimeout>) => clearTimeout(h),
           utf8Length: (s: string) => Buffer.byteLength(s, "utf8"),
           onPhase: onPhase ? (name: string, t: number) => onPhase(index, name, t) : undefined,
-        }),
-      ),
+        });
+      }),
     );
     return { rows, loopLag: lagOf(histogram) };
   } finally {

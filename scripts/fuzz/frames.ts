@@ -45,7 +45,7 @@ export const DEFAULT_WEIGHTS: Readonly<Record<FrameKind, number>> = {
   "ack-unknown": 6,
   "ack-finished": 5,
   "duplicate-id": 5,
-  flood: 2,
+  flood: 4,
   "extra-acks": 4,
   "interrupt-stream": 4,
   "abrupt-close": 2,

@@ -117,7 +117,8 @@ export function memoryChart(
       if (!("phase" in l)) continue;
       const x = round(l.t - t0, 2);
       phases.push({ t: x, phase: l.phase, variant: v as 0 | 1 });
-      if (l.phase === "gc" && typeof l.heapUsed === "number") {
+      // Heap after a forced GC: before clients connect ("baseline") and after they closed ("gc").
+      if ((l.phase === "gc" || l.phase === "baseline") && typeof l.heapUsed === "number") {
         const row = cols.get(x) ?? [null, null, null, null, null, null];
         row[v * 3 + 2] = round(l.heapUsed / MIB, 3);
         cols.set(x, row);

@@ -3,7 +3,7 @@
 // JSON, and a Content-Security-Policy of default-src 'none' forbids any network request when opened.
 import type { Chart } from "./charts.js";
 import { arrow, chunkSet, mib, ms, ratio, size } from "./format.js";
-import { METRIC_LABELS, verdictText } from "./markdown.js";
+import { METRIC_LABELS, ratioCell, verdictText } from "./markdown.js";
 import type { ReportModel } from "./model.js";
 
 export interface HtmlAssets {
@@ -51,7 +51,7 @@ function latencyHtml(model: ReportModel): string {
       c.completionMedianMs.baseline === null ? "n/a" : `${ms(c.completionMedianMs.baseline)} ms`,
       c.completionMedianMs.candidate === null ? "n/a" : `${ms(c.completionMedianMs.candidate)} ms`,
       arrow(chunkSet(c.chunks.baseline), chunkSet(c.chunks.candidate)),
-      c.ratio ? `${ratio(c.ratio.median)} (${ratio(c.ratio.ci.low)}–${ratio(c.ratio.ci.high)})` : "n/a",
+      ratioCell(c.ratio),
       `${c.trials.baseline} / ${c.trials.candidate}`,
     ]),
     "num",
@@ -193,11 +193,13 @@ const CHART_JS = `
         ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + h); ctx.stroke();
         var row = rows[p.variant]++ % 3;
         var y = p.variant === 0 ? top + (8 + row * 12) * px : top + h - (8 + row * 12) * px;
-        var w = ctx.measureText(p.phase).width;
-        ctx.fillStyle = "rgba(255,255,255,0.85)";
-        ctx.fillRect(x + 2 * px, y - 6 * px, w + 4 * px, 12 * px);
+        // A thin white halo keeps the label legible without hiding the lines under it.
+        ctx.setLineDash([]);
+        ctx.lineWidth = 2.5 * px;
+        ctx.strokeStyle = "rgba(255,255,255,0.9)";
+        ctx.strokeText(p.phase, x + 3 * px, y);
         ctx.fillStyle = color + "1)";
-        ctx.fillText(p.phase, x + 4 * px, y);
+        ctx.fillText(p.phase, x + 3 * px, y);
       });
       ctx.restore();
     } } };

@@ -3,7 +3,7 @@
 
 import { arrow, change, chunkSet, mib, ms, ratio, size } from "./format.js";
 import type { Metric } from "./metrics.js";
-import type { ReportModel } from "./model.js";
+import { RELIABLE_PAIRS, type ReportModel } from "./model.js";
 
 /** Human names of the paired metrics. */
 export const METRIC_LABELS: Record<Metric, string> = {
@@ -17,6 +17,13 @@ export const METRIC_LABELS: Record<Metric, string> = {
   retainedHeapBytes: "retained heap (memory cells)",
   probeMaxMs: "max probe latency (memory cells)",
 };
+
+/** "0.742 (0.700–0.780)", or without an interval for a single pair (one pair has no spread). */
+export function ratioCell(r: { median: number; n: number; ci: { low: number; high: number } } | null): string {
+  if (!r) return "n/a";
+  if (r.n === 1) return `${ratio(r.median)} (1 pair, no interval)`;
+  return `${ratio(r.median)} (${ratio(r.ci.low)}–${ratio(r.ci.high)})`;
+}
 
 /** Escapes text for a Markdown table cell. */
 export function cell(text: string): string {
@@ -48,7 +55,7 @@ export function latencyTable(model: ReportModel): string[] {
       c.completionMedianMs.baseline === null ? "n/a" : `${ms(c.completionMedianMs.baseline)} ms`,
       c.completionMedianMs.candidate === null ? "n/a" : `${ms(c.completionMedianMs.candidate)} ms`,
       arrow(chunkSet(c.chunks.baseline), chunkSet(c.chunks.candidate)),
-      c.ratio ? `${ratio(c.ratio.median)} (${ratio(c.ratio.ci.low)}–${ratio(c.ratio.ci.high)})` : "n/a",
+      ratioCell(c.ratio),
       `${c.trials.baseline} / ${c.trials.candidate}`,
     ]),
   );
@@ -115,7 +122,8 @@ export function verdictText(p: ReportModel["paired"][number]): string {
   if (p.verdict === "no pairs") return "no pairs";
   if (p.verdict === "no difference detected") return `no difference detected (${p.reason})`;
   const s = p.summary;
-  return s ? `candidate ${p.verdict}: ${change(s.median)}` : p.verdict;
+  const few = s && s.n < RELIABLE_PAIRS ? ` (only ${s.n} pairs: indicative)` : "";
+  return s ? `candidate ${p.verdict}: ${change(s.median)}${few}` : p.verdict;
 }
 
 export function pairedTable(model: ReportModel): string[] {

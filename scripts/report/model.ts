@@ -191,16 +191,27 @@ function aaBandOf(aa: RatioSummary | null): Interval | null {
   return { low: 1 / m, high: m };
 }
 
+/** Below this many pairs no verdict is given; below RELIABLE_PAIRS the interval undercovers (test/stats). */
+export const MIN_PAIRS = 3;
+export const RELIABLE_PAIRS = 8;
+
 function verdictOf(summary: RatioSummary | null, band: Interval | null): { verdict: Verdict; reason: string } {
   if (!summary) return { verdict: "no pairs", reason: "no trial with both variants ok" };
+  if (summary.n < MIN_PAIRS) {
+    return {
+      verdict: "no difference detected",
+      reason: `${summary.n} pair${summary.n === 1 ? "" : "s"}: too few to judge`,
+    };
+  }
   if (summary.ci.low <= 1 && summary.ci.high >= 1)
     return { verdict: "no difference detected", reason: "interval spans 1.0" };
   if (band && summary.median >= band.low && summary.median <= band.high) {
     return { verdict: "no difference detected", reason: "inside the A/A band" };
   }
+  const few = summary.n < RELIABLE_PAIRS ? `; only ${summary.n} pairs: indicative` : "";
   return summary.median < 1
-    ? { verdict: "lower", reason: "interval below 1.0" }
-    : { verdict: "higher", reason: "interval above 1.0" };
+    ? { verdict: "lower", reason: `interval below 1.0${few}` }
+    : { verdict: "higher", reason: `interval above 1.0${few}` };
 }
 
 function pairedModel(results: Results, roles: Roles): PairedMetricModel[] {

@@ -12,7 +12,7 @@ export {
   inspectorUrlFromStderr,
   listInspectorTargets,
 } from "./inspector.js";
-export { intervalStats, intervalsOf } from "./interval-stats.js";
+export { distribution, intervalStats, intervalsOf } from "./interval-stats.js";
 export { type LocatedTarget, locateTarget } from "./locate.js";
 export {
   descendants,
@@ -28,6 +28,7 @@ export {
   readProcStatus,
   readVmHwm,
   readVmRss,
+  resetVmHwm,
   socketInodes,
 } from "./procfs.js";
 export {

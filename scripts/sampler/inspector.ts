@@ -41,7 +41,12 @@ const DEFAULT_TIMEOUT_MS = 5_000;
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]", "::1"]);
 
 export class InspectorError extends Error {
-  override readonly name = "InspectorError";
+  override readonly name: string = "InspectorError";
+}
+
+/** A port that answered, but not as an inspector: no point asking it again. */
+class NotAnInspectorError extends InspectorError {
+  override readonly name = "NotAnInspectorError";
 }
 
 /** Parses "Debugger listening on ws://HOST:PORT/ID" out of stderr text; null when absent. */
@@ -222,7 +227,9 @@ export function listInspectorTargets(port: number, options: { timeoutMs?: number
           if (!Array.isArray(list)) throw new Error("not a JSON array");
           resolve(list.filter((t): t is InspectorTarget => typeof t?.webSocketDebuggerUrl === "string"));
         } catch (e) {
-          reject(new InspectorError(`127.0.0.1:${port}/json/list is not an inspector list: ${(e as Error).message}`));
+          reject(
+            new NotAnInspectorError(`127.0.0.1:${port}/json/list is not an inspector list: ${(e as Error).message}`),
+          );
         }
       });
       res.on("error", reject);
@@ -269,23 +276,33 @@ export async function findInspector(pid: number, options: FindInspectorOptions =
     for (const s of sockets) {
       if (exclude.has(s.port) || tried.has(s.port) || !s.loopback) continue;
       const left = Math.max(1, deadline - performance.now());
+      // A port is crossed off only on a definite answer (not an inspector, or another pid's);
+      // a timeout or refused connection under load is asked again on the next scan.
       try {
         const targets = await listInspectorTargets(s.port, { timeoutMs: Math.min(left, 2_000) });
-        tried.add(s.port);
+        let definite = true;
         for (const t of targets) {
-          const client = await connectInspector(t.webSocketDebuggerUrl, { timeoutMs: Math.min(left, 2_000) });
+          let client: InspectorClient;
+          try {
+            client = await connectInspector(t.webSocketDebuggerUrl, { timeoutMs: Math.min(left, 2_000) });
+          } catch (e) {
+            definite = false;
+            lastProblem = (e as Error).message;
+            continue;
+          }
           try {
             const remotePid = await client.evaluate<number>("process.pid", Math.min(left, 2_000));
             if (remotePid === pid) return client;
             lastProblem = `port ${s.port} is the inspector of pid ${remotePid}, not ${pid}`;
           } catch (e) {
+            definite = false;
             lastProblem = (e as Error).message;
           }
           await client.close(1_000);
         }
+        if (definite) tried.add(s.port);
       } catch (e) {
-        // Not an inspector (or not ready yet): another port, or the next scan, may be.
-        tried.add(s.port);
+        if (e instanceof NotAnInspectorError) tried.add(s.port);
         lastProblem = (e as Error).message;
       }
     }

@@ -1,7 +1,7 @@
 // Linux /proc readers: which process in a tree owns a listening socket, its ports, and the kernel's
 // memory figures. The harness samples the process that owns the server's port, not the pid it spawned,
 // because COMMAND may be a wrapper (`sh -c`, `npm run`, `npx`). Reads are synchronous and small.
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
 
 export class ProcError extends Error {
   override readonly name = "ProcError";
@@ -248,4 +248,18 @@ export function readVmHwm(pid: number): number | null {
 /** The current resident set size of PID (VmRSS), in bytes; null for a zombie. Throws if PID is gone. */
 export function readVmRss(pid: number): number | null {
   return kbField(pid, "VmRSS");
+}
+
+/**
+ * Resets PID's VmHWM to its current RSS (writes "5" to /proc/PID/clear_refs, Linux ≥ 4.0), so the
+ * next readVmHwm covers only what happened since — not the process's startup peak. Throws if not allowed.
+ */
+export function resetVmHwm(pid: number): void {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, "5");
+  } catch (e) {
+    throw new ProcError(
+      `cannot reset VmHWM of pid ${pid}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
+    );
+  }
 }

@@ -7,8 +7,8 @@ import { dirname } from "node:path";
 import pidusage from "pidusage";
 import type { IntervalStats } from "../results.js";
 import type { InspectorClient } from "./inspector.js";
-import { intervalStats } from "./interval-stats.js";
-import { isAlive, readVmHwm } from "./procfs.js";
+import { distribution, intervalStats } from "./interval-stats.js";
+import { isAlive, readVmHwm, resetVmHwm } from "./procfs.js";
 
 /** One sample line: t in ms from the sampler's origin (monotonic clock), memory in bytes. */
 export interface Sample {
@@ -31,6 +31,11 @@ export interface SamplerOptions {
   origin?: number;
   /** Timeout for each sample's inspector call (ms). A timed-out sample is skipped and counted. Default 1,000. */
   callTimeoutMs?: number;
+  /**
+   * Reset the kernel's peak RSS (VmHWM) when sampling starts, so hwmRssBytes covers the sampling
+   * window like peakRssBytes does, not the process's startup. Default true.
+   */
+  resetHwm?: boolean;
   /** Called after each sample is recorded (e.g. to wait for "n samples" in a test). */
   onSample?: (sample: Sample) => void;
 }
@@ -44,8 +49,12 @@ export interface SamplerSummary {
   peakRssBytes: number | null;
   /** The kernel's peak RSS (VmHWM) read when sampling ended, or the last one read while it ran (bytes). */
   hwmRssBytes: number | null;
+  /** True when VmHWM was reset at the start, so hwmRssBytes covers the sampling window only. */
+  hwmReset: boolean;
   /** Achieved interval between consecutive samples (ms); null with fewer than two samples. */
   interval: IntervalStats | null;
+  /** How long each sample took, from issuing both reads to having both answers (ms); null with no samples. */
+  sampleDurationMs: IntervalStats | null;
   /** Slots skipped because a sample took longer than the interval (the loop never drifts). */
   missedSlots: number;
   /** Samples dropped because a call failed or timed out while the target lived. */
@@ -104,6 +113,15 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     throw new Error(`cannot sample pid ${pid}: ${(e as Error).message}`);
   }
   if (inspector.isClosed) throw new Error(`cannot sample pid ${pid}: its inspector is closed`);
+  let hwmReset = false;
+  if (options.resetHwm ?? true) {
+    try {
+      resetVmHwm(pid);
+      hwmReset = true;
+    } catch {
+      // not permitted here: hwmReset stays false and the summary says so
+    }
+  }
 
   let stream: WriteStream | null = null;
   if (options.file) {
@@ -122,6 +140,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   const origin = options.origin ?? performance.now();
   const now = () => performance.now() - origin;
   const times: number[] = [];
+  const durations: number[] = [];
   let peakHeap: number | null = null;
   let peakRss: number | null = null;
   let hwm: number | null = null;
@@ -171,7 +190,9 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       peakHeapBytes: peakHeap,
       peakRssBytes: peakRss,
       hwmRssBytes: hwm,
+      hwmReset,
       interval: intervalStats(times),
+      sampleDurationMs: durations.length > 0 ? distribution(durations) : null,
       missedSlots: missed,
       failedSamples: failed,
       durationMs: firstT === null ? 0 : endT - firstT,
@@ -185,7 +206,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       ? `inspector of pid ${pid} closed during sampling (${detail})`
       : `target pid ${pid} exited during sampling`;
 
-  // Slot k is due at origin + k·interval, measured from the sampler's first slot.
+  // Slot k is due at slotBase + k·interval (slot 0 is the first sample, taken at once).
   const slotBase = performance.now();
   let k = 0;
 
@@ -200,12 +221,17 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       const sample: Sample = { t, rss: rss.value, heapUsed: heap.value.usedSize, heapTotal: heap.value.totalSize };
       firstT ??= t;
       times.push(t);
+      durations.push(now() - t);
       last = sample;
       if (peakHeap === null || sample.heapUsed > peakHeap) peakHeap = sample.heapUsed;
       if (peakRss === null || sample.rss > peakRss) peakRss = sample.rss;
       write(sample);
       if (times.length % HWM_EVERY_N_SAMPLES === 1) readHwm();
-      options.onSample?.(sample);
+      try {
+        options.onSample?.(sample);
+      } catch {
+        // a throwing observer must not stop the measurement
+      }
     } else {
       const err = rss.status === "rejected" ? rss.reason : heap.status === "rejected" ? heap.reason : null;
       if ((rss.status === "rejected" && isGone(rss.reason)) || inspector.isClosed || !isAlive(pid)) {

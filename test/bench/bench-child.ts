@@ -45,7 +45,10 @@ export function startBench(args: string[]): BenchChild {
         else if (child.exitCode !== null || child.signalCode !== null)
           done(new Error(`bench exited before ${re}; stderr:\n${err}`));
       };
-      const timer = setTimeout(() => done(new Error(`no ${re} on stderr within ${timeoutMs} ms; stderr:\n${err}`)), timeoutMs);
+      const timer = setTimeout(
+        () => done(new Error(`no ${re} on stderr within ${timeoutMs} ms; stderr:\n${err}`)),
+        timeoutMs,
+      );
       const done = (e: Error | null) => {
         clearTimeout(timer);
         waiters.delete(check);

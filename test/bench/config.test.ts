@@ -14,6 +14,7 @@ const BAD: [Record<string, unknown>, string][] = [
   [{ cases: "" }, "--cases"],
   [{ trials: "0" }, "--trials"],
   [{ trials: "2.5" }, "--trials"],
+  [{ "memory-trials": "0" }, "--memory-trials"],
   [{ "ack-delay-ms": "-1" }, "--ack-delay-ms"],
   [{ "hold-ms": "x" }, "--hold-ms"],
   [{ clients: "1,,4" }, "--clients"],
@@ -44,6 +45,7 @@ describe("resolveConfig", () => {
     const c = resolveConfig({});
     expect(c.cases).toEqual(["snapshot", "resume-none", "resume-one", "resume-many"]);
     expect(c.trials).toBe(3);
+    expect(c.memoryTrials).toBe(1);
     expect(c.ackDelayMs).toBe(100);
     expect(c.holdMs).toBe(100);
     expect(c.clients).toEqual([1, 4]);
@@ -60,8 +62,18 @@ describe("resolveConfig", () => {
 
   it("--quick shrinks projects, trials and cells but keeps 1,000 events; explicit flags win", () => {
     const q = resolveConfig({ quick: true });
-    expect([q.projects, q.events, q.trials, q.scriptBytes]).toEqual([200, 1000, 1, [1024]]);
+    expect([q.projects, q.events, q.trials, q.scriptBytes]).toEqual([600, 1000, 1, [1024]]);
     expect(resolveConfig({ quick: true, trials: "2" }).trials).toBe(2);
+  });
+
+  it("guards the headline figure of each matrix that runs unless --guard names metrics", () => {
+    expect(resolveConfig({ ceiling: "1.03" }).guard).toEqual(["completionMs", "peakHeapBytes"]);
+    expect(resolveConfig({ ceiling: "1.03", memory: false }).guard).toEqual(["completionMs"]);
+    expect(resolveConfig({ ceiling: "1.03", latency: false }).guard).toEqual(["peakHeapBytes"]);
+    expect(resolveConfig({ ceiling: "1.03", guard: "probeMs,retainedHeapBytes" }).guard).toEqual([
+      "probeMs",
+      "retainedHeapBytes",
+    ]);
   });
 
   it("parses lists, repeated targets and the completion rule", () => {
@@ -94,9 +106,12 @@ describe("resolveConfig", () => {
   });
 });
 
-function runCli(args: string[]): Promise<{ code: number | null; stderr: string }> {
+function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { stdio: ["ignore", "ignore", "pipe"] });
+    const child = spawn(process.execPath, [BIN, ...args], {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: { ...process.env, ...env },
+    });
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (d: string) => {
       stderr += d;
@@ -116,6 +131,7 @@ describe("bench CLI usage errors", () => {
   const cases: [string[], string][] = [
     [["--cases", "bogus"], "--cases"],
     [["--trials", "0"], "--trials"],
+    [["--memory-trials", "x"], "--memory-trials"],
     [["--ack-delay-ms", "x"], "--ack-delay-ms"],
     [["--hold-ms", "-5"], "--hold-ms"],
     [["--clients", "0"], "--clients"],
@@ -134,14 +150,28 @@ describe("bench CLI usage errors", () => {
     [["--no-memory", "--no-latency"], "--no-memory"],
     [["--bogus-flag"], "bogus-flag"],
     [["--fixture", "/nonexistent/fixture.sqlite", "--no-memory"], "/nonexistent/fixture.sqlite"],
+    [["--fixture", "package.json", "--no-memory"], "not a SQLite file"],
   ];
   it("exits 2 with a one-line message naming the flag, for every flag", async () => {
-    const outcomes = await Promise.all(cases.map(([args]) => runCli(["bench", ...args])));
+    // Four at a time: a shared 2-core machine should not turn this into a start-up race.
+    const outcomes: { code: number | null; stderr: string }[] = [];
+    for (let i = 0; i < cases.length; i += 4) {
+      outcomes.push(...(await Promise.all(cases.slice(i, i + 4).map(([args]) => runCli(["bench", ...args])))));
+    }
     for (const [i, [args, flag]] of cases.entries()) {
       const o = outcomes[i] as { code: number | null; stderr: string };
-      expect({ args, code: o.code }).toEqual({ args, code: 2 });
-      expect(o.stderr).toContain(flag);
+      expect({ args, code: o.code, stderr: o.stderr }).toEqual({
+        args,
+        code: 2,
+        stderr: expect.stringContaining(flag),
+      });
       expect(o.stderr.trim().split("\n")).toHaveLength(1);
     }
+  });
+
+  it("refuses --driver k6 without k6 on PATH, before running anything (exit 1)", async () => {
+    const o = await runCli(["bench", "--driver", "k6", "--no-memory"], { PATH: "/nonexistent" });
+    expect(o.code).toBe(1);
+    expect(o.stderr).toContain("k6 not found on PATH; install k6 >= 1.6 or use --driver node");
   });
 });

@@ -1,6 +1,13 @@
 // The run plan interleaves variants and rotates the starting one each repetition (pure).
 import { describe, expect, it } from "vitest";
-import { afterSequenceFor, latencyPlan, memoryCells, memoryPlan, memoryTrialId, rotation } from "../../scripts/bench/plan.js";
+import {
+  afterSequenceFor,
+  latencyPlan,
+  memoryCells,
+  memoryPlan,
+  memoryTrialId,
+  rotation,
+} from "../../scripts/bench/plan.js";
 
 describe("rotation", () => {
   it("starts each repetition one variant later", () => {

@@ -6,12 +6,14 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateFixture } from "../../fixtures/generate.js";
 import type { LatencyCase, Results, SampleLine } from "../../scripts/results.js";
 import { median } from "../../scripts/stats.js";
 import { startBench } from "./bench-child.js";
 
 const ACK_DELAY_MS = 200;
 const TOLERANCE_MS = 50;
+const TRIALS = 5;
 const EXPECTED_CHUNKS: Record<LatencyCase, [number, number]> = {
   snapshot: [2, 1],
   "resume-none": [2, 1],
@@ -25,11 +27,14 @@ let memoryResults: Results;
 let runDir: string;
 let memoryRunDir: string;
 
+let latencyStdout = "";
+
 async function bench(args: string[], out: string): Promise<Results> {
   const child = startBench(["--quick", "--fixtures-dir", join(dir, "fixtures"), "--out", out, ...args]);
   const { code } = await child.exit(120_000);
   expect(code, child.stderr()).toBe(0);
   expect(child.stdout()).toContain("results.json");
+  latencyStdout ||= child.stdout();
   return JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
 }
 
@@ -37,9 +42,35 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "bench-quick-"));
   runDir = join(dir, "latency");
   memoryRunDir = join(dir, "memory");
-  // Latency: 3 trials, so the median resists one noisy session on a shared 2-core machine.
-  results = await bench(["--no-memory", "--ack-delay-ms", String(ACK_DELAY_MS), "--trials", "3"], runDir);
-  memoryResults = await bench(["--no-latency", "--clients", "2"], memoryRunDir);
+  // Latency on a small fixture (520 projects x 64 B scripts: > 512 so legacy resume-many takes 4
+  // chunks, small frames so processing noise stays far below the tolerance), 5 trials so the
+  // median resists a noisy session on a shared 2-core machine.
+  const small = join(dir, "small.sqlite");
+  generateFixture({
+    projects: 520,
+    scriptBytesMin: 64,
+    scriptBytesMax: 64,
+    scriptsPerProject: 1,
+    events: 1000,
+    seed: 1,
+    out: small,
+  });
+  results = await bench(
+    [
+      "--no-memory",
+      "--fixture",
+      small,
+      "--ack-delay-ms",
+      String(ACK_DELAY_MS),
+      "--trials",
+      String(TRIALS),
+      "--ceiling",
+      "1.03",
+    ],
+    runDir,
+  );
+  // A 300 ms hold: the cadence is judged over a cell with quiet stretches, as real cells have.
+  memoryResults = await bench(["--no-latency", "--clients", "2", "--hold-ms", "300"], memoryRunDir);
 }, 250_000);
 
 afterAll(() => {
@@ -57,15 +88,15 @@ describe("bench --quick on the bundled server", () => {
     expect(results.run.cores).toBeGreaterThan(0);
     expect(results.run.config.ackDelayMs).toBe(ACK_DELAY_MS);
     expect(results.run.finishedAt).not.toBeNull();
-    expect(results.latency).toHaveLength(4 * 2 * 3);
+    expect(results.latency).toHaveLength(4 * 2 * TRIALS);
     expect(results.latency.filter((r) => !r.ok).map((r) => r.error)).toEqual([]);
   });
 
   it("sees 2/2/3/4 chunks for legacy and 1/1/1/1 for batched", () => {
     for (const [c, [legacy, batched]] of Object.entries(EXPECTED_CHUNKS)) {
       const chunks = (v: string) => results.latency.filter((r) => r.case === c && r.variant === v).map((r) => r.chunks);
-      expect({ c, legacy: chunks("legacy") }).toEqual({ c, legacy: [legacy, legacy, legacy] });
-      expect({ c, batched: chunks("batched") }).toEqual({ c, batched: [batched, batched, batched] });
+      expect({ c, legacy: chunks("legacy") }).toEqual({ c, legacy: Array(TRIALS).fill(legacy) });
+      expect({ c, batched: chunks("batched") }).toEqual({ c, batched: Array(TRIALS).fill(batched) });
     }
   });
 
@@ -75,8 +106,15 @@ describe("bench --quick on the bundled server", () => {
         median(results.latency.filter((r) => r.case === c && r.variant === v).map((r) => r.completionMs as number));
       const drop = med("legacy") - med("batched");
       const expected = (legacy - batched) * ACK_DELAY_MS;
-      expect({ c, drop: Math.abs(drop - expected) <= TOLERANCE_MS ? "ok" : drop }).toEqual({ c, drop: "ok" });
+      const verdict = Math.abs(drop - expected) <= TOLERANCE_MS ? "ok" : `${drop.toFixed(1)} ms, expected ${expected}`;
+      expect({ c, drop: verdict }).toEqual({ c, drop: "ok" });
     }
+  });
+
+  it("prints the tables and the regression guard's verdict", () => {
+    expect(latencyStdout).toContain("| snapshot |");
+    expect(latencyStdout).toMatch(/completionMs: median of 20 paired ratios 0\.\d+ <= ceiling 1\.03: PASS/);
+    expect(readFileSync(join(runDir, "guard.txt"), "utf8")).toContain("PASS");
   });
 
   it("writes memory rows with every figure and a cadence near the setting", () => {

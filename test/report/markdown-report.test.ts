@@ -100,6 +100,15 @@ describe("report.md", () => {
     expect(row).toMatch(/\| 0\.9[0-4]\d–1\.0[6-9]\d \| no difference detected \(inside the A\/A band\) \|$/);
   });
 
+  it("gives no interval for a single pair and marks verdicts from few pairs as indicative", async () => {
+    const dir = runDir();
+    syntheticResults(dir, { trials: 1 });
+    const { markdown } = await writeReports(dir);
+    expect(section(markdown, "Latency")).toMatch(/\| snapshot \|.*\| 0\.\d{3} \(1 pair, no interval\) \| 1 \/ 1 \|/);
+    const row = markdown.split("\n").find((l) => l.startsWith("| completionMs:"));
+    expect(row).toMatch(/\| 4 \| candidate lower: −\d+\.\d% \(only 4 pairs: indicative\) \|$/);
+  });
+
   it("lists failed trials and keeps them out of the medians", async () => {
     const dir = runDir();
     syntheticResults(dir, { withFailure: true });

@@ -8,8 +8,9 @@ import {
   parseListeningSockets,
   readVmHwm,
   readVmRss,
+  resetVmHwm,
 } from "../../scripts/sampler/procfs.js";
-import { killAll, PROBE_TARGET, startProbe, startTarget, WRAPPER } from "./support.js";
+import { killAll, PROBE_TARGET, startProbe, startTarget, until, WRAPPER } from "./support.js";
 
 afterEach(killAll);
 
@@ -92,10 +93,26 @@ describe("readVmHwm / readVmRss", () => {
     await t.nextLine(); // {"done":"alloc"}
     const rssAfter = readVmRss(t.pid) as number;
     const hwm = readVmHwm(t.pid) as number; // read second: the high-water mark only grows
-    expect(rssAfter).toBeGreaterThanOrEqual(rssBefore + 64 * 1024 * 1024);
+    expect(rssAfter).toBeGreaterThanOrEqual(rssBefore + 60 * 1024 * 1024); // less a little a GC may return
     expect(hwm).toBeGreaterThanOrEqual(rssAfter);
+  });
+  it("resetVmHwm brings the high-water mark down to the current RSS after a freed allocation", async () => {
+    const t = await startProbe(["--expose-gc"]);
+    await t.command(`alloc ${128 * 1024 * 1024}`);
+    await t.nextLine(); // {"done":"alloc"}
+    await t.command("free");
+    expect(await t.command("gc")).toEqual({ done: "gc", exposed: true });
+    const hwmBefore = readVmHwm(t.pid) as number;
+    // V8 releases the buffer's memory on a background thread after the GC.
+    await until(() => hwmBefore - (readVmRss(t.pid) as number) > 96 * 1024 * 1024, 10_000, "buffer unmapped");
+    const rss = readVmRss(t.pid) as number;
+    resetVmHwm(t.pid);
+    const hwmAfter = readVmHwm(t.pid) as number;
+    expect(hwmAfter).toBeLessThan(hwmBefore - 96 * 1024 * 1024);
+    expect(hwmAfter).toBeGreaterThanOrEqual(rss - 16 * 1024 * 1024); // about the RSS at the reset
   });
   it("throw a clear error for a pid that does not exist", () => {
     expect(() => readVmHwm(2 ** 22 + 12345)).toThrow(/\/proc\/\d+\/status/);
+    expect(() => resetVmHwm(2 ** 22 + 12345)).toThrow(/cannot reset VmHWM of pid \d+/);
   });
 });

@@ -128,3 +128,15 @@ export function killAll(): void {
 }
 
 export { withTimeout };
+
+/**
+ * Waits until predicate() holds, checking every 10 ms; rejects after timeoutMs. For conditions only
+ * /proc shows (no event exists for "the kernel unmapped the freed buffer").
+ */
+export async function until(predicate: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!predicate()) {
+    if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

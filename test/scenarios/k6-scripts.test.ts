@@ -1,7 +1,7 @@
 // Each k6 scenario file runs end to end under the k6 test double (a TEST AID: k6 cannot be
 // installed here) against the real bundled server, and its handleSummary writes rows with
 // completion, chunks and probe figures. The k6 driver runs the same way through a fake `k6`.
-import { readFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSubscribePayload, DEFAULT_SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/session.js";
@@ -128,6 +128,27 @@ describe("k6 scripts under the k6 double, against the bundled server", () => {
     const result = await runUnderDouble("resume.js", { URL: legacy.url, ACK_DELAY_MS: "soon" });
     expect(result.code).toBe(107);
     expect(result.stderr).toMatch(/ACK_DELAY_MS must be an integer from 0 to 600000 \(got "soon"\)/);
+  });
+});
+
+describe("the k6 double's fidelity", () => {
+  it("refuses a bare package import from a scenario, as k6 would", async () => {
+    const dir = join(fixture.dir, "scenarios");
+    mkdirSync(dir, { recursive: true });
+    const script = join(dir, "bare.js");
+    writeFileSync(script, 'import WebSocket from "ws";\nexport default function () { return WebSocket; }\n');
+    const result = await runUnderDouble(script, {});
+    expect(result.code).toBe(107);
+    expect(result.stderr).toMatch(/imports "ws", which k6 cannot resolve/);
+  });
+
+  it("refuses a metric created outside the init context, as k6 does", async () => {
+    const dir = join(fixture.dir, "scenarios");
+    mkdirSync(dir, { recursive: true });
+    const script = join(dir, "late-metric.js");
+    writeFileSync(script, 'import { Trend } from "k6/metrics";\nexport default function () { new Trend("late"); }\n');
+    const result = await runUnderDouble(script, {});
+    expect(result.stderr).toMatch(/metric late created outside the init context/);
   });
 });
 

@@ -1,6 +1,6 @@
 // ACK gating: the server writes the next chunk only after the client's Ack for the previous one.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RawConnection, isChunkFor, isExitFor } from "../support/raw-ws.js";
+import { isChunkFor, isExitFor, RawConnection } from "../support/raw-ws.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { CHUNK_FIXTURE, type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
@@ -19,7 +19,10 @@ afterAll(async () => {
 
 it("no Ack, no next chunk: a unary call answers while the stream stays at one chunk", async () => {
   const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
-  conn.request("1", "orchestration.subscribeShell", { afterSequence: CHUNK_FIXTURE.projects, requestCompletionMarker: true });
+  conn.request("1", "orchestration.subscribeShell", {
+    afterSequence: CHUNK_FIXTURE.projects,
+    requestCompletionMarker: true,
+  });
   await conn.next(isChunkFor("1"));
   // Several full round trips on the same socket, each answered after the first chunk was written.
   for (let i = 0; i < 5; i++) {
@@ -38,7 +41,10 @@ it("a delayed Ack delays the next chunk: each chunk arrives after the Ack that r
   const ackSentAt: number[] = [];
   const chunkAt: number[] = [];
   conn.ws.on("message", () => chunkAt.push(performance.now()));
-  conn.request("1", "orchestration.subscribeShell", { afterSequence: CHUNK_FIXTURE.projects, requestCompletionMarker: true });
+  conn.request("1", "orchestration.subscribeShell", {
+    afterSequence: CHUNK_FIXTURE.projects,
+    requestCompletionMarker: true,
+  });
   let from = 0;
   for (let i = 0; i < 4; i++) {
     const chunk = await conn.next(isChunkFor("1"), 10_000, from);

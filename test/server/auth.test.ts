@@ -1,6 +1,6 @@
 // Upgrade authentication (401, no upgrade) and per-call scopes (failed Exit, connection stays up).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RawConnection, UpgradeRefused, isExitFor } from "../support/raw-ws.js";
+import { isExitFor, RawConnection, UpgradeRefused } from "../support/raw-ws.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 

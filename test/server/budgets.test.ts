@@ -1,6 +1,6 @@
 // Replay budgets (snapshot fallback), the cursor-ahead error and the batched first-chunk byte budget.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RawConnection, isExitFor, subscribeThroughCompletion } from "../support/raw-ws.js";
+import { isExitFor, RawConnection, subscribeThroughCompletion } from "../support/raw-ws.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { CHUNK_FIXTURE, type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 

@@ -91,7 +91,11 @@ describe("batched delivery without requestCompletionMarker", () => {
       conn.request("3", "orchestration.dispatchCommand", { type: "project.update", projectId, title: "renamed" });
       const live = await conn.next((f) => f._tag === "Chunk" && f.requestId === "1", 10_000, from);
       expect(live.values).toEqual([
-        expect.objectContaining({ kind: "project.updated", sequence: latest + 1, project: expect.objectContaining({ id: projectId, title: "renamed" }) }),
+        expect.objectContaining({
+          kind: "project.updated",
+          sequence: latest + 1,
+          project: expect.objectContaining({ id: projectId, title: "renamed" }),
+        }),
       ]);
     } finally {
       await conn.close();

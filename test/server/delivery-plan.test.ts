@@ -1,6 +1,12 @@
 // Pure: how each strategy cuts a catch-up into chunks (no sockets).
 import { describe, expect, it } from "vitest";
-import { CHUNK_ENVELOPE_BYTES, type CatchUp, LEGACY_REPLAY_CHUNK, planChunks, splitByBytes } from "../../server-under-test/delivery.js";
+import {
+  type CatchUp,
+  CHUNK_ENVELOPE_BYTES,
+  LEGACY_REPLAY_CHUNK,
+  planChunks,
+  splitByBytes,
+} from "../../server-under-test/delivery.js";
 import type { ShellItem } from "../../server-under-test/rpcs.js";
 
 const project = (i: number, bytes = 10) => ({
@@ -20,7 +26,10 @@ const resume = (n: number): CatchUp => ({
   kind: "resume",
   sequence: 100 + n,
   resume: { kind: "resume", fromSequence: 100, toSequence: 100 + n },
-  replay: Array.from({ length: n }, (_, i): ShellItem => ({ kind: "project.updated", sequence: 101 + i, project: project(i) })),
+  replay: Array.from(
+    { length: n },
+    (_, i): ShellItem => ({ kind: "project.updated", sequence: 101 + i, project: project(i) }),
+  ),
 });
 const shape = (chunks: ShellItem[][]) => chunks.map((c) => c.map((i) => i.kind));
 const marker = { requestCompletionMarker: true };
@@ -62,7 +71,9 @@ describe("batched", () => {
   it("without the marker it is exactly legacy", () => {
     for (const c of [snapshot(2), resume(0), resume(1), resume(1000)]) {
       const options = { requestCompletionMarker: false };
-      expect(planChunks(c, { strategy: "batched", ...options })).toEqual(planChunks(c, { strategy: "legacy", ...options }));
+      expect(planChunks(c, { strategy: "batched", ...options })).toEqual(
+        planChunks(c, { strategy: "legacy", ...options }),
+      );
     }
   });
   it("--max-initial-chunk-bytes splits within the budget, in order, marker last", () => {

@@ -1,7 +1,7 @@
 // Hostile or broken input gets protocol answers (or, for oversized frames, a closed socket) and
 // never crashes the server or disturbs other connections.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { RawConnection, isChunkFor, isExitFor, subscribeThroughCompletion } from "../support/raw-ws.js";
+import { isChunkFor, isExitFor, RawConnection, subscribeThroughCompletion } from "../support/raw-ws.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
@@ -107,7 +107,10 @@ it("a socket dropped mid-stream is cleaned up without harm", async () => {
 it.each([
   ["an Ack without requestId", { _tag: "Ack" }],
   ["an Ack with a non-numeric requestId", { _tag: "Ack", requestId: "abc" }],
-  ["a Request with a non-numeric id", { _tag: "Request", id: "abc", tag: "server.getConfig", payload: null, headers: [] }],
+  [
+    "a Request with a non-numeric id",
+    { _tag: "Request", id: "abc", tag: "server.getConfig", payload: null, headers: [] },
+  ],
   ["a Request without headers", { _tag: "Request", id: "1", tag: "server.getConfig", payload: null }],
   ["a JSON value that is not an object", null],
   ["a numeric request id", { _tag: "Request", id: 7, tag: "server.getConfig", payload: null, headers: [] }],

@@ -7,7 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RawConnection, isChunkFor, isExitFor, subscribeThroughCompletion } from "../support/raw-ws.js";
+import { isChunkFor, isExitFor, RawConnection, subscribeThroughCompletion } from "../support/raw-ws.js";
 import { DEV_TOKEN, SERVER_MAIN, startServer } from "../support/server.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
@@ -63,8 +63,14 @@ describe("shutdown", () => {
     const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
     await subscribeThroughCompletion(conn, "1", {});
     const result = await server.stop(signal);
-    expect(result).toEqual({ code: 0, signal: null });
-    expect((await conn.closed).code).toBe(1001);
+    const closed = await conn.closed;
+    // one assertion over everything, so a failure shows the whole picture (and the server's stderr)
+    expect({ ...result, closeCode: closed.code, stderr: server.stderr() }).toEqual({
+      code: 0,
+      signal: null,
+      closeCode: 1001,
+      stderr: expect.any(String),
+    });
   });
 
   it("--exit-with-parent: exits 0 when stdin closes", async () => {
@@ -151,7 +157,11 @@ describe("the fixture file", () => {
     const snapshot = (await conn.next(isChunkFor("1"))).values as { projects: { id: string }[] }[];
     for (let i = 0; i < 5; i++) {
       const projectId = snapshot[0]?.projects[i]?.id;
-      conn.request(String(10 + i), "orchestration.dispatchCommand", { type: "project.update", projectId, title: `t${i}` });
+      conn.request(String(10 + i), "orchestration.dispatchCommand", {
+        type: "project.update",
+        projectId,
+        title: `t${i}`,
+      });
       expect((await conn.next(isExitFor(String(10 + i)))).exit).toMatchObject({ _tag: "Success" });
     }
     await conn.close();

@@ -1,7 +1,14 @@
 // Live tail: dispatchCommand reaches every live subscription, and an event appended while a
 // catch-up is in flight is delivered exactly once (not lost between replay and live, not doubled).
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Frame, RawConnection, isChunkFor, isExitFor, subscribeThroughCompletion, values } from "../support/raw-ws.js";
+import {
+  type Frame,
+  isChunkFor,
+  isExitFor,
+  RawConnection,
+  subscribeThroughCompletion,
+  values,
+} from "../support/raw-ws.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { CHUNK_FIXTURE, type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
@@ -42,7 +49,10 @@ async function dispatch(conn: RawConnection, id: string, projectId: string, titl
 
 /** Items of subscription `id` carrying sequence `seq`, across all its chunks so far. */
 const carrying = (frames: Frame[], id: string, seq: number) =>
-  frames.filter(isChunkFor(id)).flatMap(values).filter((v) => v.sequence === seq && v.kind === "project.updated");
+  frames
+    .filter(isChunkFor(id))
+    .flatMap(values)
+    .filter((v) => v.sequence === seq && v.kind === "project.updated");
 
 it.each(["legacy", "batched"])("%s: an event appended mid-catch-up arrives exactly once", async (delivery) => {
   const server = await start(delivery);

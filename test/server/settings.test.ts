@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { DEV_TOKEN, parseToken, presentedToken, tokenTable } from "../../server-under-test/auth.js";
 import { checkMessage } from "../../server-under-test/serialization.js";
-import { SettingsError, parseSettings } from "../../server-under-test/settings.js";
+import { parseSettings, SettingsError } from "../../server-under-test/settings.js";
 
 describe("parseSettings", () => {
   it("applies the documented defaults", () => {

@@ -42,19 +42,21 @@ it.each([
 ])("subscribes (%s) through `synchronized`, then calls server.getConfig", async (_name, payload) => {
   const program = Effect.gen(function* () {
     const client = yield* RpcClient.make(ServerRpcs);
-    const items = yield* client.orchestration
-      .subscribeShell({ ...payload, requestCompletionMarker: true })
-      .pipe(
-        Stream.takeUntil((item) => item.kind === "synchronized"),
-        Stream.runCollect,
-      );
+    const items = yield* client.orchestration.subscribeShell({ ...payload, requestCompletionMarker: true }).pipe(
+      Stream.takeUntil((item) => item.kind === "synchronized"),
+      Stream.runCollect,
+    );
     const config = yield* client.server.getConfig();
     return { items: Chunk.toReadonlyArray(items), config };
   }).pipe(Effect.scoped, Effect.provide(clientLayer("reader")), Effect.timeout("20 seconds"));
   const { items, config } = await Effect.runPromise(program);
   expect(items.at(-1)).toEqual({ kind: "synchronized", sequence: latest });
   expect(items[0]?.kind).toBe("afterSequence" in payload ? "resume" : "snapshot");
-  expect(config).toMatchObject({ name: "catchup-bench-server", delivery: "legacy", fixture: { latestSequence: latest } });
+  expect(config).toMatchObject({
+    name: "catchup-bench-server",
+    delivery: "legacy",
+    fixture: { latestSequence: latest },
+  });
 });
 
 it("decodes a missing scope as the tagged AuthorizationError", async () => {
@@ -70,4 +72,3 @@ it("decodes a missing scope as the tagged AuthorizationError", async () => {
   expect(Option.getOrUndefined(failure)).toBeInstanceOf(AuthorizationError);
   expect(Option.getOrUndefined(failure)).toMatchObject({ requiredScope: "orchestration:operate" });
 });
-

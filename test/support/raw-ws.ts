@@ -34,7 +34,9 @@ export class RawConnection {
         return false;
       });
     });
-    this.closed = new Promise((resolve) => ws.once("close", (code, reason) => resolve({ code, reason: String(reason) })));
+    this.closed = new Promise((resolve) =>
+      ws.once("close", (code, reason) => resolve({ code, reason: String(reason) })),
+    );
   }
 
   static open(url: string, options: OpenOptions = {}): Promise<RawConnection> {

@@ -5,6 +5,7 @@
 //   alloc N    allocate an N-byte buffer and touch every page -> {"started":"alloc"} then {"done":"alloc","bytes"}
 //   heap MB    keep about MB MiB of small JS objects on the V8 heap -> {"done":"heap","entries"}
 //   free       drop the buffer and the objects             -> {"done":"free"}
+//   gc         a full GC, when run with --expose-gc        -> {"done":"gc","exposed"}
 //   work MS    count JSON round-trips for MS ms, yielding every 5 ms -> {"done":"work","ops","ms","cpuMs"}
 //   exit CODE  exit with CODE
 import { createServer } from "node:http";
@@ -61,6 +62,9 @@ createInterface({ input: process.stdin }).on("line", (line) => {
     held = null;
     objects = null;
     reply({ done: "free" });
+  } else if (cmd === "gc") {
+    globalThis.gc?.(); // only with --expose-gc
+    reply({ done: "gc", exposed: typeof globalThis.gc === "function" });
   } else if (cmd === "work") {
     work(n);
   } else if (cmd === "exit") {

@@ -2,7 +2,7 @@
 // own Node process as k6 would run it, and a fake `k6` executable that does the same for the driver.
 import { spawn } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { ROOT } from "../../support/server.js";
 
 export const DOUBLE_REGISTER = join(ROOT, "test/k6-double/register.js");
@@ -14,11 +14,11 @@ export interface DoubleRun {
   stderr: string;
 }
 
-/** `k6 run -e K=V ... scenarios/<script>` under the double; rejects after timeoutMs. */
+/** `k6 run -e K=V ... scenarios/<script>` (or an absolute path) under the double; rejects after timeoutMs. */
 export function runUnderDouble(script: string, env: Record<string, string>, timeoutMs = 60_000): Promise<DoubleRun> {
   const args = ["--import", DOUBLE_REGISTER, DOUBLE_RUN, "run", "--quiet"];
   for (const [k, v] of Object.entries(env)) args.push("-e", `${k}=${v}`);
-  args.push(join(ROOT, "scenarios", script));
+  args.push(isAbsolute(script) ? script : join(ROOT, "scenarios", script));
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], cwd: ROOT });
     let stdout = "";

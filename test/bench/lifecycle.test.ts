@@ -1,0 +1,223 @@
+// Target lifecycle through the real CLI: foreign targets behind shell wrappers are sampled at the
+// process that listens; a crashed target fails only its trial; Ctrl-C keeps finished rows and
+// exits 130; SIGKILL of the harness leaves no target behind; bad targets get clear errors.
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateFixture } from "../../fixtures/generate.js";
+import type { Results, SampleLine } from "../../scripts/results.js";
+import { cmdline, processTree, startBench, survivorsAfter } from "./bench-child.js";
+
+let dir: string;
+let fixture: string;
+const SERVER = "dist/server-under-test/main.js";
+/** A foreign target: the bundled server behind two shells (`; exit $?` keeps sh from exec'ing node). */
+const wrapped = (delivery: string) => `sh -c 'node ${SERVER} --db {db} --port {port} --delivery ${delivery}; exit $?'`;
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "bench-life-"));
+  fixture = join(dir, "f.sqlite");
+  // > 512 projects so legacy resume-many takes 4 chunks; small scripts keep it fast.
+  generateFixture({
+    projects: 520,
+    scriptBytesMin: 256,
+    scriptBytesMax: 256,
+    scriptsPerProject: 1,
+    events: 1000,
+    seed: 1,
+    out: fixture,
+  });
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+const readResults = (out: string) => JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
+
+describe("foreign targets", () => {
+  it("runs a wrapped command and samples the process that owns the listening socket", async () => {
+    const out = join(dir, "foreign");
+    const bench = startBench([
+      "--target",
+      `base=${wrapped("legacy")}`,
+      "--target",
+      `cand=${wrapped("batched")}`,
+      "--fixture",
+      fixture,
+      "--cases",
+      "resume-many",
+      "--trials",
+      "1",
+      "--clients",
+      "1",
+      "--script-bytes",
+      "1024",
+      "--quick",
+      "--fixtures-dir",
+      join(dir, "fixtures"),
+      "--out",
+      out,
+    ]);
+    const { code } = await bench.exit(90_000);
+    expect(code, bench.stderr()).toBe(0);
+    const r = readResults(out);
+    expect(r.variants.map((v) => [v.name, v.kind, v.role])).toEqual([
+      ["base", "command", "baseline"],
+      ["cand", "command", "candidate"],
+    ]);
+    expect(r.latency.map((l) => [l.variant, l.ok, l.chunks])).toEqual([
+      ["base", true, 4],
+      ["cand", true, 1],
+    ]);
+    expect(r.memory).toHaveLength(4);
+    for (const m of r.memory) {
+      expect(m.error).toBeNull();
+      expect(typeof m.peakHeapBytes).toBe("number");
+      expect(typeof m.postGcHeapBytes).toBe("number");
+      // A shell's RSS is a few MiB; the Node server's is tens.
+      expect(m.peakRssBytes as number).toBeGreaterThan(30 * 1024 * 1024);
+      const baseline = readFileSync(join(out, m.samplesFile as string), "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as SampleLine & { command?: string; pid?: number })
+        .find((l) => "phase" in l && l.phase === "baseline");
+      expect(baseline?.command).toMatch(/^\S*node .*server-under-test\/main\.js/);
+    }
+  }, 100_000);
+
+  it("reports a target that is reachable but not RPC, quickly and clearly", async () => {
+    const bench = startBench([
+      "--target",
+      "junk=node test/bench/targets/not-rpc.mjs {port}",
+      "--fixture",
+      fixture,
+      "--no-memory",
+      "--out",
+      join(dir, "junk"),
+    ]);
+    const { code } = await bench.exit(30_000);
+    expect(code).toBe(1);
+    expect(bench.stderr()).toMatch(/target junk at ws:\/\/127\.0\.0\.1:\d+\/ws did not complete a warm-up session/);
+  });
+
+  it("reports a target that never becomes ready, or dies first, with its stderr", async () => {
+    const idle = startBench([
+      "--target",
+      "idle=sleep 30 # {port}",
+      "--start-timeout-ms",
+      "1500",
+      "--fixture",
+      fixture,
+      "--no-memory",
+      "--out",
+      join(dir, "idle"),
+    ]);
+    const dies = startBench([
+      "--target",
+      "dies=echo boom >&2; exit 3 # {port}",
+      "--fixture",
+      fixture,
+      "--no-memory",
+      "--out",
+      join(dir, "dies"),
+    ]);
+    expect((await idle.exit(20_000)).code).toBe(1);
+    expect(idle.stderr()).toContain("target idle never became ready within 1500 ms");
+    expect((await dies.exit(20_000)).code).toBe(1);
+    expect(dies.stderr()).toMatch(/target dies exited before it was ready \(exit code 3\); last stderr lines:\s+boom/);
+  });
+});
+
+describe("robustness", () => {
+  it("fails only the trial whose target crashed, then goes on with a fresh server", async () => {
+    const out = join(dir, "crash");
+    const bench = startBench([
+      "--variants",
+      "legacy",
+      "--cases",
+      "resume-many",
+      "--trials",
+      "3",
+      "--ack-delay-ms",
+      "600",
+      "--fixture",
+      fixture,
+      "--no-memory",
+      "--out",
+      out,
+    ]);
+    await bench.waitFor(/\[1\/3\]/, 30_000);
+    // Trial 2 is in flight (3 ACKs of 600 ms): kill its server.
+    const server = processTree(bench.pid).find((p) => cmdline(p).includes("server-under-test/main.js"));
+    expect(server).toBeDefined();
+    process.kill(server as number, "SIGKILL");
+    const { code } = await bench.exit(60_000);
+    expect(code, bench.stderr()).toBe(0);
+    const rows = readResults(out).latency;
+    expect(rows.map((r) => [r.trial, r.ok])).toEqual([
+      [1, true],
+      [2, false],
+      [3, true],
+    ]);
+    expect(rows[1]?.error).toMatch(/target legacy exited \(signal SIGKILL\)/);
+  }, 90_000);
+
+  it("on SIGINT stops every target, keeps the finished rows and exits 130", async () => {
+    const out = join(dir, "sigint");
+    const bench = startBench([
+      "--target",
+      `base=${wrapped("legacy")}`,
+      "--target",
+      `cand=${wrapped("batched")}`,
+      "--trials",
+      "5",
+      "--fixture",
+      fixture,
+      "--no-memory",
+      "--out",
+      out,
+    ]);
+    await bench.waitFor(/\[3\/\d+\]/, 30_000);
+    const tree = processTree(bench.pid);
+    expect(tree.filter((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)))).toHaveLength(2);
+    bench.child.kill("SIGINT");
+    const { code } = await bench.exit(20_000);
+    expect(code, bench.stderr()).toBe(130);
+    const r = readResults(out);
+    expect(r.run.interrupted).toBe(true);
+    expect(r.latency.length).toBeGreaterThanOrEqual(3);
+    expect(r.latency.every((l) => l.ok)).toBe(true);
+    const jsonl = readFileSync(join(out, "results.jsonl"), "utf8").trim().split("\n");
+    expect(jsonl).toHaveLength(1 + r.latency.length);
+    expect(await survivorsAfter(tree, 2000)).toEqual([]);
+  }, 60_000);
+
+  it.each([
+    ["foreign", ["--target", `base=${wrapped("legacy")}`]],
+    ["bundled", ["--variants", "legacy,batched"]],
+  ])(
+    "leaves no %s target alive 2 s after the harness is SIGKILLed",
+    async (_kind, targetArgs) => {
+      const bench = startBench([
+        ...targetArgs,
+        "--trials",
+        "20",
+        "--fixture",
+        fixture,
+        "--no-memory",
+        "--out",
+        join(dir, `kill-${_kind}`),
+      ]);
+      await bench.waitFor(/\[1\/\d+\]/, 30_000);
+      const tree = processTree(bench.pid);
+      expect(tree.some((p) => cmdline(p).includes("server-under-test/main.js"))).toBe(true);
+      bench.child.kill("SIGKILL");
+      await bench.exit(5_000);
+      const left = await survivorsAfter(tree, 2000);
+      expect(left.map((p) => `${p} ${cmdline(p)}`)).toEqual([]);
+    },
+    60_000,
+  );
+});

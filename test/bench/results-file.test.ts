@@ -1,0 +1,104 @@
+// results.jsonl gets every row as it finishes; results.json appears only whole (temp + rename);
+// a results.jsonl alone is enough to rebuild the results after a crash.
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { ResultsFile, resultsFromJsonl } from "../../scripts/bench/results-file.js";
+import { fillCommand } from "../../scripts/bench/target.js";
+import type { LatencyRow, MemoryRow, RunInfo } from "../../scripts/results.js";
+
+const run: RunInfo = {
+  startedAt: "2026-01-01T00:00:00.000Z",
+  finishedAt: null,
+  node: "v20.20.2",
+  cpuModel: "test cpu",
+  cores: 2,
+  loadAverage: [0, 0, 0],
+  gitCommit: null,
+  config: { trials: 1 },
+};
+const latency = (trial: number): LatencyRow => ({
+  case: "snapshot",
+  variant: "legacy",
+  trial,
+  ok: true,
+  completionMs: 10 + trial,
+  firstChunkMs: 5,
+  chunks: 2,
+  values: 2,
+  bytes: 100,
+  probeMs: 1,
+  error: null,
+});
+const memory: MemoryRow = {
+  scriptBytes: 1024,
+  clients: 1,
+  mode: "memory",
+  variant: "legacy",
+  trial: 1,
+  ok: false,
+  baselineHeapBytes: null,
+  peakHeapBytes: null,
+  peakRssBytes: null,
+  hwmRssBytes: null,
+  postGcHeapBytes: null,
+  retainedHeapBytes: null,
+  bytesThroughCompletion: null,
+  completionMsMax: null,
+  probeMaxMs: null,
+  probeMedianMs: null,
+  sampleIntervalMs: null,
+  samplesFile: null,
+  error: "target legacy exited (signal SIGKILL)",
+};
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("ResultsFile", () => {
+  it("appends each row to results.jsonl at once and writes results.json only at the end", () => {
+    dir = mkdtempSync(join(tmpdir(), "bench-results-"));
+    const file = new ResultsFile(dir, { ...run }, [
+      { name: "legacy", kind: "bundled", command: "x", role: "baseline" },
+    ]);
+    file.addLatency(latency(1));
+    file.addMemory(memory);
+    file.addLatency(latency(2), true);
+    const lines = readFileSync(join(dir, "results.jsonl"), "utf8").trim().split("\n");
+    expect(lines.map((l) => JSON.parse(l).kind)).toEqual(["run", "latency", "memory", "latency"]);
+    expect(existsSync(join(dir, "results.json"))).toBe(false);
+
+    const results = file.finish("2026-01-01T00:01:00.000Z", true);
+    const onDisk = JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
+    expect(onDisk).toEqual(results);
+    expect(onDisk.run.finishedAt).toBe("2026-01-01T00:01:00.000Z");
+    expect(onDisk.run.interrupted).toBe(true);
+    expect(onDisk.latency).toEqual([latency(1)]);
+    expect(onDisk.memory).toEqual([memory]);
+    expect(onDisk.aa).toEqual({ latency: [latency(2)], memory: [] });
+    expect(readdirSync(dir).filter((f) => f.includes(".tmp"))).toEqual([]);
+  });
+
+  it("rebuilds the results from results.jsonl alone", () => {
+    dir = mkdtempSync(join(tmpdir(), "bench-results-"));
+    const file = new ResultsFile(dir, { ...run }, []);
+    file.addLatency(latency(1));
+    file.addMemory(memory, true);
+    const rebuilt = resultsFromJsonl(join(dir, "results.jsonl"));
+    expect(rebuilt.latency).toEqual([latency(1)]);
+    expect(rebuilt.aa?.memory).toEqual([memory]);
+    expect(rebuilt.run.config).toEqual({ trials: 1 });
+  });
+});
+
+describe("fillCommand", () => {
+  it("fills {port} and {db} everywhere and refuses a db path a shell would split", () => {
+    expect(fillCommand("sh -c 'serve --db {db} --port {port}' # {port}", 4321, "/tmp/a-1.sqlite")).toBe(
+      "sh -c 'serve --db /tmp/a-1.sqlite --port 4321' # 4321",
+    );
+    expect(() => fillCommand("x {db}", 1, "/tmp/my dir/a.sqlite")).toThrow(/unsafe in a shell command/);
+  });
+});

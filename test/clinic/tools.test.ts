@@ -1,0 +1,70 @@
+// Pure parts of the clinic runner: clinic's command line, the ready line and the report path it prints.
+import { describe, expect, it } from "vitest";
+import { clinicArgs, parseHtmlPath, parseReadyLine, shellQuote } from "../../scripts/clinic/tools.js";
+
+describe("clinicArgs", () => {
+  it("asks for no browser, a destination, the hold command on-port, and the loopback server", () => {
+    const args = clinicArgs({
+      clinicBin: "/n/clinic/bin.js",
+      tool: "heapprofiler",
+      dest: "/r/clinic/heapprofiler-data",
+      holdScript: "/d/hold.js",
+      controlPort: 4321,
+      node: "/usr/bin/node",
+      serverMain: "/d/main.js",
+      db: "/tmp/x y/f.sqlite",
+      delivery: "batched",
+    });
+    expect(args).toEqual([
+      "/n/clinic/bin.js",
+      "heapprofiler",
+      "--open=false",
+      "--dest",
+      "/r/clinic/heapprofiler-data",
+      "--on-port",
+      "/usr/bin/node /d/hold.js 4321",
+      "--",
+      "/usr/bin/node",
+      "/d/main.js",
+      "--db",
+      "/tmp/x y/f.sqlite",
+      "--host",
+      "127.0.0.1",
+      "--port",
+      "0",
+      "--delivery",
+      "batched",
+      "--exit-with-parent",
+    ]);
+  });
+});
+
+describe("shellQuote", () => {
+  it("leaves plain words and quotes the rest, including single quotes", () => {
+    expect(shellQuote("/usr/bin/node")).toBe("/usr/bin/node");
+    expect(shellQuote("/a b/c")).toBe("'/a b/c'");
+    expect(shellQuote("it's")).toBe("'it'\\''s'");
+    expect(shellQuote("$(rm -rf /)")).toBe("'$(rm -rf /)'");
+  });
+});
+
+describe("parseReadyLine", () => {
+  it("reads the bundled server's ready line and ignores clinic's chatter", () => {
+    expect(parseReadyLine('{"event":"listening","url":"ws://127.0.0.1:5/ws","pid":42,"delivery":"legacy"}')).toEqual({
+      url: "ws://127.0.0.1:5/ws",
+      pid: 42,
+    });
+    expect(parseReadyLine("To generate the report press: Ctrl + C")).toBeNull();
+    expect(parseReadyLine('{"event":"other"}')).toBeNull();
+    expect(parseReadyLine("{not json")).toBeNull();
+  });
+});
+
+describe("parseHtmlPath", () => {
+  it("finds the generated report's path, decoding the file URL", () => {
+    expect(parseHtmlPath("Analysing data\nGenerated HTML file is file:///tmp/a%20b/123.clinic-doctor.html\n")).toBe(
+      "/tmp/a b/123.clinic-doctor.html",
+    );
+    expect(parseHtmlPath("Analysing data\n")).toBeNull();
+  });
+});
