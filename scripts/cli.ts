@@ -31,6 +31,10 @@ export async function main(argv: string[]): Promise<void> {
     .version(false)
     .wrap(Math.min(110, process.stdout.columns || 110))
     .fail((msg, err) => {
+      // yargs names an unknown flag or a missing argument but not what is allowed: point at the list.
+      if (!err && /^(Unknown argument|Not enough non-option arguments)/.test(msg)) {
+        throw new UsageError(`${msg}; see --help for the allowed flags and arguments`);
+      }
       throw err ?? new UsageError(msg);
     });
   for (const command of commands) parser = parser.command(command);

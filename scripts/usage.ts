@@ -1,5 +1,5 @@
 // Usage errors: bad flags or inputs. The CLI prints the message on one line and exits 2.
-import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 export class UsageError extends Error {
@@ -54,35 +54,25 @@ export function jsonFlag(flag: string, value: unknown): unknown {
 }
 
 /**
- * Makes sure `path` is a directory this process can write, creating missing levels one at a time
- * (Node's recursive mkdir spins forever under /proc), and proves it by creating and removing a probe
- * file. Throws a UsageError naming the flag and the path otherwise.
+ * Checks that `path` is (or can become) a directory this process can write, WITHOUT creating it: the
+ * nearest existing ancestor must be a directory that accepts a probe file (created and removed at
+ * once). Failing early matters: Node's recursive mkdir spins forever under /proc. Throws a
+ * UsageError naming the flag and the path. With of = "file", `path` is a file to be written and its
+ * directory is checked.
  */
-export function writableDirFlag(flag: string, path: string): string {
-  const abs = resolve(path);
-  const missing: string[] = [];
+export function writableDirFlag(flag: string, path: string, of: "directory" | "file" = "directory"): string {
+  const abs = resolve(of === "file" ? dirname(path) : path);
   let p = abs;
-  while (!existsSync(p)) {
-    missing.unshift(p);
-    const parent = dirname(p);
-    if (parent === p) break;
-    p = parent;
-  }
-  const created: string[] = [];
+  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
   try {
-    for (const dir of missing) {
-      mkdirSync(dir);
-      created.unshift(dir);
-    }
-    if (!statSync(abs).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
-    const probe = join(abs, `.catchup-write-test-${process.pid}`);
+    if (!statSync(p).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
+    const probe = join(p, `.catchup-write-test-${process.pid}`);
     writeFileSync(probe, "");
     rmSync(probe, { force: true });
   } catch (e) {
-    // Leave nothing half-made behind.
-    for (const dir of created) rmSync(dir, { recursive: true, force: true });
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw new UsageError(`--${flag} must be a writable directory (${abs}: ${code})`);
+    const what = of === "file" ? "a file path in a writable directory" : "a writable directory";
+    throw new UsageError(`--${flag} must be ${what} (${resolve(path)}: ${code} at ${p})`);
   }
   return abs;
 }

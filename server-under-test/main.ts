@@ -24,7 +24,13 @@ function openStore(settings: ServerSettings): EventStore {
 
 /** Turns "the parent went away" (stdin EOF or IPC disconnect) into the normal SIGTERM shutdown. */
 function exitWithParent(): void {
-  const goodbye = () => process.kill(process.pid, "SIGTERM");
+  let gone = false;
+  const goodbye = () => {
+    // once: a second SIGTERM would find no handler left and kill the process outright
+    if (gone) return;
+    gone = true;
+    process.kill(process.pid, "SIGTERM");
+  };
   process.stdin.on("end", goodbye).on("close", goodbye).on("error", goodbye).resume();
   if (process.send !== undefined) process.on("disconnect", goodbye);
 }
@@ -60,12 +66,25 @@ async function main(): Promise<void> {
     process.stderr.write(`server-under-test: listening on ${url}, delivery ${settings.delivery}, ${tokens}\n`);
   };
   // Loaded after the flags and fixture check out, so bad input fails fast.
-  const [NodeRuntime, Layer, { serverLayer }] = await Promise.all([
+  const [NodeRuntime, Layer, Effect, Cause, { serverLayer }] = await Promise.all([
     import("@effect/platform-node/NodeRuntime"),
     import("effect/Layer"),
+    import("effect/Effect"),
+    import("effect/Cause"),
     import("./server.js"),
   ]);
-  Layer.launch(serverLayer(settings, store, onListening)).pipe(NodeRuntime.runMain({ disableErrorReporting: false }));
+  Layer.launch(serverLayer(settings, store, onListening)).pipe(
+    // A failure to serve (e.g. the port is taken) is one line on stderr and exit 1.
+    Effect.tapErrorCause((cause) =>
+      Effect.sync(() => {
+        if (Cause.isInterruptedOnly(cause)) return; // a signal: the normal way out
+        const error = Cause.squash(cause) as { message?: string; cause?: { message?: string } };
+        const why = error?.cause?.message ?? error?.message ?? String(error);
+        process.stderr.write(`server-under-test: cannot serve on ${settings.host}:${settings.port}: ${why}\n`);
+      }),
+    ),
+    NodeRuntime.runMain({ disableErrorReporting: true }),
+  );
 }
 
 await main();

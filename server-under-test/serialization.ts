@@ -2,7 +2,8 @@
 // Stock @effect/rpc 0.76 closes a socket silently when a message has an id BigInt() rejects
 // ("abc"), a Request lacks its headers array, or the frame is JSON but not an object: the error
 // is thrown inside the socket loop. Rejecting those here turns each into a Defect frame instead
-// (the protocol's answer to a bad message) and the connection stays usable.
+// (the protocol's answer to a bad message) and the connection stays usable. Deeply nested JSON is
+// refused too: formatting the schema error for it never finished (the socket stalled).
 import * as RpcSerialization from "@effect/rpc/RpcSerialization";
 import * as Layer from "effect/Layer";
 
@@ -23,9 +24,29 @@ function validHeaders(value: unknown): boolean {
   );
 }
 
-/** Throws an Error describing the first problem that would otherwise kill the socket. */
+/** Deeper JSON than this is refused: schema error formatting recurses over the value. */
+export const MAX_MESSAGE_DEPTH = 64;
+
+/** Nesting depth of a parsed JSON value, stopping early once past `limit` (iterative: no stack risk). */
+export function jsonDepth(value: unknown, limit: number): number {
+  let max = 0;
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== "object" || v === null) continue;
+    if (depth > max) max = depth;
+    if (max > limit) return max;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return max;
+}
+
+/** Throws an Error describing the first problem that would otherwise kill or stall the socket. */
 export function checkMessage(message: unknown): void {
   if (typeof message !== "object" || message === null) throw new Error("a message must be a JSON object");
+  if (jsonDepth(message, MAX_MESSAGE_DEPTH) > MAX_MESSAGE_DEPTH) {
+    throw new Error(`a message must not nest deeper than ${MAX_MESSAGE_DEPTH} levels`);
+  }
   if (Array.isArray(message)) return; // the server answers arrays with "Unknown request tag"
   const m = message as Record<string, unknown>;
   switch (m._tag) {

@@ -1,9 +1,9 @@
-// The bench's fixtures: the default ones (built into fixtures/ when missing, through the fixture
-// generator) or the one named by --fixture (validated, never built). Each target gets a private
+// The bench's fixtures: the default ones (built into fixtures/ when missing or stale, through the
+// fixture generator) or the one named by --fixture (validated, never built). Each target gets a private
 // copy, so a target that writes to its store cannot change the fixture or another target's run.
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { generateFixture } from "../../fixtures/generate.js";
+import { GENERATOR_VERSION, generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
 import type { FixtureMeta } from "../../fixtures/schema.js";
 
@@ -17,19 +17,44 @@ export function defaultFixtureName(projects: number, scriptBytes: number, events
   return `p${projects}-s${scriptBytes}-e${events}.sqlite`;
 }
 
-/** Returns the default fixture, building it first when missing; `onBuild` hears about a build. */
+/** True when a fixture was built by this generator version with exactly these parameters. */
+export function fixtureMatches(meta: FixtureMeta, projects: number, scriptBytes: number, events: number, seed: number) {
+  return (
+    meta.generatorVersion === GENERATOR_VERSION &&
+    meta.projects === projects &&
+    meta.scriptBytesMin === scriptBytes &&
+    meta.scriptBytesMax === scriptBytes &&
+    meta.scriptsPerProject === 1 &&
+    meta.events === events &&
+    meta.seed === seed
+  );
+}
+
+function readMetaOrNull(path: string): FixtureMeta | null {
+  try {
+    return readFixtureMeta(path);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Returns the default fixture, building it first when missing, unreadable, from another generator
+ * version or another seed; `onBuild` hears about a build.
+ */
 export function ensureFixture(
   dir: string,
   projects: number,
   scriptBytes: number,
   events: number,
   seed: number,
-  onBuild?: (path: string) => void,
+  onBuild?: (path: string, why: string) => void,
 ): FixtureRef {
   const path = resolve(dir, defaultFixtureName(projects, scriptBytes, events));
-  if (!existsSync(path)) {
+  const existing = existsSync(path) ? readMetaOrNull(path) : null;
+  if (!existing || !fixtureMatches(existing, projects, scriptBytes, events, seed)) {
     mkdirSync(dir, { recursive: true });
-    onBuild?.(path);
+    onBuild?.(path, existsSync(path) ? "stale: other generator version or seed" : "missing");
     try {
       generateFixture({
         projects,
@@ -39,10 +64,12 @@ export function ensureFixture(
         events,
         seed,
         out: path,
+        force: true,
       });
     } catch (e) {
       // Another run may have built it meanwhile (the generator renames a complete file into place).
-      if (!existsSync(path)) throw e;
+      const meta = readMetaOrNull(path);
+      if (!meta || !fixtureMatches(meta, projects, scriptBytes, events, seed)) throw e;
     }
   }
   return { path, meta: readFixtureMeta(path) };

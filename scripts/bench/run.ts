@@ -1,9 +1,10 @@
 // A bench run, start to end: fixtures, plan, latency cells, memory cells, the A/A run when asked,
 // results on disk, report. Ctrl-C/SIGTERM stops every target, keeps what finished and reports it.
-import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Results, VariantInfo } from "../results.js";
+import { isAlive } from "../sampler/procfs.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { driverFor, requireK6, runClientsInWorker } from "./drivers.js";
 import { ensureFixture, type FixtureRef, userFixture } from "./fixtures.js";
@@ -36,6 +37,25 @@ export interface BenchOutcome {
 }
 
 const AA_NAMES = ["A1", "A2"] as const;
+const WORK_PREFIX = "catchup-bench-";
+
+/**
+ * Removes the fixture copies of runs whose harness died without cleaning up (SIGKILL): their work
+ * directories are named after the harness pid.
+ */
+export function sweepStaleWorkDirs(dir = tmpdir()): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const m = new RegExp(`^${WORK_PREFIX}(\\d+)-`).exec(name);
+    if (!m || Number(m[1]) === process.pid || isAlive(Number(m[1]))) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+  }
+}
 
 export function variantInfos(targets: TargetSpec[]): VariantInfo[] {
   return targets.map((t, i) => ({
@@ -59,9 +79,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   if (config.driver === "k6") requireK6();
   const fixturesDir = resolve(config.fixturesDir ?? join(io.root, "fixtures"));
   const build = (bytes: number): FixtureRef =>
-    ensureFixture(fixturesDir, config.projects, bytes, config.events, config.seed, (path) =>
+    ensureFixture(fixturesDir, config.projects, bytes, config.events, config.seed, (path, why) =>
       progress.log(
-        `building fixture ${path} (${config.projects} projects × ${sizeLabel(bytes)}, ${config.events} events)`,
+        `building fixture ${path} (${config.projects} projects × ${sizeLabel(bytes)}, ${config.events} events; ${why})`,
       ),
     );
   const latencyFixture = config.latency ? (config.fixture ? userFixture(config.fixture) : build(1024)) : null;
@@ -70,7 +90,8 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
 
   const runDir = resolve(config.out ?? join(io.root, "reports", runDirName()));
   mkdirSync(runDir, { recursive: true });
-  const workDir = mkdtempSync(join(tmpdir(), "catchup-bench-"));
+  sweepStaleWorkDirs();
+  const workDir = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
   const resolvedConfig = {
     ...config,
     out: runDir,

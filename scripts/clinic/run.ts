@@ -15,7 +15,14 @@ import { ensureFixture, userFixture } from "../bench/fixtures.js";
 import { afterSequenceFor } from "../bench/plan.js";
 import { runSessions } from "../driver/node.js";
 import type { LatencyCase } from "../results.js";
-import { type ClinicTool, clinicArgs, parseHtmlPath, parseReadyLine, type ReadyLine } from "./tools.js";
+import {
+  type ClinicTool,
+  clinicArgs,
+  clinicStopsServer,
+  parseHtmlPath,
+  parseReadyLine,
+  type ReadyLine,
+} from "./tools.js";
 
 /** The project root: the nearest directory up from this module holding package.json (works from dist/ and from source). */
 function projectRoot(): string {
@@ -187,7 +194,8 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
   // NO_INSIGHT: without it clinic asks an analytics question on stdin and, with no terminal, exits 0
   // having done nothing (DESIGN §6).
   const child = spawn(process.execPath, args, {
-    cwd: clinicDir,
+    // clinic's working files (bubbleprof's node_trace.*.log) go to the temp dir, removed at the end.
+    cwd: work,
     env: { ...process.env, NO_INSIGHT: "true" },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -241,10 +249,17 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
       }
       if (okSessions === 0 && sessions > 0) break; // the server serves nothing: stop early
     }
-    log(`${okSessions}/${sessions} sessions ok; releasing the server so clinic stops it and writes its report`);
+    log(`${okSessions}/${sessions} sessions ok; stopping the server so clinic writes its report`);
     // Closing the control socket ends the hold command; clinic then stops the server (SIGINT, or its
     // IPC stop for heapprofiler) and analyses.
     hold.destroy();
+    if (!clinicStopsServer(options.tool)) {
+      try {
+        process.kill(ready.pid, "SIGINT");
+      } catch {
+        // already gone
+      }
+    }
     const reportTimeoutMs = options.reportTimeoutMs ?? 180_000;
     const timer = setTimeout(abandon, reportTimeoutMs);
     const [code, signal] = await exited;

@@ -3,6 +3,15 @@
 export const CLINIC_TOOLS = ["doctor", "flame", "heapprofiler", "bubbleprof"] as const;
 export type ClinicTool = (typeof CLINIC_TOOLS)[number];
 
+/**
+ * Whether clinic stops the server itself once the --on-port command exits. doctor and flame send it
+ * SIGINT and heapprofiler its IPC stop; bubbleprof only closes its port pipe and leaves the server
+ * running, so the harness must send the SIGINT (checked against @clinic/* 13 sources).
+ */
+export function clinicStopsServer(tool: ClinicTool): boolean {
+  return tool !== "bubbleprof";
+}
+
 /** Quotes a word for the POSIX shell clinic runs --on-port through. */
 export function shellQuote(word: string): string {
   return /^[A-Za-z0-9_./:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, "'\\''")}'`;

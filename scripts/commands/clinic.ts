@@ -2,10 +2,11 @@
 // drive one latency case with the Node driver, and leave clinic's HTML at reports/<run>/clinic/<tool>.html.
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
+import { FixtureError } from "../../fixtures/meta.js";
 import { runClinic } from "../clinic/run.js";
 import { CLINIC_TOOLS, type ClinicTool } from "../clinic/tools.js";
 import type { LatencyCase } from "../results.js";
-import { enumFlag, intFlag, numberFlag } from "../usage.js";
+import { enumFlag, intFlag, numberFlag, UsageError, writableDirFlag } from "../usage.js";
 
 const CASES: readonly LatencyCase[] = ["snapshot", "resume-none", "resume-one", "resume-many"];
 const VARIANTS = ["legacy", "batched"] as const;
@@ -43,7 +44,8 @@ export const clinicCommand: CommandModule<object, ClinicArgs> = {
       .option("fixture", { type: "string", describe: "use this fixture instead of the default one" }) as never,
   handler: async (argv) => {
     const tool = enumFlag("tool", argv.tool, CLINIC_TOOLS) as ClinicTool;
-    const outcome = await runClinic({
+    const out = argv.out ?? defaultRunDir(new Date());
+    const options = {
       tool,
       case: enumFlag("case", argv.case, CASES),
       clients: intFlag("clients", argv.clients, 1, 1000),
@@ -51,10 +53,19 @@ export const clinicCommand: CommandModule<object, ClinicArgs> = {
       variant: enumFlag("variant", argv.variant, VARIANTS),
       durationS: numberFlag("duration-s", argv["duration-s"], 0.5, 3600),
       ackDelayMs: intFlag("ack-delay-ms", argv["ack-delay-ms"], 0, 60_000),
-      out: argv.out ?? defaultRunDir(new Date()),
+      out,
       fixture: argv.fixture ?? null,
-      log: (line) => process.stderr.write(`clinic: ${line}\n`),
-    });
+      log: (line: string) => process.stderr.write(`clinic: ${line}\n`),
+    };
+    // Bad places and bad fixtures are usage errors (exit 2, one line), found before clinic starts.
+    writableDirFlag("out", out);
+    let outcome: Awaited<ReturnType<typeof runClinic>>;
+    try {
+      outcome = await runClinic(options);
+    } catch (e) {
+      if (e instanceof FixtureError) throw new UsageError(e.message);
+      throw e;
+    }
     process.stdout.write(`${outcome.htmlPath}\n`);
   },
 };

@@ -5,7 +5,7 @@ import type { Argv, CommandModule } from "yargs";
 import { FixtureInputError, type FixtureOptions, generateFixture } from "../../fixtures/generate.js";
 import { FixtureError, readFixtureMeta } from "../../fixtures/meta.js";
 import { defaultFixturePath, FIXTURE_LIMITS, parseScriptBytes } from "../../fixtures/options.js";
-import { intFlag, UsageError } from "../usage.js";
+import { intFlag, UsageError, writableDirFlag } from "../usage.js";
 
 interface FixtureFlags {
   projects?: unknown;
@@ -46,6 +46,9 @@ export function fixtureOptionsFromFlags(flags: FixtureFlags): FixtureOptions {
 /** Builds the fixture, with a progress bar when stderr is a terminal; prints one JSON line. */
 export function runFixture(flags: FixtureFlags): void {
   const options = fixtureOptionsFromFlags(flags);
+  // An unwritable place for --out is a usage error up front (and avoids Node's recursive mkdir
+  // spinning forever under /proc).
+  writableDirFlag("out", options.out, "file");
   const bar = process.stderr.isTTY
     ? new cliProgress.SingleBar(
         { stream: process.stderr, format: "fixture [{bar}] {percentage}% | {value}/{total} rows | ETA {eta}s" },

@@ -304,7 +304,7 @@ ${latencyHtml(model)}
 <h2>Memory: server heap and RSS per cell</h2>
 ${memoryHtml(model)}
 <div class="grid">${memoryCharts.map(figure).join("\n")}</div>
-<p class="note">Solid: heap used; dashed: RSS; dots: heap after a forced GC; vertical marks: phases (connect, first chunk, completion, hold end, close, GC). Both variants' timelines start when their clients connect.</p>
+<p class="note">Solid: heap used; dashed: RSS; dots: heap after a forced GC; vertical marks: phases (connect, first chunk, completion, hold end, close, GC). Both variants' timelines start when their clients connect; each shows the first ok trial of its variant.</p>
 <h2>Concurrent probe</h2>
 ${probeHtml(model)}
 ${failures}

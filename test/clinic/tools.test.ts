@@ -1,6 +1,12 @@
 // Pure parts of the clinic runner: clinic's command line, the ready line and the report path it prints.
 import { describe, expect, it } from "vitest";
-import { clinicArgs, parseHtmlPath, parseReadyLine, shellQuote } from "../../scripts/clinic/tools.js";
+import {
+  clinicArgs,
+  clinicStopsServer,
+  parseHtmlPath,
+  parseReadyLine,
+  shellQuote,
+} from "../../scripts/clinic/tools.js";
 
 describe("clinicArgs", () => {
   it("asks for no browser, a destination, the hold command on-port, and the loopback server", () => {
@@ -66,5 +72,14 @@ describe("parseHtmlPath", () => {
       "/tmp/a b/123.clinic-doctor.html",
     );
     expect(parseHtmlPath("Analysing data\n")).toBeNull();
+  });
+});
+
+describe("clinicStopsServer", () => {
+  it("leaves only bubbleprof's server for the harness to stop", () => {
+    expect(clinicStopsServer("doctor")).toBe(true);
+    expect(clinicStopsServer("flame")).toBe(true);
+    expect(clinicStopsServer("heapprofiler")).toBe(true);
+    expect(clinicStopsServer("bubbleprof")).toBe(false);
   });
 });

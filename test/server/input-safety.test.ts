@@ -123,3 +123,25 @@ it.each([
   await conn.close();
   await bystanderStillServed();
 });
+
+it("deeply nested JSON gets a Defect; the socket and others stay usable", async () => {
+  const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
+  const deep = `${"[".repeat(400_000)}${"]".repeat(400_000)}`;
+  conn.send(
+    `{"_tag":"Request","id":"1","tag":"orchestration.subscribeShell","payload":{"afterSequence":${deep}},"headers":[]}`,
+  );
+  expect(await conn.next((f) => f._tag === "Defect")).toMatchObject({
+    defect: { message: expect.stringContaining("nest deeper") },
+  });
+  conn.send({ _tag: "Ping" });
+  await conn.next((f) => f._tag === "Pong");
+  await conn.close();
+  await bystanderStillServed();
+});
+
+it("a binary frame carrying a JSON message is answered like a text frame", async () => {
+  const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
+  conn.ws.send(Buffer.from(JSON.stringify({ _tag: "Ping" })), { binary: true });
+  await conn.next((f) => f._tag === "Pong");
+  await conn.close();
+});

@@ -69,7 +69,7 @@ describe("shutdown", () => {
       code: 0,
       signal: null,
       closeCode: 1001,
-      stderr: expect.any(String),
+      stderr: expect.not.stringContaining("cannot serve"),
     });
   });
 
@@ -145,6 +145,24 @@ describe("bad input exits 2 with a one-line error", () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stderr.trim().split("\n")).toHaveLength(1);
+  });
+});
+
+describe("a port already in use", () => {
+  it("is one line on stderr and exit 1", async () => {
+    const server = await startServer(db);
+    try {
+      const port = new URL(server.url).port;
+      const r = await runToExit(["--db", db, "--port", port]);
+      expect(r.code).toBe(1);
+      expect(r.stderr.trim()).toMatch(
+        new RegExp(`^server-under-test: cannot serve on 127\\.0\\.0\\.1:${port}: .*EADDRINUSE`),
+      );
+      expect(r.stderr.trim().split("\n")).toHaveLength(1);
+      expect(r.stdout).toBe("");
+    } finally {
+      await server.stop();
+    }
   });
 });
 

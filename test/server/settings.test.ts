@@ -1,7 +1,7 @@
 // Pure: flag parsing, token specs and the incoming-message shape check.
 import { describe, expect, it } from "vitest";
 import { DEV_TOKEN, parseToken, presentedToken, tokenTable } from "../../server-under-test/auth.js";
-import { checkMessage } from "../../server-under-test/serialization.js";
+import { checkMessage, jsonDepth, MAX_MESSAGE_DEPTH } from "../../server-under-test/serialization.js";
 import { parseSettings, SettingsError } from "../../server-under-test/settings.js";
 
 describe("parseSettings", () => {
@@ -89,5 +89,17 @@ describe("checkMessage", () => {
     [{ _tag: "Request", id: "1", tag: "t", payload: {}, headers: [["a"]] }, "headers"],
   ])("rejects %j", (m, message) => {
     expect(() => checkMessage(m)).toThrow(message);
+  });
+});
+
+describe("jsonDepth", () => {
+  it("counts object and array nesting", () => {
+    expect(jsonDepth(1, 10)).toBe(0);
+    expect(jsonDepth({ a: [1, { b: [] }] }, 10)).toBe(4);
+  });
+  it("stops early past the limit and checkMessage refuses it", () => {
+    const deep = JSON.parse(`${"[".repeat(10_000)}${"]".repeat(10_000)}`);
+    expect(jsonDepth(deep, 5)).toBe(6);
+    expect(() => checkMessage({ _tag: "Ping", pad: deep })).toThrow(`deeper than ${MAX_MESSAGE_DEPTH}`);
   });
 });

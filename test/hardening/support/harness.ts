@@ -18,10 +18,10 @@ export interface CliRun {
 }
 
 /** Starts `node bin/catchup-bench.js ...args`; env extends process.env. */
-export function startCli(args: string[], env: Record<string, string> = {}): CliRun {
+export function startCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
   const started = performance.now();
   const child = spawn(process.execPath, [CLI, ...args], {
-    cwd: ROOT,
+    cwd,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
   });
@@ -40,8 +40,8 @@ export function startCli(args: string[], env: Record<string, string> = {}): CliR
 }
 
 /** Runs the CLI to the end; SIGKILLs it after timeoutMs (and reports that as a failure of the run). */
-export async function runCli(args: string[], timeoutMs = 60_000, env: Record<string, string> = {}) {
-  const run = startCli(args, env);
+export async function runCli(args: string[], timeoutMs = 60_000, env: Record<string, string> = {}, cwd = ROOT) {
+  const run = startCli(args, env, cwd);
   const timer = setTimeout(() => run.child.kill("SIGKILL"), timeoutMs);
   const exit = await run.exited;
   clearTimeout(timer);

@@ -1,0 +1,56 @@
+// Default fixtures are built when missing and rebuilt when they do not match what the run asks for.
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { readFixtureMeta } from "../../fixtures/meta.js";
+import { ensureFixture, privateCopy } from "../../scripts/bench/fixtures.js";
+import { sweepStaleWorkDirs } from "../../scripts/bench/run.js";
+
+let dir: string | undefined;
+afterEach(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+describe("ensureFixture", () => {
+  it("builds a missing fixture, reuses it, and rebuilds it for another seed or a broken file", () => {
+    dir = mkdtempSync(join(tmpdir(), "bench-fx-"));
+    const builds: string[] = [];
+    const onBuild = (_path: string, why: string) => builds.push(why);
+    const first = ensureFixture(dir, 12, 64, 10, 1, onBuild);
+    expect(first.path).toBe(join(dir, "p12-s64-e10.sqlite"));
+    expect([first.meta.projects, first.meta.events, first.meta.seed]).toEqual([12, 10, 1]);
+    ensureFixture(dir, 12, 64, 10, 1, onBuild);
+    expect(builds).toEqual(["missing"]);
+    const reseeded = ensureFixture(dir, 12, 64, 10, 2, onBuild);
+    expect(reseeded.meta.seed).toBe(2);
+    writeFileSync(first.path, "not sqlite");
+    expect(ensureFixture(dir, 12, 64, 10, 2, onBuild).meta.seed).toBe(2);
+    expect(builds).toEqual([
+      "missing",
+      "stale: other generator version or seed",
+      "stale: other generator version or seed",
+    ]);
+  });
+
+  it("gives each target its own copy", () => {
+    dir = mkdtempSync(join(tmpdir(), "bench-fx-"));
+    const f = ensureFixture(dir, 5, 64, 3, 1);
+    const a = privateCopy(f, join(dir, "work"), "legacy");
+    const b = privateCopy(f, join(dir, "work"), "legacy");
+    expect(a).not.toBe(b);
+    expect(readFixtureMeta(a).contentSha256).toBe(f.meta.contentSha256);
+  });
+});
+
+describe("sweepStaleWorkDirs", () => {
+  it("removes the work directories of dead harnesses only", () => {
+    dir = mkdtempSync(join(tmpdir(), "bench-sweep-"));
+    const dead = join(dir, "catchup-bench-2147483600-abc");
+    const mine = join(dir, `catchup-bench-${process.pid}-def`);
+    const other = join(dir, "catchup-bench-notapid");
+    for (const d of [dead, mine, other]) mkdirSync(d);
+    sweepStaleWorkDirs(dir);
+    expect([existsSync(dead), existsSync(mine), existsSync(other)]).toEqual([false, true, true]);
+  });
+});
