@@ -294,6 +294,7 @@ export function renderHtml(model: ReportModel, charts: Chart[], assets: HtmlAsse
 <h1>catchup-bench report</h1>
 <p class="lead">${lead}</p>
 ${model.interrupted ? '<p class="banner">This run was interrupted: the tables hold only the trials that finished.</p>' : ""}
+${model.loadWarning ? `<p class="banner">${escapeHtml(model.loadWarning)}</p>` : ""}
 <h2>Paired statistics</h2>
 ${pairedHtml(model)}
 <p class="note">Pairs: trial i of the baseline with trial i of the candidate in the same case or memory cell. Interval: seeded, smoothed percentile bootstrap of the median ratio. A difference whose interval spans 1.0${model.hasAa ? ", or whose median lies inside the A/A band," : ""} is reported as "no difference detected" and not ranked.</p>

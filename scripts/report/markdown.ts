@@ -162,6 +162,7 @@ export function renderMarkdown(model: ReportModel): string {
     );
   }
   if (model.interrupted) out.push("**This run was interrupted: the tables hold only the trials that finished.**", "");
+  if (model.loadWarning) out.push(`**${model.loadWarning}**`, "");
   if (model.otherVariants.length > 0) {
     out.push(`Variants not compared in these tables: ${model.otherVariants.join(", ")}.`, "");
   }

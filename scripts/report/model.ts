@@ -82,6 +82,8 @@ export interface ReportModel {
   failures: FailedRow[];
   environment: string;
   notMeasured: string;
+  /** A busy machine at the start of the run (1-minute load average above the core count), or null. */
+  loadWarning: string | null;
   interrupted: boolean;
   startedAt: string;
 }
@@ -259,6 +261,13 @@ function environmentOf(results: Results): string {
   return `Node ${r.node}; CPU ${r.cpuModel}; ${r.cores} cores; load average ${load} (1, 5, 15 min, at start)${git}; run started ${r.startedAt}.`;
 }
 
+function loadWarningOf(results: Results): string | null {
+  const load = results.run.loadAverage[0];
+  const cores = results.run.cores;
+  if (typeof load !== "number" || !(cores > 0) || load <= cores) return null;
+  return `The machine was busy when the run started (1-minute load average ${load.toFixed(2)} on ${cores} cores): timings are noisier than on an idle machine; compare ratios from this run, not absolute times across runs.`;
+}
+
 function num(config: Record<string, unknown>, key: string): number | null {
   const v = config[key];
   return typeof v === "number" && Number.isFinite(v) ? v : null;
@@ -275,7 +284,7 @@ function notMeasuredOf(results: Results): string {
     projects !== null && events !== null
       ? `anything beyond the fixture (${projects.toLocaleString("en-US")} projects, ${events.toLocaleString("en-US")} post-cursor events, the script sizes listed)`
       : "anything beyond the fixture (its projects, script sizes and events)",
-    "other machines, Node versions or concurrent load",
+    "other machines or Node versions",
   ].filter((p): p is string => p !== null);
   return `Not measured: ${parts.join("; ")}.`;
 }
@@ -292,6 +301,7 @@ export function buildModel(results: Results): ReportModel {
     failures: failuresOf(results),
     environment: environmentOf(results),
     notMeasured: notMeasuredOf(results),
+    loadWarning: loadWarningOf(results),
     interrupted: results.run.interrupted === true,
     startedAt: results.run.startedAt,
   };

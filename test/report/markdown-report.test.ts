@@ -132,6 +132,17 @@ describe("report.md", () => {
     );
   });
 
+  it("warns when the machine was busy at the start, and only then", async () => {
+    const dir = runDir();
+    const results = syntheticResults(dir);
+    const quiet = (await writeReports(dir)).markdown;
+    expect(quiet).not.toContain("machine was busy");
+    results.run.loadAverage = [5.5, 3, 2];
+    writeFileSync(join(dir, "results.json"), JSON.stringify(results));
+    const busy = (await writeReports(dir)).markdown;
+    expect(busy).toContain("**The machine was busy when the run started (1-minute load average 5.50 on 2 cores)");
+  });
+
   it("renders the same bytes every time and in any directory", async () => {
     const a = runDir();
     const b = runDir();
