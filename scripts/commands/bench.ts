@@ -69,6 +69,7 @@ export const benchCommand: CommandModule = {
       if (outcome.guard) process.stdout.write(`${outcome.guard.lines.join("\n")}\n`);
       if (outcome.stopReason === "SIGINT" || outcome.stopReason === "SIGTERM") process.exitCode = 130;
       else if (outcome.interrupted || (outcome.guard && !outcome.guard.pass)) process.exitCode = 1;
+      if (outcome.stopReason?.startsWith("--fail-fast")) process.stderr.write(`catchup-bench: ${outcome.stopReason}\n`);
     } catch (e) {
       if (e instanceof FixtureError) throw new UsageError(e.message);
       if (e instanceof TargetError || e instanceof DriverError) {

@@ -164,6 +164,38 @@ describe("robustness", () => {
     expect(rows[1]?.error).toMatch(/target legacy exited \(signal SIGKILL\)/);
   }, 90_000);
 
+  it("with --fail-fast stops at the failed trial, keeps the rows and exits 1", async () => {
+    const out = join(dir, "fail-fast");
+    const bench = startBench([
+      "--variants",
+      "legacy",
+      "--cases",
+      "resume-many",
+      "--trials",
+      "3",
+      "--ack-delay-ms",
+      "600",
+      "--fixture",
+      fixture,
+      "--no-memory",
+      "--fail-fast",
+      "--out",
+      out,
+    ]);
+    await bench.waitFor(/\[1\/3\]/, 30_000);
+    const server = processTree(bench.pid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
+    process.kill(server as number, "SIGKILL");
+    const { code } = await bench.exit(60_000);
+    expect(code, bench.stderr()).toBe(1);
+    expect(bench.stderr()).toMatch(/--fail-fast: resume-many legacy trial 2 failed: .*exited \(signal SIGKILL\)/);
+    const r = readResults(out);
+    expect(r.run.interrupted).toBe(true);
+    expect(r.latency.map((l) => [l.trial, l.ok])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
+  }, 90_000);
+
   it("on SIGINT stops every target, keeps the finished rows and exits 130", async () => {
     const out = join(dir, "sigint");
     const bench = startBench([
