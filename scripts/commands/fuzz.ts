@@ -32,13 +32,21 @@ export const fuzzCommand: CommandModule<object, FuzzArgs> = {
     const seed = intFlag("seed", argv.seed, 0, 4294967295);
     const connections = intFlag("connections", argv.connections, 1, 64);
     const minFrames = intFlag("min-frames", argv["min-frames"], 0, 10_000_000);
-    const result = await runFuzz({
-      seconds,
-      seed,
-      connections,
-      minFrames,
-      log: (line) => process.stderr.write(`fuzz: ${line}\n`),
-    });
+    let result: Awaited<ReturnType<typeof runFuzz>>;
+    try {
+      result = await runFuzz({
+        seconds,
+        seed,
+        connections,
+        minFrames,
+        log: (line) => process.stderr.write(`fuzz: ${line}\n`),
+      });
+    } catch (e) {
+      // Only a server that cannot start gets here (e.g. dist/ not built): say so, exit 1.
+      process.stderr.write(`catchup-bench: fuzz could not start the bundled server: ${(e as Error).message}\n`);
+      process.exitCode = 1;
+      return;
+    }
     for (const line of formatFuzzReport(result.figures, result)) process.stdout.write(`${line}\n`);
     if (argv.json) process.stdout.write(`${JSON.stringify({ ...result.figures, pass: result.pass })}\n`);
     process.exitCode = result.pass ? 0 : 1;

@@ -2,7 +2,7 @@
 // keep a healthy client running, warm up, take a post-GC heap baseline, fuzz for N seconds with C
 // frame lanes plus raw-socket faults, drop every fuzz connection, take the post-GC heap again, and
 // judge the run (verdict.ts).
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,7 +15,7 @@ import { connectionSeed, FrameFuzzer } from "./frames.js";
 import { emptyHalfOpenTally, openHalfOpen } from "./half-open.js";
 import { startHealthyClient } from "./healthy.js";
 import { startTarget } from "./target.js";
-import { type Check, type FuzzFigures, HEAP_TOLERANCE, judgeFuzz } from "./verdict.js";
+import { type Check, FD_SLACK, type FuzzFigures, HEAP_TOLERANCE, judgeFuzz } from "./verdict.js";
 
 export interface FuzzOptions {
   seconds: number;
@@ -43,6 +43,11 @@ const FULL_TOKEN = "catchup-dev-token";
 const READ_TOKEN = "fuzz-read-only";
 /** At most this many raw half-open sockets are held at once; the oldest is dropped for a new one. */
 const MAX_HELD = 16;
+
+/** Open file descriptors of a process (sockets included), from /proc. */
+function openFds(pid: number): number {
+  return readdirSync(`/proc/${pid}/fd`).length;
+}
 
 async function postGcHeap(inspector: InspectorClient): Promise<number> {
   await inspector.collectGarbage(10_000);
@@ -133,6 +138,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       errors: [],
     },
     heap: null,
+    fds: null,
     heapError: null,
     serverExit: null,
     suspiciousStderr: [],
@@ -172,17 +178,22 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     log(`warm-up ${warmupMs} ms`);
     await fuzzPhase(target.url, options, 0, warmupMs, figures);
     const baselineBytes = await postGcHeap(inspector);
-    log(`baseline heap ${baselineBytes} bytes; fuzzing ${options.seconds} s`);
+    const baselineFds = openFds(target.pid);
+    log(`baseline heap ${baselineBytes} bytes, ${baselineFds} open fds; fuzzing ${options.seconds} s`);
     await fuzzPhase(target.url, options, 1, options.seconds * 1000, figures);
     // The server frees a closed connection's state asynchronously: measure again (bounded) until it is back.
     let afterBytes = await postGcHeap(inspector);
+    let afterFds = openFds(target.pid);
     let attempts = 1;
-    while (afterBytes > baselineBytes * (1 + HEAP_TOLERANCE) && attempts < 6) {
+    const settled = () => afterBytes <= baselineBytes * (1 + HEAP_TOLERANCE) && afterFds <= baselineFds + FD_SLACK;
+    while (!settled() && attempts < 6) {
       await new Promise((r) => setTimeout(r, 500));
       afterBytes = await postGcHeap(inspector);
+      afterFds = openFds(target.pid);
       attempts++;
     }
     figures.heap = { baselineBytes, afterBytes, attempts };
+    figures.fds = { baseline: baselineFds, after: afterFds };
     figures.healthy = await healthy.stop();
   } catch (e) {
     figures.heapError ??= (e as Error).message;

@@ -18,6 +18,8 @@ export interface FuzzFigures {
   halfOpenErrors: string[];
   healthy: HealthyReport;
   heap: { baselineBytes: number; afterBytes: number; attempts: number } | null;
+  /** The server's open file descriptors (sockets included) at the heap baseline and after the fuzz. */
+  fds: { baseline: number; after: number } | null;
   heapError: string | null;
   serverExit: { code: number | null; signal: string | null } | null;
   suspiciousStderr: string[];
@@ -33,6 +35,8 @@ export interface Check {
 
 /** Heap after the fuzz and a forced GC may exceed its start by at most this fraction. */
 export const HEAP_TOLERANCE = 0.1;
+/** Open fds after the fuzz may exceed the start by this many (the healthy client's catch-up sockets come and go). */
+export const FD_SLACK = 4;
 
 export function judgeFuzz(f: FuzzFigures): { pass: boolean; checks: Check[] } {
   const h = f.healthy;
@@ -70,6 +74,11 @@ export function judgeFuzz(f: FuzzFigures): { pass: boolean; checks: Check[] } {
       detail: f.heap
         ? `${mib(f.heap.baselineBytes)} -> ${mib(f.heap.afterBytes)} (x${heapRatio.toFixed(3)})`
         : `not measured: ${f.heapError ?? "unknown"}`,
+    },
+    {
+      name: `open file descriptors back to their start (+${FD_SLACK})`,
+      pass: f.fds !== null && f.fds.after <= f.fds.baseline + FD_SLACK,
+      detail: f.fds ? `${f.fds.baseline} -> ${f.fds.after}` : "not measured",
     },
     {
       name: "no unhandled error in the server's stderr",
@@ -120,6 +129,7 @@ export function formatFuzzReport(f: FuzzFigures, verdict: { pass: boolean; check
       ? `server heap (post-GC): before ${mib(f.heap.baselineBytes)}, after ${mib(f.heap.afterBytes)}`
       : `server heap: not measured (${f.heapError ?? "unknown"})`,
   );
+  if (f.fds) lines.push(`server open fds: before ${f.fds.baseline}, after ${f.fds.after}`);
   for (const e of [...f.openFailures, ...f.halfOpenErrors].slice(0, 5)) lines.push(`note: ${e}`);
   for (const c of verdict.checks) lines.push(`${c.pass ? "PASS" : "FAIL"} ${c.name}: ${c.detail}`);
   lines.push(verdict.pass ? "fuzz: PASS" : "fuzz: FAIL");

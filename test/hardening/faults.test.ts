@@ -186,7 +186,9 @@ describe("harness-level faults", () => {
       const allGone = await waitUntil(() => family.every((p) => !isAlive(p)), 5_000);
       const tookMs = performance.now() - killedAt;
       expect(allGone, `still alive: ${family.filter(isAlive).join(", ")}`).toBe(true);
-      console.log(`${kind}: ${family.length} descendants of the harness gone ${tookMs.toFixed(0)} ms after its SIGKILL`);
+      console.log(
+        `${kind}: ${family.length} descendants of the harness gone ${tookMs.toFixed(0)} ms after its SIGKILL`,
+      );
       // The issue's bound: no target survives the harness by more than 2 seconds.
       expect(tookMs).toBeLessThan(2_000);
       expect(rowsOf(jsonl).length).toBeGreaterThanOrEqual(rowsBefore);

@@ -6,6 +6,7 @@ import { FRAME_KINDS } from "../../scripts/fuzz/frames.js";
 import { runFuzz } from "../../scripts/fuzz/run.js";
 import { formatFuzzReport } from "../../scripts/fuzz/verdict.js";
 import { HALF_OPEN_KINDS } from "../../scripts/fuzz/wsframe.js";
+import { runCli } from "./support/harness.js";
 
 function alive(pid: number): boolean {
   try {
@@ -50,4 +51,13 @@ describe("fuzz run against the bundled server", () => {
     const left = spawnSync("pgrep", ["-f", "catchup-fuzz-"], { encoding: "utf8" }).stdout.trim();
     expect(left).toBe("");
   }, 150_000);
+
+  it("`fuzz` on the command line prints frames, connections, outcomes by kind and heap, and exits 0 on pass", async () => {
+    const r = await runCli(["fuzz", "--seconds", "1", "--seed", "7", "--connections", "2"], 60_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/^frames sent: \d+ .* in \d+ actions over \d+ connections$/m);
+    expect(r.stdout).toMatch(/^outcomes by kind \(actions\):$/m);
+    expect(r.stdout).toMatch(/^server heap \(post-GC\): before [\d.]+ MiB, after [\d.]+ MiB$/m);
+    expect(r.stdout.trimEnd().split("\n").at(-1)).toBe("fuzz: PASS");
+  }, 60_000);
 });

@@ -29,6 +29,7 @@ function passing(): FuzzFigures {
       errors: [],
     },
     heap: { baselineBytes: 30e6, afterBytes: 32e6, attempts: 1 },
+    fds: { baseline: 30, after: 31 },
     heapError: null,
     serverExit: null,
     suspiciousStderr: [],
@@ -60,6 +61,7 @@ describe("judgeFuzz", () => {
     ["out-of-order live event", (f) => (f.healthy.outOfOrder = 1)],
     ["heap grew 11%", (f) => (f.heap = { baselineBytes: 30e6, afterBytes: 33.3e6, attempts: 6 })],
     ["heap not measured", (f) => (f.heap = null)],
+    ["sockets not closed", (f) => (f.fds = { baseline: 30, after: 80 })],
     ["unhandled rejection logged", (f) => f.suspiciousStderr.push("UnhandledPromiseRejection: boom")],
   ];
   for (const [name, breakIt] of breakers) {
