@@ -6,33 +6,24 @@
 import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
-import { CASES, enumEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
+import { CASES, cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
 import { failedSession, resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
-import { recordSession, SUMMARY_TREND_STATS, sessionThresholds, summaryOutputs } from "./lib/summary.js";
+import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV, { holdMs: 100 });
 const clients = intEnv(__ENV, "CLIENTS", 1, 1, 10_000);
-const explicitAfter = __ENV.AFTER_SEQUENCE ? intEnv(__ENV, "AFTER_SEQUENCE", 0, 0, Number.MAX_SAFE_INTEGER) : null;
-if (explicitAfter !== null && __ENV.CASE) throw new Error("set CASE or AFTER_SEQUENCE, not both");
-const caseName = enumEnv(__ENV, "CASE", CASES, "many");
+const { caseName, explicitAfter } = cursorFromEnv(__ENV, CASES, "many");
 const runtime = { WebSocket, now: Date.now, setTimeout, clearTimeout };
 
-const metrics = {
-  completionMs: new Trend("catchup_completion_ms", true),
-  chunks: new Trend("catchup_chunks"),
-  probeMs: new Trend("catchup_probe_ms", true),
-  errors: new Counter("catchup_errors"),
-  firstChunkMs: new Trend("catchup_first_chunk_ms", true),
-  values: new Trend("catchup_values"),
-  bytes: new Trend("catchup_bytes"),
-};
+// k6 creates metrics only in the init context: here, at module top level.
+const metrics = createSessionMetrics({ Trend, Counter });
 
-export const options = {
+export const options = scenarioOptions(
   // One VU opens all CLIENTS sockets at once, so they overlap as in the reference study.
-  scenarios: { memory: { executor: "per-vu-iterations", vus: 1, iterations: 1, maxDuration: "1h" } },
-  thresholds: { ...sessionThresholds(clients), ...jsonEnv(__ENV, "THRESHOLDS", {}) },
-  summaryTrendStats: SUMMARY_TREND_STATS,
-};
+  { memory: { executor: "per-vu-iterations", vus: 1, iterations: 1, maxDuration: "1h" } },
+  clients,
+  jsonEnv(__ENV, "THRESHOLDS", {}),
+);
 
 export default async function () {
   let after;

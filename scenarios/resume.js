@@ -9,32 +9,23 @@ import exec from "k6/execution";
 import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
-import { enumEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
+import { cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
 import { failedSession, resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
-import { recordSession, SUMMARY_TREND_STATS, sessionThresholds, summaryOutputs } from "./lib/summary.js";
+import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV);
 const iterations = intEnv(__ENV, "ITERATIONS", 1, 1, 100_000);
-const explicitAfter = __ENV.AFTER_SEQUENCE ? intEnv(__ENV, "AFTER_SEQUENCE", 0, 0, Number.MAX_SAFE_INTEGER) : null;
-if (explicitAfter !== null && __ENV.CASE) throw new Error("set CASE or AFTER_SEQUENCE, not both");
-const caseName = enumEnv(__ENV, "CASE", ["none", "one", "many"], "many");
+const { caseName, explicitAfter } = cursorFromEnv(__ENV, ["none", "one", "many"], "many");
 const runtime = { WebSocket, now: Date.now, setTimeout, clearTimeout };
 
-const metrics = {
-  completionMs: new Trend("catchup_completion_ms", true),
-  chunks: new Trend("catchup_chunks"),
-  probeMs: new Trend("catchup_probe_ms", true),
-  errors: new Counter("catchup_errors"),
-  firstChunkMs: new Trend("catchup_first_chunk_ms", true),
-  values: new Trend("catchup_values"),
-  bytes: new Trend("catchup_bytes"),
-};
+// k6 creates metrics only in the init context: here, at module top level.
+const metrics = createSessionMetrics({ Trend, Counter });
 
-export const options = {
-  scenarios: { resume: { executor: "per-vu-iterations", vus: 1, iterations, maxDuration: "1h" } },
-  thresholds: { ...sessionThresholds(iterations), ...jsonEnv(__ENV, "THRESHOLDS", {}) },
-  summaryTrendStats: SUMMARY_TREND_STATS,
-};
+export const options = scenarioOptions(
+  { resume: { executor: "per-vu-iterations", vus: 1, iterations, maxDuration: "1h" } },
+  iterations,
+  jsonEnv(__ENV, "THRESHOLDS", {}),
+);
 
 /** @type {Promise<number | null> | null} resolved once per VU, outside the timed session */
 let after = null;

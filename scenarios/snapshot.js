@@ -9,26 +9,19 @@ import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
 import { runScenarioSession } from "./lib/scenario.js";
-import { recordSession, SUMMARY_TREND_STATS, sessionThresholds, summaryOutputs } from "./lib/summary.js";
+import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV);
 const iterations = intEnv(__ENV, "ITERATIONS", 1, 1, 100_000);
 
-const metrics = {
-  completionMs: new Trend("catchup_completion_ms", true),
-  chunks: new Trend("catchup_chunks"),
-  probeMs: new Trend("catchup_probe_ms", true),
-  errors: new Counter("catchup_errors"),
-  firstChunkMs: new Trend("catchup_first_chunk_ms", true),
-  values: new Trend("catchup_values"),
-  bytes: new Trend("catchup_bytes"),
-};
+// k6 creates metrics only in the init context: here, at module top level.
+const metrics = createSessionMetrics({ Trend, Counter });
 
-export const options = {
-  scenarios: { snapshot: { executor: "per-vu-iterations", vus: 1, iterations, maxDuration: "1h" } },
-  thresholds: { ...sessionThresholds(iterations), ...jsonEnv(__ENV, "THRESHOLDS", {}) },
-  summaryTrendStats: SUMMARY_TREND_STATS,
-};
+export const options = scenarioOptions(
+  { snapshot: { executor: "per-vu-iterations", vus: 1, iterations, maxDuration: "1h" } },
+  iterations,
+  jsonEnv(__ENV, "THRESHOLDS", {}),
+);
 
 export default async function () {
   const result = await runScenarioSession({ WebSocket, now: Date.now, setTimeout, clearTimeout }, config, null);

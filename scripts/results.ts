@@ -76,6 +76,18 @@ export interface RunInfo {
   config: Record<string, unknown>;
   /** True when the run was stopped (Ctrl-C/SIGTERM, --fail-fast) before its plan finished. */
   interrupted?: boolean;
+  /** The project root the run started from: reports show paths below it relative to it. */
+  projectRoot?: string;
+  /** What the fixtures each matrix used actually hold (from their fixture_meta), for the report. */
+  fixtures?: { latency: RunFixture | null; memory: RunFixture[] };
+}
+
+/** A fixture's shape as a report states it (a subset of fixture_meta). */
+export interface RunFixture {
+  projects: number;
+  events: number;
+  scriptBytesMin: number;
+  scriptBytesMax: number;
 }
 
 export interface VariantInfo {

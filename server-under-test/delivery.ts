@@ -1,7 +1,7 @@
 // The change under test lives here, and only here: how a catch-up is cut into stream chunks.
 // Each returned chunk becomes one Chunk frame, and the server waits for the client's Ack after
 // each frame, so fewer chunks through the completion marker means fewer round trips.
-import type { ShellItem } from "./rpcs.js";
+import type { ProjectShell, ShellItem } from "./rpcs.js";
 
 export const DELIVERY_STRATEGIES = ["legacy", "batched"] as const;
 export type DeliveryStrategy = (typeof DELIVERY_STRATEGIES)[number];
@@ -30,15 +30,58 @@ export function planChunks(catchUp: CatchUp, options: DeliveryOptions): ShellIte
     ? [{ kind: "synchronized", sequence: catchUp.sequence }]
     : [];
   if (options.strategy === "batched" && options.requestCompletionMarker) {
-    const all =
-      catchUp.kind === "snapshot" ? [catchUp.snapshot, ...marker] : [catchUp.resume, ...catchUp.replay, ...marker];
-    return options.maxInitialChunkBytes === undefined ? [all] : splitByBytes(all, options.maxInitialChunkBytes);
+    const budget = options.maxInitialChunkBytes;
+    if (budget === undefined) {
+      return [
+        catchUp.kind === "snapshot" ? [catchUp.snapshot, ...marker] : [catchUp.resume, ...catchUp.replay, ...marker],
+      ];
+    }
+    // A snapshot is one item holding every project: page it so the budget holds for it too.
+    const initial =
+      catchUp.kind === "snapshot" ? pageSnapshot(catchUp.snapshot, budget) : [catchUp.resume, ...catchUp.replay];
+    return splitByBytes([...initial, ...marker], budget);
   }
   // legacy, and batched for clients that did not ask for the marker (old clients keep the old path)
   const chunks: ShellItem[][] =
     catchUp.kind === "snapshot" ? [[catchUp.snapshot]] : [[catchUp.resume], ...slices(catchUp.replay)];
   if (marker.length > 0) chunks.push(marker);
   return chunks;
+}
+
+/**
+ * Splits a snapshot item into `{kind:"snapshot", snapshotSequence, projects:[…], page, pages}` items
+ * (page 1..pages, in project order), each small enough that its chunk frame stays within `budget`
+ * bytes; a project larger than the budget on its own gets a page of its own (over budget).
+ */
+export function pageSnapshot(snapshot: ShellItem, budget: number): ShellItem[] {
+  if (snapshot.kind !== "snapshot") return [snapshot];
+  const { snapshotSequence, projects } = snapshot;
+  // the item without projects, with page/pages at their widest, so the real item is never larger
+  const widest = projects.length === 0 ? 1 : projects.length;
+  const shell = Buffer.byteLength(
+    JSON.stringify({ kind: "snapshot", snapshotSequence, projects: [], page: widest, pages: widest }),
+  );
+  const pages: ProjectShell[][] = [];
+  let current: ProjectShell[] = [];
+  let bytes = CHUNK_ENVELOPE_BYTES + shell + 1;
+  for (const project of projects) {
+    const size = Buffer.byteLength(JSON.stringify(project)) + 1;
+    if (current.length > 0 && bytes + size > budget) {
+      pages.push(current);
+      current = [];
+      bytes = CHUNK_ENVELOPE_BYTES + shell + 1;
+    }
+    current.push(project);
+    bytes += size;
+  }
+  pages.push(current); // also the one empty page of an empty snapshot
+  return pages.map((page, i) => ({
+    kind: "snapshot",
+    snapshotSequence,
+    projects: page,
+    page: i + 1,
+    pages: pages.length,
+  }));
 }
 
 function slices(items: ShellItem[]): ShellItem[][] {

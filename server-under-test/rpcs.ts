@@ -31,6 +31,10 @@ export const SnapshotItem = Schema.Struct({
   kind: Schema.Literal("snapshot"),
   snapshotSequence: Schema.Number,
   projects: Schema.Array(ProjectShell),
+  /** Only with --max-initial-chunk-bytes (batched, marker requested): this item's page, 1..pages. */
+  page: Schema.optional(Schema.Number),
+  /** Pages of this snapshot; it is complete at the item with page === pages (pages arrive in order). */
+  pages: Schema.optional(Schema.Number),
 });
 export const ResumeItem = Schema.Struct({
   kind: Schema.Literal("resume"),

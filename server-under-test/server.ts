@@ -23,6 +23,20 @@ export const WS_PATH = "/ws";
 /** How long shutdown waits for clients to answer the close frame before cutting sockets. */
 const CLOSE_GRACE_MS = 3000;
 
+/**
+ * A node http server that closes connections whose request headers (the WebSocket upgrade) are not
+ * complete within `timeoutMs`, instead of Node's 60 s default. Node checks pending connections every
+ * `connectionsCheckingInterval`, so that is kept well under the bound. An upgraded socket leaves the
+ * HTTP parser and its connection list, so these timeouts never cut an established WebSocket.
+ */
+export function boundedUpgradeServer(timeoutMs: number) {
+  return createServer({
+    headersTimeout: timeoutMs,
+    requestTimeout: timeoutMs, // Node requires requestTimeout >= headersTimeout
+    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeoutMs / 4))),
+  });
+}
+
 /** Logs go to stderr: stdout carries only the ready line. */
 export const StderrLogger = Logger.replace(Logger.defaultLogger, Logger.withConsoleError(Logger.logfmtLogger));
 
@@ -39,7 +53,12 @@ export function serverLayer(settings: ServerSettings, store: EventStore, onListe
   );
   const Http = HttpRouter.Default.serve(upgradeAuth(tokenTable(settings.tokens), sessions, WS_PATH)).pipe(
     Layer.provide(Rpc),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, { port: settings.port, host: settings.host })),
+    Layer.provideMerge(
+      NodeHttpServer.layer(() => boundedUpgradeServer(settings.upgradeTimeoutMs), {
+        port: settings.port,
+        host: settings.host,
+      }),
+    ),
   );
   const Ready = Layer.scopedDiscard(
     Effect.gen(function* () {

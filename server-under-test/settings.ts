@@ -17,13 +17,17 @@ export interface ServerSettings {
   maxReplayEvents: number;
   maxReplayBytes: number;
   maxInitialChunkBytes: number | undefined;
+  /** A connection must finish its HTTP request headers (the upgrade) within this many ms. */
+  upgradeTimeoutMs: number;
   exitWithParent: boolean;
 }
+
+export const DEFAULT_UPGRADE_TIMEOUT_MS = 10_000;
 
 export const USAGE =
   "node dist/server-under-test/main.js --db FIXTURE [--host 127.0.0.1] [--port 0] [--delivery legacy|batched] " +
   "[--token SECRET[:scope,scope]]... [--max-replay-events 1000] [--max-replay-bytes 8388608] " +
-  "[--max-initial-chunk-bytes N] [--exit-with-parent]";
+  "[--max-initial-chunk-bytes N] [--upgrade-timeout-ms 10000] [--exit-with-parent]";
 
 export const HELP = `
   --db FIXTURE                   SQLite fixture (npm run fixture); opened read-only, never modified
@@ -35,9 +39,35 @@ export const HELP = `
                                  token "catchup-dev-token" is accepted with both scopes
   --max-replay-events N          replay at most N events, else a snapshot (default 1000)
   --max-replay-bytes N           replay at most N stored payload bytes, else a snapshot (default 8388608)
-  --max-initial-chunk-bytes N    batched: split the first chunk into frames of at most N bytes (default off)
+  --max-initial-chunk-bytes N    batched: split the first chunk into frames of at most N bytes (default off);
+                                 a snapshot is then paged into several snapshot items (page, pages)
+  --upgrade-timeout-ms N         close a connection whose HTTP upgrade headers are not complete
+                                 within N ms (default 10000); open WebSockets are not affected
   --exit-with-parent             exit when stdin reaches EOF or the IPC channel disconnects
 `;
+
+/** The value each flag takes, for the "needs a value" message. */
+const VALUE_FORMS: Record<string, string> = {
+  db: "FIXTURE",
+  host: "HOST",
+  port: "an integer from 0 to 65535",
+  delivery: "legacy|batched",
+  token: "SECRET[:scope,scope]",
+  "max-replay-events": "N",
+  "max-replay-bytes": "N",
+  "max-initial-chunk-bytes": "N",
+  "upgrade-timeout-ms": "N",
+};
+
+const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+
+/** yargs says "Not enough arguments following: token" for `--token` with no value; name the form. */
+function missingValue(message: string): string | undefined {
+  const match = /^Not enough arguments following: (\S+)$/.exec(message);
+  if (match?.[1] === undefined) return undefined;
+  const flag = kebab(match[1]);
+  return `--${flag} needs a value: --${flag} ${VALUE_FORMS[flag] ?? "VALUE"}`;
+}
 
 function int(flag: string, value: unknown, min: number, max: number): number {
   const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
@@ -60,19 +90,22 @@ export function parseSettings(argv: string[]): ServerSettings {
     .fail((msg, err) => {
       failure = msg ?? err?.message ?? "invalid arguments";
     })
-    .option("db", { type: "string", describe: "fixture file (opened read-only)" })
-    .option("host", { type: "string", default: "127.0.0.1" })
-    .option("port", { type: "string", default: "0" })
-    .option("delivery", { type: "string", default: "legacy" })
-    .option("token", { type: "string", array: true, describe: "SECRET[:scope,scope], repeatable" })
-    .option("max-replay-events", { type: "string", default: "1000" })
-    .option("max-replay-bytes", { type: "string", default: "8388608" })
-    .option("max-initial-chunk-bytes", { type: "string" })
+    // requiresArg: a value flag at the end of argv or followed by another flag is an error, not "" or the default
+    .option("db", { requiresArg: true, type: "string", describe: "fixture file (opened read-only)" })
+    .option("host", { requiresArg: true, type: "string", default: "127.0.0.1" })
+    .option("port", { requiresArg: true, type: "string", default: "0" })
+    .option("delivery", { requiresArg: true, type: "string", default: "legacy" })
+    .option("token", { requiresArg: true, type: "string", array: true, describe: "SECRET[:scope,scope], repeatable" })
+    .option("max-replay-events", { requiresArg: true, type: "string", default: "1000" })
+    .option("max-replay-bytes", { requiresArg: true, type: "string", default: "8388608" })
+    .option("max-initial-chunk-bytes", { requiresArg: true, type: "string" })
+    .option("upgrade-timeout-ms", { requiresArg: true, type: "string", default: String(DEFAULT_UPGRADE_TIMEOUT_MS) })
     .option("exit-with-parent", { type: "boolean", default: false })
     .parseSync();
-  if (failure !== undefined) throw new SettingsError(`${failure}; usage: ${USAGE}`);
+  if (failure !== undefined) throw new SettingsError(missingValue(failure) ?? `${failure}; usage: ${USAGE}`);
   if (typeof args.db !== "string" || args.db === "")
     throw new SettingsError(`--db FIXTURE is required; usage: ${USAGE}`);
+  if (args.host === "") throw new SettingsError(`--host needs a value: --host HOST (e.g. 127.0.0.1)`);
   const delivery = args.delivery;
   if (!(DELIVERY_STRATEGIES as readonly string[]).includes(delivery)) {
     throw new SettingsError(
@@ -98,6 +131,8 @@ export function parseSettings(argv: string[]): ServerSettings {
     maxReplayBytes: int("max-replay-bytes", args["max-replay-bytes"], 0, Number.MAX_SAFE_INTEGER),
     maxInitialChunkBytes:
       initial === undefined ? undefined : int("max-initial-chunk-bytes", initial, 1, Number.MAX_SAFE_INTEGER),
+    // Node's timers hold at most 2^31-1 ms
+    upgradeTimeoutMs: int("upgrade-timeout-ms", args["upgrade-timeout-ms"], 1, 2 ** 31 - 1),
     exitWithParent: args["exit-with-parent"],
   };
 }

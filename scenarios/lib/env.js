@@ -126,6 +126,20 @@ export function jsonEnv(env, name, fallback) {
 }
 
 /**
+ * Which cursor to resume from: AFTER_SEQUENCE=N explicitly, or CASE (one of allowed; fallback when
+ * unset) to be resolved through server.getConfig. Setting both is an error.
+ * @param {Env} env
+ * @param {readonly CaseName[]} allowed
+ * @param {CaseName} fallback
+ * @returns {{ caseName: CaseName, explicitAfter: number | null }}
+ */
+export function cursorFromEnv(env, allowed, fallback) {
+  const explicitAfter = env.AFTER_SEQUENCE ? intEnv(env, "AFTER_SEQUENCE", 0, 0, Number.MAX_SAFE_INTEGER) : null;
+  if (explicitAfter !== null && env.CASE) throw new Error("set CASE or AFTER_SEQUENCE, not both");
+  return { caseName: enumEnv(env, "CASE", allowed, fallback), explicitAfter };
+}
+
+/**
  * The resume cursor for a case from server.getConfig's reply: none = latest (no new events),
  * one = latest - 1, many = the fixture's cursor, snapshot = no cursor.
  * @param {CaseName} caseName

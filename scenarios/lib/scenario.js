@@ -2,7 +2,7 @@
 // server.getConfig, then run one session with the scenario's parameters. The runtime's WebSocket,
 // clock and timers are passed in, as for runSession.
 import { afterSequenceFor, findSequences } from "./env.js";
-import { buildSubscribePayload, callUnary, runSession } from "./session.js";
+import { buildSubscribePayload, callUnary, emptySessionResult, runSession } from "./session.js";
 
 /**
  * @typedef {object} Runtime
@@ -64,5 +64,5 @@ export function runScenarioSession(runtime, config, after) {
  * @returns {import("./session.js").SessionResult}
  */
 export function failedSession(error) {
-  return { ok: false, completionMs: null, firstChunkMs: null, chunks: 0, values: 0, bytes: 0, probeMs: null, error };
+  return emptySessionResult(error);
 }

@@ -57,6 +57,16 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  */
 
 /**
+ * A row with nothing measured yet (ok: false until the completion frame arrives); with an error, the
+ * row of a session that failed before it could start.
+ * @param {string | null} [error]
+ * @returns {SessionResult}
+ */
+export function emptySessionResult(error = null) {
+  return { ok: false, completionMs: null, firstChunkMs: null, chunks: 0, values: 0, bytes: 0, probeMs: null, error };
+}
+
+/**
  * Substitutes the resume cursor into a payload template. `{after}` (bare or quoted) becomes the
  * number; with after === null the property (or array item) holding it is removed, so one template
  * serves snapshot and resume. Throws an Error naming the template when it is not JSON.
@@ -139,17 +149,7 @@ export function runSession(options) {
   } = options;
 
   return new Promise((resolve) => {
-    /** @type {SessionResult} */
-    const result = {
-      ok: false,
-      completionMs: null,
-      firstChunkMs: null,
-      chunks: 0,
-      values: 0,
-      bytes: 0,
-      probeMs: null,
-      error: null,
-    };
+    const result = emptySessionResult();
     /** @type {Set<unknown>} */
     const timers = new Set();
     /** @type {any} */

@@ -61,6 +61,40 @@ export function recordSession(metrics, result, session) {
 }
 
 /**
+ * The scenario's metrics, named as in METRICS. k6 allows creating metrics only in the init context,
+ * so scripts call this at module top level, passing k6's Trend and Counter (kept out of lib so it
+ * loads without k6).
+ * @param {{ Trend: new (name: string, isTime?: boolean) => MetricLike, Counter: new (name: string) => MetricLike }} k6
+ * @returns {SessionMetrics}
+ */
+export function createSessionMetrics({ Trend, Counter }) {
+  return {
+    completionMs: new Trend(METRICS.completionMs, true),
+    chunks: new Trend(METRICS.chunks),
+    probeMs: new Trend(METRICS.probeMs, true),
+    errors: new Counter(METRICS.errors),
+    firstChunkMs: new Trend(METRICS.firstChunkMs, true),
+    values: new Trend(METRICS.values),
+    bytes: new Trend(METRICS.bytes),
+  };
+}
+
+/**
+ * k6 `options` for a scenario of `sessions` sessions: the per-session thresholds (plus any from
+ * THRESHOLDS, already parsed) and the trend stats the summary reads.
+ * @param {Record<string, unknown>} scenarios
+ * @param {number} sessions
+ * @param {Record<string, string[]>} extraThresholds
+ */
+export function scenarioOptions(scenarios, sessions, extraThresholds) {
+  return {
+    scenarios,
+    thresholds: { ...sessionThresholds(sessions), ...extraThresholds },
+    summaryTrendStats: SUMMARY_TREND_STATS,
+  };
+}
+
+/**
  * Rebuilds per-session rows from k6 summary data. A failed session's reason is not a number, so it
  * travels in the k6 log (console.error), not here.
  * @param {SummaryData} data

@@ -1,7 +1,7 @@
 // `bench` flags -> a resolved BenchConfig. Pure: no files, no processes. Every bad flag is a
 // UsageError whose one-line message names the flag and the allowed values (the CLI exits 2).
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
-import { GUARD_METRICS } from "../report/guard.js";
+import { defaultGuard, GUARD_METRICS } from "../report/guard.js";
 import type { LatencyCase, MemoryMode } from "../results.js";
 import { enumFlag, intFlag, jsonFlag, listFlag, numberFlag, UsageError } from "../usage.js";
 
@@ -180,7 +180,7 @@ export function resolveConfig(raw: RawFlags): BenchConfig {
   // Without --guard, the guard judges the headline figure of each matrix that runs.
   const guard = has(raw, "guard")
     ? listFlag("guard", raw.guard).map((g) => enumFlag("guard", g, GUARD_METRICS))
-    : [...(latency ? ["completionMs"] : []), ...(memory ? ["peakHeapBytes"] : [])];
+    : defaultGuard({ latency, memory });
   const fixture = has(raw, "fixture") ? stringFlag("fixture", raw.fixture, "") : null;
   const out = has(raw, "out") ? stringFlag("out", raw.out, "") : null;
   const fixturesDir = has(raw, "fixtures-dir") ? stringFlag("fixtures-dir", raw["fixtures-dir"], "") : null;

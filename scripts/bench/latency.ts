@@ -2,6 +2,7 @@
 // planned trials (interleaved, rotated), each one fresh WebSocket session. A target that dies
 // mid-trial makes that trial ok:false with its exit and last stderr lines; the next trial of that
 // variant gets a fresh server.
+import { emptySessionResult } from "../../scenarios/lib/session.js";
 import type { LatencyRow, SessionFigures } from "../results.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { type FixtureRef, privateCopy } from "./fixtures.js";
@@ -9,35 +10,31 @@ import { afterSequenceFor, type LatencyTrial } from "./plan.js";
 import { type RunClients, sessionSpec } from "./sessions.js";
 import { startTarget, type Target, TargetError } from "./target.js";
 
-export interface LatencyContext {
+/** What latency and memory cells both get from the runner: a trial plan, its targets, and its hooks. */
+export interface CellContext<Trial, Row> {
   config: BenchConfig;
-  fixture: FixtureRef;
   workDir: string;
   /** Targets by variant name (for --aa, two names for the baseline's spec). */
   targets: Map<string, TargetSpec>;
-  plan: LatencyTrial[];
+  plan: Trial[];
   runClients: RunClients;
-  onRow: (row: LatencyRow) => void;
-  onTrialStart?: (trial: LatencyTrial, index: number) => void;
+  onRow: (row: Row) => void;
+  onTrialStart?: (trial: Trial, index: number) => void;
   stopped: () => boolean;
   /** Registers a running target so an interrupt can stop it. */
   track: (target: Target) => () => void;
+}
+
+export interface LatencyContext extends CellContext<LatencyTrial, LatencyRow> {
+  fixture: FixtureRef;
 }
 
 export class FailFast extends Error {
   override readonly name = "FailFast";
 }
 
-const failed = (error: string): SessionFigures => ({
-  ok: false,
-  completionMs: null,
-  firstChunkMs: null,
-  chunks: 0,
-  values: 0,
-  bytes: 0,
-  probeMs: null,
-  error,
-});
+/** The figures of a session that could not run: the shared client's empty row with the reason. */
+const failed = (error: string): SessionFigures => emptySessionResult(error);
 
 /**
  * True when the target has exited or is exiting: waits up to ms for its exit (a dying server closes

@@ -9,27 +9,17 @@ import type { MemoryRow, SessionFigures } from "../results.js";
 import { readVmHwm } from "../sampler/procfs.js";
 import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
 import { median } from "../stats.js";
-import type { BenchConfig, TargetSpec } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
-import { exitedWithin, FailFast } from "./latency.js";
+import { type CellContext, exitedWithin, FailFast } from "./latency.js";
 import { afterSequenceFor, type MemoryTrial, memoryTrialId } from "./plan.js";
-import { type ClientsRun, type PhaseName, type RunClients, sessionSpec } from "./sessions.js";
+import { type ClientsRun, type PhaseName, sessionSpec } from "./sessions.js";
 import { startTarget, type Target } from "./target.js";
 
-export interface MemoryContext {
-  config: BenchConfig;
+export interface MemoryContext extends CellContext<MemoryTrial, MemoryRow> {
   /** Fixtures by script size. */
   fixtures: Map<number, FixtureRef>;
-  workDir: string;
   runDir: string;
-  targets: Map<string, TargetSpec>;
-  plan: MemoryTrial[];
-  runClients: RunClients;
-  onRow: (row: MemoryRow) => void;
-  onTrialStart?: (trial: MemoryTrial, index: number) => void;
-  stopped: () => boolean;
-  track: (target: Target) => () => void;
   /** Prefix of samples file names (e.g. "aa-" for the A/A run). */
   samplesPrefix?: string;
 }
@@ -47,7 +37,8 @@ function commandLine(pid: number): string | null {
   }
 }
 
-function emptyRow(t: MemoryTrial, samplesFile: string | null, error: string): MemoryRow {
+/** The row of a memory trial with nothing measured (ok: false), naming why. */
+export function emptyRow(t: MemoryTrial, samplesFile: string | null, error: string): MemoryRow {
   return {
     scriptBytes: t.scriptBytes,
     clients: t.clients,

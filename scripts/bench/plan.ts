@@ -1,5 +1,6 @@
 // The run plan: which trial runs when. Pure. Variants interleave (A B A B ...) and the starting
 // variant rotates each repetition, so slow drift of the machine falls on every variant alike.
+import { afterSequenceFor as scenarioAfterSequenceFor } from "../../scenarios/lib/env.js";
 import type { LatencyCase, MemoryMode } from "../results.js";
 
 export interface LatencyTrial {
@@ -73,20 +74,20 @@ export function memoryTrialId(t: MemoryTrial, prefix = ""): string {
   return `${prefix}memory-s${t.scriptBytes}-c${t.clients}-${t.mode}-${safe}-t${t.trial}`;
 }
 
+/** The k6 scripts' name for each bench case (a memory cell resumes from the fixture's cursor). */
+const SCENARIO_CASE = {
+  snapshot: "snapshot",
+  "resume-none": "none",
+  "resume-one": "one",
+  "resume-many": "many",
+  memory: "many",
+} as const;
+
 /** afterSequence for a latency case, from the fixture's cursor and latest sequence; null = snapshot. */
 export function afterSequenceFor(
   c: LatencyCase | MemoryMode,
   meta: { cursorSequence: number; latestSequence: number },
 ): number | null {
-  switch (c) {
-    case "snapshot":
-      return null;
-    case "resume-none":
-      return meta.latestSequence;
-    case "resume-one":
-      return Math.max(0, meta.latestSequence - 1);
-    case "resume-many":
-    case "memory":
-      return meta.cursorSequence;
-  }
+  // One rule for the harness and the k6 scripts: scenarios/lib/env.js owns it.
+  return scenarioAfterSequenceFor(SCENARIO_CASE[c], meta);
 }

@@ -2,6 +2,11 @@
 // one plain line per finished trial otherwise (CI logs). Separate from measuring, as in autocannon.
 import cliProgress from "cli-progress";
 
+/** "resume-many legacy, trial 2/3" (with "A/A " in front for the A/A run): the bar's cell label. */
+export function trialLabel(cell: string, trial: number, of: number, aa = false): string {
+  return `${aa ? "A/A " : ""}${cell}, trial ${trial}/${of}`;
+}
+
 export interface Progress {
   start(total: number): void;
   trial(label: string): void;

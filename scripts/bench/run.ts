@@ -3,7 +3,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import type { Results, VariantInfo } from "../results.js";
+import type { Results, RunFixture, RunInfo, VariantInfo } from "../results.js";
 import { isAlive } from "../sampler/procfs.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { driverFor, requireK6, runClientsInWorker } from "./drivers.js";
@@ -11,8 +11,8 @@ import { ensureFixture, type FixtureRef, userFixture } from "./fixtures.js";
 import { FailFast, runLatency } from "./latency.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
-import { latencyPlan, memoryCells, memoryPlan, memoryTrialId } from "./plan.js";
-import { createProgress, type Progress } from "./progress.js";
+import { latencyPlan, memoryCells, memoryPlan } from "./plan.js";
+import { createProgress, type Progress, trialLabel } from "./progress.js";
 import { renderReport } from "./report.js";
 import { ResultsFile } from "./results-file.js";
 import { killAllTargetsNow, SERVER_MAIN, type Target } from "./target.js";
@@ -73,6 +73,11 @@ function sizeLabel(bytes: number): string {
   return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} B`;
 }
 
+/** "memory 1 KiB × 10 resume legacy": a memory cell and variant, for progress labels. */
+function memoryCellLabel(t: { scriptBytes: number; clients: number; mode: string; variant: string }): string {
+  return `memory ${sizeLabel(t.scriptBytes)} × ${t.clients} ${t.mode} ${t.variant}`;
+}
+
 /** Runs the bench described by config. Throws FixtureError/TargetError/DriverError for fatal problems. */
 export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchOutcome> {
   const progress = io.progress ?? createProgress();
@@ -98,7 +103,21 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     fixture: latencyFixture?.path ?? null,
     memoryFixtures: Object.fromEntries([...memoryFixtures].map(([b, f]) => [b, f.path])),
   };
-  const file = new ResultsFile(runDir, runInfo(resolvedConfig, io.root), variantInfos(config.targets));
+  const fixtureShape = ({ meta }: FixtureRef): RunFixture => ({
+    projects: meta.projects,
+    events: meta.events,
+    scriptBytesMin: meta.scriptBytesMin,
+    scriptBytesMax: meta.scriptBytesMax,
+  });
+  const info: RunInfo = {
+    ...runInfo(resolvedConfig, io.root),
+    projectRoot: resolve(io.root),
+    fixtures: {
+      latency: latencyFixture ? fixtureShape(latencyFixture) : null,
+      memory: [...memoryFixtures.values()].map(fixtureShape),
+    },
+  };
+  const file = new ResultsFile(runDir, info, variantInfos(config.targets));
 
   // Interrupts: stop new trials, stop running targets (their sessions then fail fast), keep results.
   let stopReason: string | null = null;
@@ -150,10 +169,10 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         runClients,
         stopped,
         track,
-        onTrialStart: (t) => progress.trial(`${aa ? "A/A " : ""}${t.case} ${t.variant} trial ${t.trial}`),
+        onTrialStart: (t) => progress.trial(trialLabel(`${t.case} ${t.variant}`, t.trial, config.trials, aa)),
         onRow: (row) => {
           file.addLatency(row, aa);
-          progress.done(`${aa ? "A/A " : ""}${row.case} ${row.variant} #${row.trial}`, row.ok);
+          progress.done(trialLabel(`${row.case} ${row.variant}`, row.trial, config.trials, aa), row.ok);
         },
       });
     };
@@ -171,13 +190,10 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         samplesPrefix: aa ? "aa-" : "",
         // Node clients run in a worker thread during memory cells: the sampler owns this thread.
         runClients: config.driver === "node" ? runClientsInWorker : runClients,
-        onTrialStart: (t) => progress.trial(`${aa ? "A/A " : ""}${memoryTrialId(t)}`),
+        onTrialStart: (t) => progress.trial(trialLabel(memoryCellLabel(t), t.trial, config.memoryTrials, aa)),
         onRow: (row) => {
           file.addMemory(row, aa);
-          progress.done(
-            `${aa ? "A/A " : ""}memory ${sizeLabel(row.scriptBytes)} × ${row.clients} ${row.mode} ${row.variant} #${row.trial}`,
-            row.ok,
-          );
+          progress.done(trialLabel(memoryCellLabel(row), row.trial, config.memoryTrials, aa), row.ok);
         },
       });
     };

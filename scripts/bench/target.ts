@@ -2,8 +2,8 @@
 // process group, wait until it is ready, find the process that really listens and its inspector,
 // and stop it (SIGTERM to the group, SIGKILL after a grace period). Nothing here outlives the
 // harness: the bundled server exits when its stdin closes (--exit-with-parent), a foreign command
-// is watched by a reaper that kills its group when the harness's pipe closes, and a normal exit of
-// the harness kills every group still registered.
+// is watched by a reaper that kills its group, its descendants and its listening pid when the
+// harness's pipe closes, and a normal exit of the harness kills every group (and listening pid) still registered.
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect, createServer } from "node:net";
@@ -51,26 +51,32 @@ export interface Target {
   stop(graceMs?: number): Promise<ExitInfo>;
 }
 
-// Process groups still running, killed synchronously if the harness exits without stopping them.
-const liveGroups = new Set<number>();
+// Process groups still running, each with the listening pid when it is known (a `setsid` server has
+// left the group), killed synchronously if the harness exits without stopping them.
+const liveGroups = new Map<number, number | null>();
 let exitHookInstalled = false;
 function registerGroup(pgid: number): void {
   if (!exitHookInstalled) {
     exitHookInstalled = true;
     process.on("exit", killAllTargetsNow);
   }
-  liveGroups.add(pgid);
+  liveGroups.set(pgid, null);
 }
 
-/** SIGKILLs every target group still running (used on exit and as a last resort). */
-export function killAllTargetsNow(): void {
-  for (const pgid of liveGroups) {
+/** Sends sig to the group pgid and to pid (when known and not the group leader); errors mean "already gone". */
+function signalTarget(pgid: number, pid: number | null, sig: NodeJS.Signals): void {
+  for (const p of pid !== null && pid !== pgid ? [-pgid, pid] : [-pgid]) {
     try {
-      process.kill(-pgid, "SIGKILL");
+      process.kill(p, sig);
     } catch {
       // already gone
     }
   }
+}
+
+/** SIGKILLs every target group still running, and its listening pid (used on exit and as a last resort). */
+export function killAllTargetsNow(): void {
+  for (const [pgid, pid] of liveGroups) signalTarget(pgid, pid, "SIGKILL");
   liveGroups.clear();
 }
 
@@ -136,26 +142,39 @@ function describe(info: ExitInfo | null): string {
   return info.signal ? `signal ${info.signal}` : `exit code ${info.code}`;
 }
 
+/**
+ * Node arguments that start the bundled server on 127.0.0.1 with a kernel-chosen port, ending when
+ * its stdin closes (--exit-with-parent); with inspect, its inspector on a loopback port. extra goes last.
+ */
+export function bundledServerArgs(db: string, options: { inspect: boolean; extra?: string[] }): string[] {
+  return [
+    ...(options.inspect ? ["--inspect=127.0.0.1:0"] : []),
+    SERVER_MAIN,
+    "--db",
+    db,
+    "--host",
+    "127.0.0.1",
+    "--port",
+    "0",
+    "--exit-with-parent",
+    ...(options.extra ?? []),
+  ];
+}
+
 /** Starts a target and resolves once it is ready; rejects with a TargetError naming it otherwise. */
 export async function startTarget(spec: TargetSpec, options: TargetOptions): Promise<Target> {
   const port = spec.kind === "command" && spec.command.includes("{port}") ? await freePort() : 0;
   let child: ChildProcess;
   let reaper: ChildProcess | null = null;
   if (spec.kind === "bundled") {
-    const args = [
-      ...(options.inspect ? ["--inspect=127.0.0.1:0"] : []),
-      SERVER_MAIN,
-      "--db",
-      options.db,
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      "--delivery",
-      spec.delivery,
-      "--exit-with-parent",
-      ...(options.token !== "catchup-dev-token" ? ["--token", options.token] : []),
-    ];
+    const args = bundledServerArgs(options.db, {
+      inspect: options.inspect,
+      extra: [
+        "--delivery",
+        spec.delivery,
+        ...(options.token !== "catchup-dev-token" ? ["--token", options.token] : []),
+      ],
+    });
     child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
   } else {
     const nodeOptions = `${process.env.NODE_OPTIONS ?? ""} --inspect=127.0.0.1:0`.trim();
@@ -178,21 +197,20 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
       detached: true,
     });
     reaper.unref();
+    reaper.stdin?.on("error", () => undefined); // a dismissed reaper's pipe is not ours to report
     (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   }
 
   let stderr = "";
   let exit: ExitInfo | null = null;
+  /** The process that owns the listening socket, once located (it may sit outside the group). */
+  let listeningPid: number | null = null;
   const exited = new Promise<ExitInfo>((resolve) => {
     child.once("exit", (code, signal) => {
       exit = { code, signal };
       liveGroups.delete(pgid);
-      // The wrapper is gone; anything it left in the group goes too.
-      try {
-        process.kill(-pgid, "SIGKILL");
-      } catch {
-        // group already empty
-      }
+      // The wrapper is gone; anything it left in the group (or the server it started elsewhere) goes too.
+      signalTarget(pgid, listeningPid, "SIGKILL");
       reaper?.kill("SIGTERM");
       resolve(exit);
     });
@@ -232,18 +250,8 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
   const stop = async (graceMs = 3000): Promise<ExitInfo> => {
     await inspectorClient?.close(500).catch(() => undefined);
     if (exit) return exit;
-    try {
-      process.kill(-pgid, "SIGTERM");
-    } catch {
-      // already gone
-    }
-    const timer = setTimeout(() => {
-      try {
-        process.kill(-pgid, "SIGKILL");
-      } catch {
-        // already gone
-      }
-    }, graceMs);
+    signalTarget(pgid, listeningPid, "SIGTERM");
+    const timer = setTimeout(() => signalTarget(pgid, listeningPid, "SIGKILL"), graceMs);
     const info = await exited;
     clearTimeout(timer);
     return info;
@@ -291,6 +299,10 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
   if (spec.kind === "command") {
     try {
       pid = await findListeningPid(pgid, listeningPort, { timeoutMs: left() });
+      listeningPid = pid;
+      if (liveGroups.has(pgid)) liveGroups.set(pgid, pid);
+      // The reaper kills this pid too if we die: a `setsid` server is out of the group's reach.
+      reaper?.stdin?.write(`pid ${pid}\n`);
     } catch (e) {
       return fail(
         `accepts connections on port ${listeningPort} but its process was not found (${(e as Error).message})`,

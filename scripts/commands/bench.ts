@@ -1,5 +1,6 @@
 // `catchup-bench bench`: the latency and memory matrix against the bundled server (legacy baseline,
 // batched candidate) or foreign targets. A thin layer over resolveConfig() and runBench().
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
 import { FixtureError } from "../../fixtures/meta.js";
@@ -7,6 +8,7 @@ import { resolveConfig } from "../bench/config.js";
 import { DriverError } from "../bench/drivers.js";
 import { runBench } from "../bench/run.js";
 import { TargetError } from "../bench/target.js";
+import { relativeToRoot } from "../report/model.js";
 import { UsageError, writableDirFlag } from "../usage.js";
 
 /** The package root (dist/scripts/commands/ -> ../../..): default fixtures and reports live there. */
@@ -65,7 +67,9 @@ export const benchCommand: CommandModule = {
     if (config.out) writableDirFlag("out", config.out);
     try {
       const outcome = await runBench(config, { root: ROOT, stdout: process.stdout, handleSignals: true });
-      process.stdout.write(`${outcome.markdown.trimEnd()}\n\nResults: ${outcome.runDir}/results.json\n`);
+      // Below the project root the path is shown relative to it, as in the report.
+      const shown = relativeToRoot(join(outcome.runDir, "results.json"), ROOT);
+      process.stdout.write(`${outcome.markdown.trimEnd()}\n\nResults: ${shown}\n`);
       if (outcome.guard) process.stdout.write(`${outcome.guard.lines.join("\n")}\n`);
       if (outcome.stopReason === "SIGINT" || outcome.stopReason === "SIGTERM") process.exitCode = 130;
       else if (outcome.interrupted || (outcome.guard && !outcome.guard.pass)) process.exitCode = 1;

@@ -1,11 +1,11 @@
 // `catchup-bench report <run>`: re-render report.md and report.html from a run's results.json and
 // samples (never re-measures), print the Markdown, and judge the regression guard when --ceiling is given.
 import type { CommandModule } from "yargs";
-import { GUARD_METRICS, judge } from "../report/guard.js";
+import { defaultGuard, GUARD_METRICS, judge } from "../report/guard.js";
 import { ReportInputError, readResults, writeReports } from "../report/write.js";
 import { enumFlag, listFlag, numberFlag, UsageError } from "../usage.js";
 
-export const DEFAULT_GUARD = ["completionMs", "peakHeapBytes"];
+export const DEFAULT_GUARD = defaultGuard();
 
 export interface ReportArgs {
   run: string;

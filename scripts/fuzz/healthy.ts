@@ -7,6 +7,7 @@ import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { decodeFrame, encodeAck, encodeRequest } from "../../scenarios/lib/framing.js";
 import { runSession } from "../../scenarios/lib/session.js";
+import { closeWithin } from "./ws-close.js";
 
 export interface HealthyOptions {
   url: string;
@@ -49,10 +50,9 @@ export interface HealthyClient {
   stop(): Promise<HealthyReport>;
 }
 
-export function startHealthyClient(options: HealthyOptions): HealthyClient {
-  const timeoutMs = options.timeoutMs ?? 15_000;
-  const prefix = `healthy-${process.pid}-${Math.floor(performance.now())}-`;
-  const report: HealthyReport = {
+/** A report with nothing seen yet. */
+export function emptyHealthyReport(): HealthyReport {
+  return {
     catchups: 0,
     catchupFailures: [],
     liveItems: 0,
@@ -62,6 +62,12 @@ export function startHealthyClient(options: HealthyOptions): HealthyClient {
     outOfOrder: 0,
     errors: [],
   };
+}
+
+export function startHealthyClient(options: HealthyOptions): HealthyClient {
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const prefix = `healthy-${process.pid}-${Math.floor(performance.now())}-`;
+  const report = emptyHealthyReport();
   const error = (text: string) => {
     if (report.errors.length < 20) report.errors.push(text);
   };
@@ -237,19 +243,7 @@ export function startHealthyClient(options: HealthyOptions): HealthyClient {
     report.missing = [...confirmed].filter((t) => !seenTitles.has(t)).length;
     if (report.missing > 0) error(`${report.missing} confirmed events never arrived on the live subscription`);
     clearTimeout(readyTimer);
-    if (ws.readyState === WebSocket.OPEN || ws.readyState === WebSocket.CONNECTING) {
-      await new Promise<void>((resolve) => {
-        const t = setTimeout(() => {
-          ws.terminate();
-          resolve();
-        }, 2_000);
-        ws.once("close", () => {
-          clearTimeout(t);
-          resolve();
-        });
-        ws.close(1000);
-      });
-    }
+    await closeWithin(ws);
     return report;
   };
 

@@ -13,7 +13,7 @@ import { mulberry32 } from "../stats.js";
 import { emptyTally, runLane } from "./connection.js";
 import { connectionSeed, FrameFuzzer } from "./frames.js";
 import { emptyHalfOpenTally, openHalfOpen } from "./half-open.js";
-import { startHealthyClient } from "./healthy.js";
+import { emptyHealthyReport, startHealthyClient } from "./healthy.js";
 import { startTarget } from "./target.js";
 import { type Check, FD_SLACK, type FuzzFigures, HEAP_TOLERANCE, judgeFuzz } from "./verdict.js";
 
@@ -127,16 +127,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     halfOpen: {},
     halfOpenClosedByServer: 0,
     halfOpenErrors: [],
-    healthy: {
-      catchups: 0,
-      catchupFailures: [],
-      liveItems: 0,
-      dispatched: 0,
-      missing: 0,
-      duplicated: 0,
-      outOfOrder: 0,
-      errors: [],
-    },
+    healthy: emptyHealthyReport(),
     heap: null,
     fds: null,
     heapError: null,

@@ -14,8 +14,15 @@ export interface GuardDecision {
   lines: string[];
 }
 
-/** The metric names --guard accepts. */
+/** The metric names --guard accepts (the report's metric list; bench and report both use this one). */
 export const GUARD_METRICS: readonly string[] = METRICS;
+
+/** The headline figure of each matrix: what the guard judges when --guard is not given. */
+export function defaultGuard(
+  matrices: { latency: boolean; memory: boolean } = { latency: true, memory: true },
+): string[] {
+  return [...(matrices.latency ? ["completionMs"] : []), ...(matrices.memory ? ["peakHeapBytes"] : [])];
+}
 
 /** Throws a RangeError naming the unknown metric and the allowed ones. */
 export function checkGuardMetrics(metrics: readonly string[]): void {

@@ -2,8 +2,8 @@
 // CSS are inlined (passed in by the caller, read from node_modules at render time), the data is inline
 // JSON, and a Content-Security-Policy of default-src 'none' forbids any network request when opened.
 import type { Chart } from "./charts.js";
-import { arrow, chunkSet, mib, ms, ratio, size } from "./format.js";
-import { METRIC_LABELS, ratioCell, verdictText } from "./markdown.js";
+import { arrow, mib, ms, size } from "./format.js";
+import { latencyCells, pairedCells, probeCells } from "./markdown.js";
 import type { ReportModel } from "./model.js";
 
 export interface HtmlAssets {
@@ -35,27 +35,8 @@ function table(header: string[], rows: string[][], className = ""): string {
 }
 
 function latencyHtml(model: ReportModel): string {
-  const r = model.roles;
-  if (!r || model.latency.length === 0) return "<p>No latency trials in this run.</p>";
-  return table(
-    [
-      "case",
-      `${r.baseline} median`,
-      `${r.candidate} median`,
-      `chunks ${r.baseline} → ${r.candidate}`,
-      "ratio (95% CI)",
-      "ok trials",
-    ],
-    model.latency.map((c) => [
-      c.label,
-      c.completionMedianMs.baseline === null ? "n/a" : `${ms(c.completionMedianMs.baseline)} ms`,
-      c.completionMedianMs.candidate === null ? "n/a" : `${ms(c.completionMedianMs.candidate)} ms`,
-      arrow(chunkSet(c.chunks.baseline), chunkSet(c.chunks.candidate)),
-      ratioCell(c.ratio),
-      `${c.trials.baseline} / ${c.trials.candidate}`,
-    ]),
-    "num",
-  );
+  const c = latencyCells(model);
+  return c ? table(c.header, c.rows, "num") : "<p>No latency trials in this run.</p>";
 }
 
 function memoryHtml(model: ReportModel): string {
@@ -92,42 +73,13 @@ function memoryHtml(model: ReportModel): string {
 }
 
 function probeHtml(model: ReportModel): string {
-  if (!model.roles) return "<p>No probe figures.</p>";
-  const f = (a: number | null, b: number | null) => arrow(ms(a), ms(b), "ms");
-  const rows = [
-    ...model.latency.map((c) => [
-      `latency: ${c.label}`,
-      f(c.probe.baseline.maxMs, c.probe.candidate.maxMs),
-      f(c.probe.baseline.medianMs, c.probe.candidate.medianMs),
-    ]),
-    ...model.memory.map((m) => [
-      `memory: ${size(m.scriptBytes)} / ${m.clients} / ${m.mode}`,
-      f(m.probe.baseline.maxMs, m.probe.candidate.maxMs),
-      f(m.probe.baseline.medianMs, m.probe.candidate.medianMs),
-    ]),
-  ];
-  return rows.length > 0 ? table(["cell", "max probe", "median probe"], rows, "num") : "<p>No probe figures.</p>";
+  const c = probeCells(model);
+  return c ? table(c.header, c.rows, "num") : "<p>No probe figures.</p>";
 }
 
 function pairedHtml(model: ReportModel): string {
-  if (!model.roles || model.paired.length === 0) return "<p>No paired figures.</p>";
-  const header = ["metric", "median of paired ratios", "95% CI", "IQR", "pairs"];
-  if (model.hasAa) header.push("A/A band");
-  header.push("verdict");
-  const rows = model.paired.map((p) => {
-    const s = p.summary;
-    const row = [
-      `${p.metric}: ${METRIC_LABELS[p.metric]}`,
-      s ? ratio(s.median) : "n/a",
-      s ? `${ratio(s.ci.low)}–${ratio(s.ci.high)}` : "n/a",
-      s ? ratio(s.iqr) : "n/a",
-      String(s?.n ?? 0),
-    ];
-    if (model.hasAa) row.push(p.aaBand ? `${ratio(p.aaBand.low)}–${ratio(p.aaBand.high)}` : "n/a");
-    row.push(verdictText(p));
-    return row;
-  });
-  return table(header, rows, "num");
+  const c = pairedCells(model);
+  return c ? table(c.header, c.rows, "num") : "<p>No paired figures.</p>";
 }
 
 const CSS = `

@@ -38,11 +38,17 @@ function table(header: string[], rows: string[][]): string[] {
   ];
 }
 
-export function latencyTable(model: ReportModel): string[] {
+/** A table's header and cells, shared by report.md and report.html (null: nothing to show). */
+export interface Cells {
+  header: string[];
+  rows: string[][];
+}
+
+export function latencyCells(model: ReportModel): Cells | null {
   const r = model.roles;
-  if (!r || model.latency.length === 0) return ["No latency trials in this run."];
-  return table(
-    [
+  if (!r || model.latency.length === 0) return null;
+  return {
+    header: [
       "case",
       `${r.baseline} median`,
       `${r.candidate} median`,
@@ -50,7 +56,7 @@ export function latencyTable(model: ReportModel): string[] {
       "ratio (95% CI)",
       "ok trials",
     ],
-    model.latency.map((c) => [
+    rows: model.latency.map((c) => [
       c.label,
       c.completionMedianMs.baseline === null ? "n/a" : `${ms(c.completionMedianMs.baseline)} ms`,
       c.completionMedianMs.candidate === null ? "n/a" : `${ms(c.completionMedianMs.candidate)} ms`,
@@ -58,7 +64,12 @@ export function latencyTable(model: ReportModel): string[] {
       ratioCell(c.ratio),
       `${c.trials.baseline} / ${c.trials.candidate}`,
     ]),
-  );
+  };
+}
+
+export function latencyTable(model: ReportModel): string[] {
+  const c = latencyCells(model);
+  return c ? table(c.header, c.rows) : ["No latency trials in this run."];
 }
 
 function intervalText(iv: { median: number; p99: number; max: number } | null): string {
@@ -95,26 +106,29 @@ export function memoryTable(model: ReportModel): string[] {
   );
 }
 
+export function probeCells(model: ReportModel): Cells | null {
+  if (!model.roles || (model.latency.length === 0 && model.memory.length === 0)) return null;
+  const fmt = (a: number | null, b: number | null) => arrow(ms(a), ms(b), "ms");
+  return {
+    header: ["cell", "max probe", "median probe"],
+    rows: [
+      ...model.latency.map((c) => [
+        `latency: ${c.label}`,
+        fmt(c.probe.baseline.maxMs, c.probe.candidate.maxMs),
+        fmt(c.probe.baseline.medianMs, c.probe.candidate.medianMs),
+      ]),
+      ...model.memory.map((m) => [
+        `memory: ${size(m.scriptBytes)} / ${m.clients} / ${m.mode}`,
+        fmt(m.probe.baseline.maxMs, m.probe.candidate.maxMs),
+        fmt(m.probe.baseline.medianMs, m.probe.candidate.medianMs),
+      ]),
+    ],
+  };
+}
+
 export function probeTable(model: ReportModel): string[] {
-  if (!model.roles || (model.latency.length === 0 && model.memory.length === 0)) return ["No probe figures."];
-  const rows: string[][] = [];
-  const fmt = (p: { baseline: number | null; candidate: number | null }) =>
-    arrow(ms(p.baseline), ms(p.candidate), "ms");
-  for (const c of model.latency) {
-    rows.push([
-      `latency: ${c.label}`,
-      fmt({ baseline: c.probe.baseline.maxMs, candidate: c.probe.candidate.maxMs }),
-      fmt({ baseline: c.probe.baseline.medianMs, candidate: c.probe.candidate.medianMs }),
-    ]);
-  }
-  for (const m of model.memory) {
-    rows.push([
-      `memory: ${size(m.scriptBytes)} / ${m.clients} / ${m.mode}`,
-      fmt({ baseline: m.probe.baseline.maxMs, candidate: m.probe.candidate.maxMs }),
-      fmt({ baseline: m.probe.baseline.medianMs, candidate: m.probe.candidate.medianMs }),
-    ]);
-  }
-  return table(["cell", "max probe", "median probe"], rows);
+  const c = probeCells(model);
+  return c ? table(c.header, c.rows) : ["No probe figures."];
 }
 
 /** The verdict cell: direction and size only when detected; otherwise "no difference detected". */
@@ -126,27 +140,30 @@ export function verdictText(p: ReportModel["paired"][number]): string {
   return s ? `candidate ${p.verdict}: ${change(s.median)}${few}` : p.verdict;
 }
 
-export function pairedTable(model: ReportModel): string[] {
-  if (!model.roles || model.paired.length === 0) return ["No paired figures."];
+export function pairedCells(model: ReportModel): Cells | null {
+  if (!model.roles || model.paired.length === 0) return null;
   const header = ["metric", "median of paired ratios", "95% CI", "IQR", "pairs"];
   if (model.hasAa) header.push("A/A band");
   header.push("verdict");
-  return table(
-    header,
-    model.paired.map((p) => {
-      const s = p.summary;
-      const row = [
-        `${p.metric}: ${METRIC_LABELS[p.metric]}`,
-        s ? ratio(s.median) : "n/a",
-        s ? `${ratio(s.ci.low)}–${ratio(s.ci.high)}` : "n/a",
-        s ? ratio(s.iqr) : "n/a",
-        String(s?.n ?? 0),
-      ];
-      if (model.hasAa) row.push(p.aaBand ? `${ratio(p.aaBand.low)}–${ratio(p.aaBand.high)}` : "n/a");
-      row.push(verdictText(p));
-      return row;
-    }),
-  );
+  const rows = model.paired.map((p) => {
+    const s = p.summary;
+    const row = [
+      `${p.metric}: ${METRIC_LABELS[p.metric]}`,
+      s ? ratio(s.median) : "n/a",
+      s ? `${ratio(s.ci.low)}–${ratio(s.ci.high)}` : "n/a",
+      s ? ratio(s.iqr) : "n/a",
+      String(s?.n ?? 0),
+    ];
+    if (model.hasAa) row.push(p.aaBand ? `${ratio(p.aaBand.low)}–${ratio(p.aaBand.high)}` : "n/a");
+    row.push(verdictText(p));
+    return row;
+  });
+  return { header, rows };
+}
+
+export function pairedTable(model: ReportModel): string[] {
+  const c = pairedCells(model);
+  return c ? table(c.header, c.rows) : ["No paired figures."];
 }
 
 /** The whole report.md. */

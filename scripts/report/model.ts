@@ -1,7 +1,8 @@
 // results.json -> the report model: every figure the Markdown and HTML renderers show, computed once.
 // Pure and deterministic (bootstrap seeds derive from metric names), so a report re-renders byte for byte.
-import type { LatencyRow, MemoryRow, Results } from "../results.js";
+import type { LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results.js";
 import { type Interval, median, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
+import { size } from "./format.js";
 import {
   aaRolesOf,
   caseRatios,
@@ -273,20 +274,71 @@ function num(config: Record<string, unknown>, key: string): number | null {
   return typeof v === "number" && Number.isFinite(v) ? v : null;
 }
 
+const count = (n: number) => n.toLocaleString("en-US");
+
+/** "1 KiB" or "1 KiB–8 KiB" for a fixture's script sizes. */
+function scriptSizes(f: RunFixture): string {
+  return f.scriptBytesMin === f.scriptBytesMax
+    ? size(f.scriptBytesMin)
+    : `${size(f.scriptBytesMin)}–${size(f.scriptBytesMax)}`;
+}
+
+/**
+ * The fixtures the run used, as they are: "1,000 projects, 1,000 post-cursor events (scripts: 1 KiB
+ * latency; 1 KiB, 8 KiB memory)"; one such text per distinct project/event count.
+ */
+export function fixturesText(fixtures: NonNullable<RunInfo["fixtures"]>): string | null {
+  const used: [string, RunFixture][] = [
+    ...(fixtures.latency ? [["latency", fixtures.latency] as [string, RunFixture]] : []),
+    ...fixtures.memory.map((f) => ["memory", f] as [string, RunFixture]),
+  ];
+  const groups = new Map<string, { f: RunFixture; sizes: Map<string, string[]> }>();
+  for (const [matrix, f] of used) {
+    const key = `${f.projects}/${f.events}`;
+    const g = groups.get(key) ?? { f, sizes: new Map<string, string[]>() };
+    groups.set(key, g);
+    const list = g.sizes.get(matrix) ?? [];
+    g.sizes.set(matrix, list);
+    if (!list.includes(scriptSizes(f))) list.push(scriptSizes(f));
+  }
+  if (groups.size === 0) return null;
+  return [...groups.values()]
+    .map(({ f, sizes }) => {
+      const scripts = [...sizes].map(([matrix, list]) => `${list.join(", ")} ${matrix}`).join("; ");
+      return `${count(f.projects)} projects, ${count(f.events)} post-cursor events (scripts: ${scripts})`;
+    })
+    .join(" and ");
+}
+
 function notMeasuredOf(results: Results): string {
   const c = results.run.config ?? {};
   const trials = num(c, "trials");
+  const memoryTrials = num(c, "memoryTrials");
   const projects = num(c, "projects");
   const events = num(c, "events");
+  // The fixtures recorded in the run come first; older results only have the configured defaults.
+  const recorded = results.run.fixtures ? fixturesText(results.run.fixtures) : null;
   const parts = [
     "a physical network (all traffic is loopback, 127.0.0.1)",
-    trials === 1 ? "more than one run per cell (1 trial each: no spread within a cell)" : null,
-    projects !== null && events !== null
-      ? `anything beyond the fixture (${projects.toLocaleString("en-US")} projects, ${events.toLocaleString("en-US")} post-cursor events, the script sizes listed)`
-      : "anything beyond the fixture (its projects, script sizes and events)",
+    trials === 1 && results.latency.length > 0
+      ? "more than one run per latency case (1 trial each: no spread within a case)"
+      : null,
+    memoryTrials === 1 && results.memory.length > 0 ? "spread within a memory cell (one run per memory cell)" : null,
+    recorded
+      ? `anything beyond the fixtures used (${recorded})`
+      : projects !== null && events !== null
+        ? `anything beyond the fixture (${count(projects)} projects, ${count(events)} post-cursor events, the script sizes listed)`
+        : "anything beyond the fixture (its projects, script sizes and events)",
     "other machines or Node versions",
   ].filter((p): p is string => p !== null);
   return `Not measured: ${parts.join("; ")}.`;
+}
+
+/** Paths below the project root, shown relative to it (a pasted report should not show the local directory). */
+export function relativeToRoot(text: string, root: string | undefined): string {
+  if (!root || root === "/") return text;
+  const prefix = root.endsWith("/") ? root : `${root}/`;
+  return text.split(prefix).join("");
 }
 
 /** Builds the report model from a run's results. Requires a baseline and a candidate variant. */
@@ -296,7 +348,9 @@ export function buildModel(results: Results): ReportModel {
   const base = {
     roles,
     otherVariants: roles ? names.filter((n) => n !== roles.baseline && n !== roles.candidate) : names,
-    variantDescriptions: results.variants.map((v) => `${v.name} (${v.role}, ${v.kind}: ${v.command})`),
+    variantDescriptions: results.variants.map((v) =>
+      relativeToRoot(`${v.name} (${v.role}, ${v.kind}: ${v.command})`, results.run.projectRoot),
+    ),
     hasAa: Boolean(results.aa && (results.aa.latency.length > 0 || results.aa.memory.length > 0)),
     failures: failuresOf(results),
     environment: environmentOf(results),

@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { emptyRow } from "../../scripts/bench/memory.js";
 import { ResultsFile, resultsFromJsonl } from "../../scripts/bench/results-file.js";
 import { fillCommand } from "../../scripts/bench/target.js";
 import type { LatencyRow, MemoryRow, RunInfo } from "../../scripts/results.js";
@@ -31,27 +32,11 @@ const latency = (trial: number): LatencyRow => ({
   probeMs: 1,
   error: null,
 });
-const memory: MemoryRow = {
-  scriptBytes: 1024,
-  clients: 1,
-  mode: "memory",
-  variant: "legacy",
-  trial: 1,
-  ok: false,
-  baselineHeapBytes: null,
-  peakHeapBytes: null,
-  peakRssBytes: null,
-  hwmRssBytes: null,
-  postGcHeapBytes: null,
-  retainedHeapBytes: null,
-  bytesThroughCompletion: null,
-  completionMsMax: null,
-  probeMaxMs: null,
-  probeMedianMs: null,
-  sampleIntervalMs: null,
-  samplesFile: null,
-  error: "target legacy exited (signal SIGKILL)",
-};
+const memory: MemoryRow = emptyRow(
+  { kind: "memory", scriptBytes: 1024, clients: 1, mode: "memory", variant: "legacy", trial: 1 },
+  null,
+  "target legacy exited (signal SIGKILL)",
+);
 
 let dir: string | undefined;
 afterEach(() => {

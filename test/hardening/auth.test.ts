@@ -1,21 +1,20 @@
 // Auth and exposure (issue 7): no token, wrong token, token in the wrong place, token without the
 // scope, very long token -> 401 (or 431 for a header over Node's limit) or a tagged failure, with no
 // fixture data in any error; the server and its inspector listen on loopback only.
-import { mkdtempSync, rmSync } from "node:fs";
 import { connect } from "node:net";
-import { networkInterfaces, tmpdir } from "node:os";
-import { join } from "node:path";
+import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import { startTarget } from "../../scripts/fuzz/target.js";
 import { listeningSockets } from "../../scripts/sampler/procfs.js";
 import { type RunningServer, startServer } from "../support/server.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { call, closeWs, httpGet, tryUpgrade } from "./support/raw.js";
 
 const FULL = "full-token-0123456789";
 const READ = "read-token-0123456789";
 const OPERATE = "operate-token-0123456789";
 
+let fixtures: TempFixtures;
 let dir: string;
 let db: string;
 let server: RunningServer;
@@ -30,17 +29,9 @@ function assertNoFixtureData(text: string, what: string): void {
 }
 
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), "catchup-auth-"));
-  db = join(dir, "auth.sqlite");
-  generateFixture({
-    projects: 30,
-    scriptBytesMin: 1024,
-    scriptBytesMax: 1024,
-    scriptsPerProject: 1,
-    events: 20,
-    seed: 7,
-    out: db,
-  });
+  fixtures = tempFixtures();
+  dir = fixtures.dir;
+  db = fixtures.make("auth", { projects: 30, scriptBytes: 1024, events: 20 });
   server = await startServer(db, [
     "--token",
     FULL,
@@ -74,7 +65,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.stop();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  fixtures?.cleanup();
 });
 
 describe("upgrade without a valid token in the Authorization header or ?token=", () => {

@@ -134,6 +134,24 @@ const CASES: Record<string, Case[]> = {
       says: /--max-initial-chunk-bytes/,
     },
     { args: "serve --exit-with-parent --db IN/good.sqlite --bogus", says: /Unknown argument: bogus.*usage/ },
+    {
+      args: "serve --exit-with-parent --db IN/good.sqlite --token",
+      says: /^[^\n]*--token needs a value: --token SECRET\[:scope,scope\]/,
+    },
+    {
+      args: "serve --exit-with-parent --db IN/good.sqlite --token --port 0",
+      says: /--token needs a value: --token SECRET\[:scope,scope\]/,
+    },
+    { args: "serve --exit-with-parent --db", says: /--db needs a value: --db FIXTURE/ },
+    { args: "serve --exit-with-parent --db IN/good.sqlite --host", says: /--host needs a value: --host HOST/ },
+    {
+      args: "serve --exit-with-parent --db IN/good.sqlite --delivery",
+      says: /--delivery needs a value: --delivery legacy\|batched/,
+    },
+    {
+      args: "serve --exit-with-parent --db IN/good.sqlite --upgrade-timeout-ms 0",
+      says: /--upgrade-timeout-ms .*1 to/,
+    },
   ],
   bench: [
     { args: "bench --out OUT/b --trials 0", says: /--trials .*1 to 1000/ },

@@ -1,11 +1,10 @@
 // Harness faults (issue 7): each injected fault gives a clear message, keeps finished rows in
 // results.jsonl, leaves no process behind and ends in bounded time. The harness runs as the real
 // compiled CLI; faulty targets are small foreign servers (targets/*.mjs) passed with --target.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import {
   descendantsOf,
   FAULTY,
@@ -19,6 +18,7 @@ import {
   waitUntil,
 } from "./support/harness.js";
 
+let fixtures: TempFixtures;
 let dir: string;
 let fixture: string;
 let runs = 0;
@@ -26,22 +26,14 @@ let runs = 0;
 beforeAll(() => {
   // Every target's command line names a path under `dir` (TMPDIR holds the harness's fixture copies),
   // so "no process left" is a scan of /proc for `dir`.
-  dir = mkdtempSync(join(tmpdir(), "catchup-faults-"));
-  fixture = join(dir, "f.sqlite");
-  generateFixture({
-    projects: 20,
-    scriptBytesMin: 1024,
-    scriptBytesMax: 1024,
-    scriptsPerProject: 1,
-    events: 30,
-    seed: 3,
-    out: fixture,
-  });
+  fixtures = tempFixtures();
+  dir = fixtures.dir;
+  fixture = fixtures.make("f", { projects: 20, scriptBytes: 1024, events: 30 });
 });
 
 afterAll(() => {
-  for (const p of processesWith(dir)) process.kill(p.pid, "SIGKILL");
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (dir) for (const p of processesWith(dir)) process.kill(p.pid, "SIGKILL");
+  fixtures?.cleanup();
 });
 
 const env = () => ({ TMPDIR: dir });

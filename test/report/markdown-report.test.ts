@@ -132,6 +132,32 @@ describe("report.md", () => {
     );
   });
 
+  it("states the fixtures the run recorded, one run per memory cell, and paths relative to the root", async () => {
+    const dir = runDir();
+    const results = syntheticResults(dir, { memoryTrials: 1 });
+    results.run.config = { ...results.run.config, memoryTrials: 1 };
+    results.run.projectRoot = "/home/someone/catchup";
+    results.run.fixtures = {
+      latency: { projects: 520, events: 300, scriptBytesMin: 64, scriptBytesMax: 64 },
+      memory: [
+        { projects: 2000, events: 1000, scriptBytesMin: 1024, scriptBytesMax: 1024 },
+        { projects: 2000, events: 1000, scriptBytesMin: 8192, scriptBytesMax: 8192 },
+      ],
+    };
+    for (const v of results.variants) v.command = `node /home/someone/catchup/dist/server-under-test/main.js --db {db}`;
+    writeFileSync(join(dir, "results.json"), JSON.stringify(results));
+    const { markdown } = await writeReports(dir);
+    const line = markdown.split("\n").find((l) => l.startsWith("Not measured:")) ?? "";
+    expect(line).toContain(
+      "anything beyond the fixtures used (520 projects, 300 post-cursor events (scripts: 64 B latency) and 2,000 projects, 1,000 post-cursor events (scripts: 1 KiB, 8 KiB memory))",
+    );
+    expect(line).toContain("one run per memory cell");
+    expect(line).not.toContain("1,000 projects");
+    const variants = markdown.split("\n").find((l) => l.startsWith("Variants:")) ?? "";
+    expect(variants).toContain("bundled: node dist/server-under-test/main.js --db {db}");
+    expect(markdown).not.toContain("/home/someone");
+  });
+
   it("warns when the machine was busy at the start, and only then", async () => {
     const dir = runDir();
     const results = syntheticResults(dir);

@@ -83,6 +83,28 @@ describe("--max-initial-chunk-bytes (batched)", () => {
     expect(items.findIndex((i) => i.kind === "synchronized")).toBe(items.length - 1);
   });
 
+  it("pages a snapshot so every raw frame stays within the budget, pages in order, marker last", async () => {
+    const budget = 64 * 1024;
+    const whole = await firstKinds(["--delivery", "batched"], {});
+    const wholeProjects = (whole.items[0] as { projects: unknown[] }).projects;
+    expect(whole.chunks).toHaveLength(1);
+    expect(whole.items[0]).not.toHaveProperty("page");
+    const server = await startServer(db, ["--delivery", "batched", "--max-initial-chunk-bytes", String(budget)]);
+    started.push(server);
+    const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
+    const sizes: number[] = [];
+    conn.ws.on("message", (data: Buffer) => sizes.push(data.length));
+    const { chunks, items } = await subscribeThroughCompletion(conn, "1", {});
+    await conn.close();
+    expect(chunks.length).toBeGreaterThan(2);
+    expect(sizes.length).toBeGreaterThanOrEqual(chunks.length);
+    for (const size of sizes) expect(size).toBeLessThanOrEqual(budget);
+    const pages = items.filter((i) => i.kind === "snapshot") as { page: number; pages: number; projects: unknown[] }[];
+    expect(pages.map((p) => [p.page, p.pages])).toEqual(pages.map((_, i) => [i + 1, pages.length]));
+    expect(pages.flatMap((p) => p.projects)).toEqual(wholeProjects);
+    expect(items.at(-1)).toEqual({ kind: "synchronized", sequence: latest });
+  });
+
   it("without a budget the same catch-up is one chunk", async () => {
     const { chunks } = await firstKinds(["--delivery", "batched"], { afterSequence: cursor });
     expect(chunks).toHaveLength(1);

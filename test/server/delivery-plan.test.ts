@@ -4,6 +4,7 @@ import {
   type CatchUp,
   CHUNK_ENVELOPE_BYTES,
   LEGACY_REPLAY_CHUNK,
+  pageSnapshot,
   planChunks,
   splitByBytes,
 } from "../../server-under-test/delivery.js";
@@ -87,6 +88,47 @@ describe("batched", () => {
     }
     const flat = chunks.flat();
     expect(flat).toEqual(planChunks(catchUp, { strategy: "batched", ...marker })[0]);
+  });
+});
+
+describe("--max-initial-chunk-bytes with a snapshot", () => {
+  const frameBytes = (c: ShellItem[]) =>
+    Buffer.byteLength(JSON.stringify({ _tag: "Chunk", requestId: "18446744073709551615", values: c }));
+  it("pages the snapshot: every frame within the budget, pages 1..n in order, projects in order, marker last", () => {
+    const catchUp = snapshot(50);
+    const budget = 2000;
+    const chunks = planChunks(catchUp, { strategy: "batched", ...marker, maxInitialChunkBytes: budget });
+    expect(chunks.length).toBeGreaterThan(2);
+    for (const c of chunks) expect(frameBytes(c)).toBeLessThanOrEqual(budget);
+    const items = chunks.flat();
+    expect(items.at(-1)).toEqual({ kind: "synchronized", sequence: 100 });
+    const pages = items.filter((i) => i.kind === "snapshot");
+    expect(pages.map((p) => [p.page, p.pages, p.snapshotSequence])).toEqual(
+      pages.map((_, i) => [i + 1, pages.length, 100]),
+    );
+    expect(pages.flatMap((p) => p.projects)).toEqual(
+      catchUp.kind === "snapshot" && catchUp.snapshot.kind === "snapshot" ? catchUp.snapshot.projects : [],
+    );
+  });
+  it("without a budget the snapshot stays one item without page fields", () => {
+    const [first] = planChunks(snapshot(50), { strategy: "batched", ...marker });
+    expect(first?.[0]).not.toHaveProperty("page");
+    expect(first?.[0]).not.toHaveProperty("pages");
+  });
+  it("a project larger than the budget gets a page of its own; an empty snapshot is one page", () => {
+    const big = project(1, 5000);
+    const pages = pageSnapshot(
+      { kind: "snapshot", snapshotSequence: 7, projects: [project(0), big, project(2)] },
+      CHUNK_ENVELOPE_BYTES + 400,
+    );
+    expect(pages.map((p) => (p.kind === "snapshot" ? [p.projects.map((x) => x.id), p.page, p.pages] : p))).toEqual([
+      [["p0"], 1, 3],
+      [["p1"], 2, 3],
+      [["p2"], 3, 3],
+    ]);
+    expect(pageSnapshot({ kind: "snapshot", snapshotSequence: 7, projects: [] }, 100)).toEqual([
+      { kind: "snapshot", snapshotSequence: 7, projects: [], page: 1, pages: 1 },
+    ]);
   });
 });
 

@@ -7,6 +7,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runNode } from "../support/child.js";
 import { isChunkFor, isExitFor, RawConnection, subscribeThroughCompletion } from "../support/raw-ws.js";
 import { DEV_TOKEN, SERVER_MAIN, startServer } from "../support/server.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
@@ -25,18 +26,7 @@ const sha256 = (path: string) => createHash("sha256").update(readFileSync(path))
 
 /** Runs the server expecting it to fail before ready; returns exit code and stderr. */
 async function runToExit(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, [SERVER_MAIN, ...args], { stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
-  child.stdout.setEncoding("utf8").on("data", (d: string) => {
-    stdout += d;
-  });
-  child.stderr.setEncoding("utf8").on("data", (d: string) => {
-    stderr += d;
-  });
-  const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
-  const [code] = (await once(child, "exit")) as [number | null];
-  clearTimeout(timer);
+  const { code, stdout, stderr } = await runNode([SERVER_MAIN, ...args], { timeoutMs: 20_000 });
   return { code, stdout, stderr };
 }
 

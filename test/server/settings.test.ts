@@ -15,6 +15,7 @@ describe("parseSettings", () => {
       maxReplayEvents: 1000,
       maxReplayBytes: 8388608,
       maxInitialChunkBytes: undefined,
+      upgradeTimeoutMs: 10000,
       exitWithParent: false,
     });
   });
@@ -53,6 +54,20 @@ describe("parseSettings", () => {
     [["--db", "f", "--delivery", "x"], "--delivery must be one of legacy, batched"],
     [["--db", "f", "--token", ":orchestration:read"], "non-empty SECRET"],
     [["--db", "f", "--nope"], "Unknown argument"],
+    [["--db", "f", "--token"], "--token needs a value: --token SECRET[:scope,scope]"],
+    [["--db", "f", "--token="], "--token needs a value: --token SECRET[:scope,scope]"],
+    [["--db", "f", "--token", "--port", "1"], "--token needs a value: --token SECRET[:scope,scope]"],
+    [["--db", "f", "--token", "a", "--token"], "--token needs a value"],
+    [["--db"], "--db needs a value: --db FIXTURE"],
+    [["--db", "f", "--host"], "--host needs a value: --host HOST"],
+    [["--db", "f", "--host="], "--host needs a value: --host HOST"],
+    [["--db", "f", "--port"], "--port needs a value"],
+    [["--db", "f", "--delivery"], "--delivery needs a value: --delivery legacy|batched"],
+    [["--db", "f", "--max-replay-events"], "--max-replay-events needs a value"],
+    [["--db", "f", "--maxReplayBytes"], "--max-replay-bytes needs a value"],
+    [["--db", "f", "--max-initial-chunk-bytes", "--delivery", "batched"], "--max-initial-chunk-bytes needs a value"],
+    [["--db", "f", "--upgrade-timeout-ms"], "--upgrade-timeout-ms needs a value"],
+    [["--db", "f", "--upgrade-timeout-ms", "0"], "--upgrade-timeout-ms must be an integer from 1 to 2147483647"],
   ])("rejects %j", (argv, message) => {
     expect(() => parseSettings(argv)).toThrow(SettingsError);
     expect(() => parseSettings(argv)).toThrow(message);

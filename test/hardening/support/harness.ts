@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { isAlive } from "../../../scripts/sampler/procfs.js";
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const CLI = fileURLToPath(new URL("../../../bin/catchup-bench.js", import.meta.url));
@@ -92,8 +93,7 @@ export function processesWith(marker: string): { pid: number; cmd: string }[] {
     try {
       const cmd = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ");
       if (!cmd.includes(marker)) continue;
-      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
-      if (stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) === "Z") continue;
+      if (!isAlive(Number(entry))) continue;
       found.push({ pid: Number(entry), cmd });
     } catch {
       // gone meanwhile
@@ -102,38 +102,5 @@ export function processesWith(marker: string): { pid: number; cmd: string }[] {
   return found;
 }
 
-/** All descendants of pid (children, grandchildren, ...) alive now, from /proc/<pid>/task/<tid>/children. */
-export function descendantsOf(pid: number): number[] {
-  const out: number[] = [];
-  const visit = (p: number) => {
-    let tasks: string[] = [];
-    try {
-      tasks = readdirSync(`/proc/${p}/task`);
-    } catch {
-      return;
-    }
-    for (const t of tasks) {
-      let children: string[] = [];
-      try {
-        children = readFileSync(`/proc/${p}/task/${t}/children`, "utf8").trim().split(/\s+/).filter(Boolean);
-      } catch {
-        continue;
-      }
-      for (const c of children) {
-        out.push(Number(c));
-        visit(Number(c));
-      }
-    }
-  };
-  visit(pid);
-  return out;
-}
-
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
+// Process-tree readers come from the product's /proc helpers so tests and harness agree on them.
+export { descendants as descendantsOf, isAlive } from "../../../scripts/sampler/procfs.js";

@@ -115,18 +115,5 @@ export function call(
   });
 }
 
-/** Closes a socket; resolves when closed (terminates after 2 s). */
-export function closeWs(ws: WebSocket): Promise<void> {
-  if (ws.readyState === WebSocket.CLOSED) return Promise.resolve();
-  return new Promise((resolve) => {
-    const t = setTimeout(() => {
-      ws.terminate();
-      resolve();
-    }, 2_000);
-    ws.once("close", () => {
-      clearTimeout(t);
-      resolve();
-    });
-    ws.close(1000);
-  });
-}
+/** Closes a socket; resolves when closed (terminates after 2 s). Shared with the fuzzer's healthy client. */
+export { closeWithin as closeWs } from "../../../scripts/fuzz/ws-close.js";

@@ -1,8 +1,8 @@
 // Test support: run a scenario file under the k6 test double (TEST AID; real runs use k6), in its
 // own Node process as k6 would run it, and a fake `k6` executable that does the same for the driver.
-import { spawn } from "node:child_process";
 import { chmodSync, writeFileSync } from "node:fs";
 import { isAbsolute, join } from "node:path";
+import { runNode } from "../../support/child.js";
 import { ROOT } from "../../support/server.js";
 
 export const DOUBLE_REGISTER = join(ROOT, "test/k6-double/register.js");
@@ -15,29 +15,16 @@ export interface DoubleRun {
 }
 
 /** `k6 run -e K=V ... scenarios/<script>` (or an absolute path) under the double; rejects after timeoutMs. */
-export function runUnderDouble(script: string, env: Record<string, string>, timeoutMs = 60_000): Promise<DoubleRun> {
+export async function runUnderDouble(
+  script: string,
+  env: Record<string, string>,
+  timeoutMs = 60_000,
+): Promise<DoubleRun> {
   const args = ["--import", DOUBLE_REGISTER, DOUBLE_RUN, "run", "--quiet"];
   for (const [k, v] of Object.entries(env)) args.push("-e", `${k}=${v}`);
   args.push(isAbsolute(script) ? script : join(ROOT, "scenarios", script));
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"], cwd: ROOT });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${script} under the k6 double did not finish in ${timeoutMs} ms; stderr:\n${stderr}`));
-    }, timeoutMs);
-    child.once("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
+  const run = await runNode(args, { cwd: ROOT, timeoutMs, label: `${script} under the k6 double` });
+  return { code: run.code, stdout: run.stdout, stderr: run.stderr };
 }
 
 /** Writes an executable `k6` into dir that runs the double, so the k6 driver can be tested end to end. */

@@ -1,0 +1,99 @@
+// A foreign target whose server starts in a new session (`setsid node ...`) is out of reach of its
+// process group: the harness and its reaper must still end it, whether the run finishes, or the
+// harness is SIGKILLed. Also checks the plain progress lines name the cell and "trial i/N".
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateFixture } from "../../fixtures/generate.js";
+import type { Results } from "../../scripts/results.js";
+import { cmdline, processTree, ROOT, startBench, survivorsAfter } from "./bench-child.js";
+
+let dir: string;
+let fixture: string;
+const doneDir = join(ROOT, "reports", `test-setsid-${process.pid}`);
+// `; exit $?` keeps sh from exec'ing setsid, so setsid is no group leader and calls setsid() without forking.
+const SETSID = "base=setsid node dist/server-under-test/main.js --db {db} --port {port} --delivery legacy; exit $?";
+
+/** The session id of pid, from /proc/PID/stat (field 6). */
+function sessionOf(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
+}
+
+/** The server process in the bench's tree, checked to run in a session of its own (else the test proves nothing). */
+function setsidServer(benchPid: number): number {
+  const server = processTree(benchPid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
+  expect(server).toBeDefined();
+  expect(sessionOf(server as number)).toBe(server);
+  expect(sessionOf(server as number)).not.toBe(sessionOf(benchPid));
+  return server as number;
+}
+
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), "bench-setsid-"));
+  fixture = join(dir, "f.sqlite");
+  generateFixture({
+    projects: 100,
+    scriptBytesMin: 128,
+    scriptBytesMax: 128,
+    scriptsPerProject: 1,
+    events: 200,
+    seed: 1,
+    out: fixture,
+  });
+});
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+  rmSync(doneDir, { recursive: true, force: true });
+});
+
+const args = (out: string, trials: number) => [
+  "--target",
+  SETSID,
+  "--cases",
+  "resume-many",
+  "--trials",
+  String(trials),
+  "--fixture",
+  fixture,
+  "--no-memory",
+  "--out",
+  out,
+];
+
+describe("a foreign target that calls setsid", () => {
+  it("is stopped when the run ends; progress lines say cell and trial i/N", async () => {
+    // Inside the project (reports/ is git-ignored) so the "Results:" line is shown relative to it.
+    const bench = startBench([...args(doneDir, 2), "--ack-delay-ms", "300"]);
+    await bench.waitFor(/\[1\/2\]/, 30_000);
+    const tree = processTree(bench.pid);
+    setsidServer(bench.pid);
+    const { code } = await bench.exit(30_000);
+    expect(code, bench.stderr()).toBe(0);
+    expect(bench.stderr()).toContain("[1/2] resume-many base, trial 1/2\n");
+    expect(bench.stderr()).toContain("[2/2] resume-many base, trial 2/2\n");
+    const left = await survivorsAfter(tree, 2000);
+    expect(left.map((p) => `${p} ${cmdline(p)}`)).toEqual([]);
+    // The run records the fixture it used (the report's "Not measured" line is derived from it).
+    expect(bench.stdout()).toContain(`\nResults: ${relative(ROOT, doneDir)}/results.json\n`);
+    const run = (JSON.parse(readFileSync(join(doneDir, "results.json"), "utf8")) as Results).run;
+    expect(run.fixtures).toEqual({
+      latency: { projects: 100, events: 200, scriptBytesMin: 128, scriptBytesMax: 128 },
+      memory: [],
+    });
+    expect(readFileSync(join(doneDir, "report.md"), "utf8")).toContain("(100 projects, 200 post-cursor events");
+  }, 60_000);
+
+  it("leaves nothing alive 2 s after the harness is SIGKILLed", async () => {
+    const bench = startBench(args(join(dir, "killed"), 20));
+    await bench.waitFor(/\[1\/20\]/, 30_000);
+    const tree = processTree(bench.pid);
+    setsidServer(bench.pid);
+    bench.child.kill("SIGKILL");
+    await bench.exit(5_000);
+    const left = await survivorsAfter(tree, 2000);
+    expect(left.map((p) => `${p} ${cmdline(p)}`)).toEqual([]);
+  }, 60_000);
+});
