@@ -1,4 +1,5 @@
 import { defineConfig } from "vitest/config";
+import PlainSummaryReporter from "./test/support/plain-summary-reporter.js";
 
 // Integration tests start real servers on loopback; two workers match the two cores here.
 export default defineConfig({
@@ -7,5 +8,6 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     maxWorkers: 2,
+    reporters: ["default", new PlainSummaryReporter()],
   },
 });
