@@ -8,11 +8,13 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { connect, createServer } from "node:net";
 import { fileURLToPath } from "node:url";
+import { bundledServerArgs } from "../bundled-server.js";
 import { connectInspector, findInspector, type InspectorClient } from "../sampler/inspector.js";
 import { findListeningPid, isAlive } from "../sampler/procfs.js";
 import type { TargetSpec } from "./config.js";
 
-export const SERVER_MAIN = fileURLToPath(new URL("../../server-under-test/main.js", import.meta.url));
+// The bundled server's entry point and arguments live in ../bundled-server.ts (the fuzzer starts it too).
+export { bundledServerArgs, SERVER_MAIN } from "../bundled-server.js";
 export const REAPER_MAIN = fileURLToPath(new URL("./reaper.js", import.meta.url));
 
 export class TargetError extends Error {
@@ -140,25 +142,6 @@ function parseReadyLine(line: string): ReadyLine | null {
 function describe(info: ExitInfo | null): string {
   if (!info) return "still running";
   return info.signal ? `signal ${info.signal}` : `exit code ${info.code}`;
-}
-
-/**
- * Node arguments that start the bundled server on 127.0.0.1 with a kernel-chosen port, ending when
- * its stdin closes (--exit-with-parent); with inspect, its inspector on a loopback port. extra goes last.
- */
-export function bundledServerArgs(db: string, options: { inspect: boolean; extra?: string[] }): string[] {
-  return [
-    ...(options.inspect ? ["--inspect=127.0.0.1:0"] : []),
-    SERVER_MAIN,
-    "--db",
-    db,
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-    "--exit-with-parent",
-    ...(options.extra ?? []),
-  ];
 }
 
 /** Starts a target and resolves once it is ready; rejects with a TargetError naming it otherwise. */

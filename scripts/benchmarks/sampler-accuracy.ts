@@ -18,6 +18,7 @@ import { intervalsOf } from "../sampler/interval-stats.js";
 import { readVmRss } from "../sampler/procfs.js";
 import { type Sample, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
 import { median, pairedRatios, quantile, type RatioSummary, summariseRatios } from "../stats.js";
+import { withTimeout } from "../timeout.js";
 import { enumFlag, intFlag, listFlag, UsageError } from "../usage.js";
 
 const TARGET = fileURLToPath(new URL("../../../scripts/benchmarks/targets/probe-target.mjs", import.meta.url));
@@ -42,22 +43,6 @@ process.on("exit", () => {
   for (const c of children) c.kill("SIGKILL");
 });
 
-function timeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`${what}: nothing within ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
-}
-
 async function startProbe(): Promise<Probe> {
   const child = spawn(process.execPath, ["--inspect=127.0.0.1:0", TARGET], { stdio: ["pipe", "pipe", "pipe"] });
   children.add(child);
@@ -75,7 +60,7 @@ async function startProbe(): Promise<Probe> {
     else lines.push(obj);
   });
   const next = () =>
-    timeout(
+    withTimeout(
       new Promise<Record<string, unknown>>((resolve) => {
         const q = lines.shift();
         if (q) resolve(q);
@@ -108,7 +93,7 @@ async function startProbe(): Promise<Probe> {
       await inspector.close(1_000);
       const exited = new Promise((r) => child.once("exit", r));
       child.stdin?.end();
-      await timeout(exited, 5_000, "probe target exit").catch(() => child.kill("SIGKILL"));
+      await withTimeout(exited, 5_000, "probe target exit").catch(() => child.kill("SIGKILL"));
     },
   };
 }
@@ -130,7 +115,7 @@ function counter() {
       }
     },
     reach: (n: number) =>
-      timeout(
+      withTimeout(
         new Promise<void>((resolve) => {
           if (times.length >= n) resolve();
           else waiter = { n, resolve };

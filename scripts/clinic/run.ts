@@ -13,8 +13,10 @@ import { fileURLToPath } from "node:url";
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { ensureFixture, userFixture } from "../bench/fixtures.js";
 import { afterSequenceFor } from "../bench/plan.js";
+import { SERVER_MAIN } from "../bundled-server.js";
 import { runSessions } from "../driver/node.js";
 import type { LatencyCase } from "../results.js";
+import { withTimeout } from "../timeout.js";
 import {
   type ClinicTool,
   clinicArgs,
@@ -36,8 +38,9 @@ function projectRoot(): string {
 }
 const ROOT = projectRoot();
 // Measured and helper processes run compiled JS from dist/.
-const SERVER_MAIN = join(ROOT, "dist", "server-under-test", "main.js");
 const HOLD_SCRIPT = join(ROOT, "dist", "scripts", "clinic", "hold.js");
+// The bench's reaper (scripts/bench/reaper.ts): it kills clinic's process group when our pipe closes.
+const REAPER_SCRIPT = join(ROOT, "dist", "scripts", "bench", "reaper.js");
 const DEV_TOKEN = "catchup-dev-token";
 const SUBSCRIBE_PAYLOAD = '{"afterSequence":{after},"requestCompletionMarker":true}';
 
@@ -147,12 +150,20 @@ async function controlServer(): Promise<{ server: Server; port: number; connecti
   return { server, port: address.port, connection };
 }
 
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`${what} within ${ms} ms`)), ms);
+/**
+ * Starts the bench's reaper for the process group pgid. It holds a pipe from us (unref'd, so it keeps
+ * nothing alive); when the pipe closes — we exited, crashed or were SIGKILLed — it kills the group.
+ * SIGTERM dismisses it.
+ */
+function startReaper(pgid: number): ChildProcess {
+  const reaper = spawn(process.execPath, [REAPER_SCRIPT, String(pgid)], {
+    stdio: ["pipe", "ignore", "ignore"],
+    detached: true,
   });
-  return Promise.race([p, timeout]).finally(() => clearTimeout(timer));
+  reaper.unref();
+  reaper.stdin?.on("error", () => undefined); // a dismissed reaper's pipe is not ours to report
+  (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  return reaper;
 }
 
 /** Runs one clinic tool against the bundled server; resolves with where the HTML report is. */
@@ -193,12 +204,18 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
   log(`clinic ${options.tool}: starting the ${options.variant} server on ${fixture.path}`);
   // NO_INSIGHT: without it clinic asks an analytics question on stdin and, with no terminal, exits 0
   // having done nothing (DESIGN §6).
+  // clinic, the server and the hold command run in a process group of their own: a terminal's
+  // Ctrl-C reaches only us (we stop the drive and let clinic write its report), and the reaper can
+  // end the whole group if we die — clinic otherwise goes on analysing for seconds after our death.
   const child = spawn(process.execPath, args, {
     // clinic's working files (bubbleprof's node_trace.*.log) go to the temp dir, removed at the end.
     cwd: work,
     env: { ...process.env, NO_INSIGHT: "true" },
     stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
   });
+  const reaper = child.pid === undefined ? null : startReaper(child.pid);
+  child.once("exit", () => reaper?.kill("SIGTERM"));
   let output = "";
   const listeners: LineListeners = new Set();
   const record = (line: string) => {
@@ -211,7 +228,13 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
   const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
   const abandon = () => {
     child.stdin?.end(); // EOF: the server (--exit-with-parent) stops
-    if (child.exitCode === null && child.signalCode === null) child.kill("SIGKILL");
+    // The group, even if clinic itself has exited: whatever it left behind (server, hold command) goes too.
+    if (child.pid === undefined) return;
+    try {
+      process.kill(-child.pid, "SIGKILL");
+    } catch {
+      // already gone
+    }
   };
 
   let stopRequested = false;
@@ -226,7 +249,12 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
     const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
     const ready = await waitReady(child, listeners, readyTimeoutMs, () => output);
     // clinic runs the hold command once it has seen the server listen; until then it is not ready to stop it.
-    const hold = await withTimeout(control.connection, readyTimeoutMs, "clinic did not run its --on-port command");
+    const hold = await withTimeout(
+      control.connection,
+      readyTimeoutMs,
+      "waiting for clinic to run its --on-port (hold) command",
+    );
+    reaper?.stdin?.write(`pid ${ready.pid}\n`); // the server too, should it ever leave the group
     log(
       `server ready at ${ready.url} (pid ${ready.pid}); driving ${options.case} x ${options.clients} for ${options.durationS} s`,
     );

@@ -2,18 +2,8 @@
 // on loopback, a ready line on stdout, and a stderr we scan for signs of trouble. The harness never
 // imports the server's code.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { bundledServerArgs } from "../bundled-server.js";
 import { inspectorUrlFromStderr } from "../sampler/inspector.js";
-
-/** dist/server-under-test/main.js, found relative to this compiled module (dist/scripts/fuzz/). */
-export function bundledServerMain(): string {
-  const candidates = [
-    new URL("../../server-under-test/main.js", import.meta.url),
-    new URL("../../dist/server-under-test/main.js", import.meta.url),
-  ].map((u) => fileURLToPath(u));
-  return candidates.find((p) => existsSync(p)) ?? (candidates[0] as string);
-}
 
 /** stderr lines that mean the server met an error it did not handle. */
 export const SUSPICIOUS_STDERR =
@@ -50,22 +40,9 @@ export interface StartTargetOptions {
 /** Starts `node --inspect=127.0.0.1:0 dist/server-under-test/main.js --db DB --port 0 --exit-with-parent`. */
 export function startTarget(options: StartTargetOptions): Promise<FuzzTarget> {
   const timeoutMs = options.readyTimeoutMs ?? 20_000;
-  const child = spawn(
-    process.execPath,
-    [
-      "--inspect=127.0.0.1:0",
-      bundledServerMain(),
-      "--db",
-      options.db,
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
-      "--exit-with-parent",
-      ...(options.args ?? []),
-    ],
-    { stdio: ["pipe", "pipe", "pipe"] },
-  );
+  const child = spawn(process.execPath, bundledServerArgs(options.db, { inspect: true, extra: options.args ?? [] }), {
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   let exited: TargetExit | null = null;
   const exitPromise = new Promise<TargetExit>((resolve) => {
     child.once("exit", (code, signal) => {

@@ -1,14 +1,14 @@
 // Target lifecycle through the real CLI: foreign targets behind shell wrappers are sampled at the
 // process that listens; a crashed target fails only its trial; Ctrl-C keeps finished rows and
 // exits 130; SIGKILL of the harness leaves no target behind; bad targets get clear errors.
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import type { Results, SampleLine } from "../../scripts/results.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { cmdline, processTree, startBench, survivorsAfter } from "./bench-child.js";
 
+let fixtures: TempFixtures | undefined;
 let dir: string;
 let fixture: string;
 const SERVER = "dist/server-under-test/main.js";
@@ -16,22 +16,14 @@ const SERVER = "dist/server-under-test/main.js";
 const wrapped = (delivery: string) => `sh -c 'node ${SERVER} --db {db} --port {port} --delivery ${delivery}; exit $?'`;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "bench-life-"));
-  fixture = join(dir, "f.sqlite");
+  fixtures = tempFixtures("bench-life");
+  dir = fixtures.dir;
   // > 512 projects so legacy resume-many takes 4 chunks; small scripts keep it fast.
-  generateFixture({
-    projects: 520,
-    scriptBytesMin: 256,
-    scriptBytesMax: 256,
-    scriptsPerProject: 1,
-    events: 1000,
-    seed: 1,
-    out: fixture,
-  });
+  fixture = fixtures.make("f", { projects: 520, scriptBytes: 256, events: 1000, seed: 1 });
 });
 
 afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  fixtures?.cleanup();
 });
 
 const readResults = (out: string) => JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
@@ -173,8 +165,9 @@ describe("robustness", () => {
       "resume-many",
       "--trials",
       "3",
+      // A long delay keeps trial 2 in flight (3 x 3 s) when the test, slowed by a busy machine, kills its server.
       "--ack-delay-ms",
-      "600",
+      "3000",
       "--fixture",
       fixture,
       "--no-memory",
@@ -182,7 +175,7 @@ describe("robustness", () => {
       "--out",
       out,
     ]);
-    await bench.waitFor(/\[1\/3\]/, 30_000);
+    await bench.waitFor(/\[1\/3\]/, 60_000);
     const server = processTree(bench.pid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
     process.kill(server as number, "SIGKILL");
     const { code } = await bench.exit(60_000);
@@ -194,7 +187,7 @@ describe("robustness", () => {
       [1, true],
       [2, false],
     ]);
-  }, 90_000);
+  }, 120_000);
 
   it("on SIGINT stops every target, keeps the finished rows and exits 130", async () => {
     const out = join(dir, "sigint");

@@ -1,14 +1,14 @@
 // A foreign target whose server starts in a new session (`setsid node ...`) is out of reach of its
 // process group: the harness and its reaper must still end it, whether the run finishes, or the
 // harness is SIGKILLed. Also checks the plain progress lines name the cell and "trial i/N".
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import type { Results } from "../../scripts/results.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { cmdline, processTree, ROOT, startBench, survivorsAfter } from "./bench-child.js";
 
+let fixtures: TempFixtures | undefined;
 let dir: string;
 let fixture: string;
 const doneDir = join(ROOT, "reports", `test-setsid-${process.pid}`);
@@ -31,21 +31,13 @@ function setsidServer(benchPid: number): number {
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "bench-setsid-"));
-  fixture = join(dir, "f.sqlite");
-  generateFixture({
-    projects: 100,
-    scriptBytesMin: 128,
-    scriptBytesMax: 128,
-    scriptsPerProject: 1,
-    events: 200,
-    seed: 1,
-    out: fixture,
-  });
+  fixtures = tempFixtures("bench-setsid");
+  dir = fixtures.dir;
+  fixture = fixtures.make("f", { projects: 100, scriptBytes: 128, events: 200, seed: 1 });
 });
 
 afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  fixtures?.cleanup();
   rmSync(doneDir, { recursive: true, force: true });
 });
 

@@ -2,33 +2,25 @@
 // leaves a non-empty HTML report at <run>/clinic/<tool>.html and no process behind. Slow (clinic
 // analyses after the run), so the drive lasts 2 s.
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import { runClinic } from "../../scripts/clinic/run.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
+let fixtures: TempFixtures | undefined;
 let dir: string;
 let fixture: string;
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "catchup-clinic-test-"));
-  fixture = join(dir, "fixture.sqlite");
-  generateFixture({
-    projects: 100,
-    scriptBytesMin: 1024,
-    scriptBytesMax: 1024,
-    scriptsPerProject: 1,
-    events: 1000,
-    seed: 3,
-    out: fixture,
-  });
+  fixtures = tempFixtures("catchup-clinic-test");
+  dir = fixtures.dir;
+  fixture = fixtures.make("fixture", { projects: 100, scriptBytes: 1024, events: 1000, seed: 3 });
 });
 afterAll(() => {
-  rmSync(dir, { recursive: true, force: true });
+  fixtures?.cleanup();
 });
 
 /** Processes whose command line mentions this test's directory (its server or clinic). */

@@ -3,6 +3,7 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { withTimeout } from "../../scripts/timeout.js";
 
 export const PROBE_TARGET = fileURLToPath(
   new URL("../../scripts/benchmarks/targets/probe-target.mjs", import.meta.url),
@@ -28,22 +29,6 @@ export interface Target {
 }
 
 const live = new Set<Target>();
-
-function withTimeout<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
-  return new Promise<T>((resolve, reject) => {
-    const t = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
-    p.then(
-      (v) => {
-        clearTimeout(t);
-        resolve(v);
-      },
-      (e) => {
-        clearTimeout(t);
-        reject(e);
-      },
-    );
-  });
-}
 
 /** Spawns command/args (default: node PROBE_TARGET) and waits for the probe target's ready line. */
 export async function startTarget(

@@ -4,14 +4,23 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateFixture } from "../../fixtures/generate.js";
 
+export interface FixtureSize {
+  projects: number;
+  scriptBytes: number;
+  events: number;
+  /** Generator seed (default 7). */
+  seed?: number;
+}
+
 export interface TempFixtures {
   dir: string;
-  make: (name: string, options: { projects: number; scriptBytes: number; events: number }) => string;
+  make: (name: string, options: FixtureSize) => string;
   cleanup: () => void;
 }
 
-export function tempFixtures(): TempFixtures {
-  const dir = mkdtempSync(join(tmpdir(), "catchup-server-test-"));
+/** A temp directory (named prefix-XXXXXX) to build fixtures in with make(); cleanup() removes it. */
+export function tempFixtures(prefix = "catchup-server-test"): TempFixtures {
+  const dir = mkdtempSync(join(tmpdir(), `${prefix}-`));
   return {
     dir,
     make: (name, o) =>
@@ -21,7 +30,7 @@ export function tempFixtures(): TempFixtures {
         scriptBytesMax: o.scriptBytes,
         scriptsPerProject: 1,
         events: o.events,
-        seed: 7,
+        seed: o.seed ?? 7,
         out: join(dir, `${name}.sqlite`),
       }).path,
     cleanup: () => rmSync(dir, { recursive: true, force: true }),
