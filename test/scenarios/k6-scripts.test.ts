@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildSubscribePayload, DEFAULT_SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/session.js";
 import { findK6, K6_NOT_FOUND, runSessionsK6 } from "../../scripts/driver/k6.js";
+import type { SessionFigures } from "../../scripts/results.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { smallFixture } from "./support/fixture.js";
 import { runUnderDouble, writeFakeK6 } from "./support/k6-double.js";
@@ -14,16 +15,7 @@ interface Summary {
   schema: string;
   scenario: string;
   params: Record<string, unknown>;
-  rows: Array<{
-    ok: boolean;
-    completionMs: number | null;
-    firstChunkMs: number | null;
-    chunks: number;
-    values: number;
-    bytes: number;
-    probeMs: number | null;
-    error: string | null;
-  }>;
+  rows: SessionFigures[];
   figures: {
     completionMs: Record<string, number>;
     chunks: Record<string, number>;
