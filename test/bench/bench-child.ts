@@ -35,7 +35,13 @@ export function startBench(args: string[]): BenchChild {
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     child.once("exit", (code, signal) => {
       for (const w of waiters) w();
-      resolve({ code, signal });
+      // The last output can arrive after "exit": wait for "close" (pipes drained), at most 2 s in
+      // case a killed harness left a descendant holding the pipe.
+      const cap = setTimeout(() => resolve({ code, signal }), 2000);
+      child.once("close", () => {
+        clearTimeout(cap);
+        resolve({ code, signal });
+      });
     });
   });
   const waitFor = (re: RegExp, timeoutMs: number) =>

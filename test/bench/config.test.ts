@@ -120,7 +120,8 @@ function runCli(args: string[], env: NodeJS.ProcessEnv = {}): Promise<{ code: nu
       child.kill("SIGKILL");
       reject(new Error(`catchup-bench ${args.join(" ")} did not exit within 20 s`));
     }, 20_000);
-    child.once("exit", (code) => {
+    // "close", not "exit": the last stderr chunk can arrive after the exit event.
+    child.once("close", (code) => {
       clearTimeout(timer);
       resolve({ code, stderr });
     });

@@ -78,7 +78,8 @@ describe("clinic stopped with Ctrl-C", () => {
     cli.stdout?.setEncoding("utf8").on("data", (d: string) => {
       stdout += d;
     });
-    const exited = new Promise<number | null>((resolve) => cli.once("exit", (code) => resolve(code)));
+    // "close" comes after stdout is drained (the HTML path is its last line).
+    const exited = new Promise<number | null>((resolve) => cli.once("close", (code) => resolve(code)));
     try {
       await waitForStderr(cli, /driving resume-many/, 60_000);
       const tree = processTree(cli.pid as number);

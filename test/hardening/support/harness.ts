@@ -16,6 +16,8 @@ export interface CliRun {
   stdout(): string;
   stderr(): string;
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>;
+  /** After the output pipes are drained (every holder of them has exited). */
+  closed: Promise<void>;
 }
 
 /** Starts `node bin/catchup-bench.js ...args`; env extends process.env. */
@@ -37,7 +39,9 @@ export function startCli(args: string[], env: Record<string, string> = {}, cwd =
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; ms: number }>((resolve) => {
     child.once("exit", (code, signal) => resolve({ code, signal, ms: performance.now() - started }));
   });
-  return { child, stdout: () => out, stderr: () => err, exited };
+  // "exit" can come before the last output is read; "close" comes after the pipes are drained.
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  return { child, stdout: () => out, stderr: () => err, exited, closed };
 }
 
 /** Runs the CLI to the end; SIGKILLs it after timeoutMs (and reports that as a failure of the run). */
@@ -45,6 +49,7 @@ export async function runCli(args: string[], timeoutMs = 60_000, env: Record<str
   const run = startCli(args, env, cwd);
   const timer = setTimeout(() => run.child.kill("SIGKILL"), timeoutMs);
   const exit = await run.exited;
+  await run.closed;
   clearTimeout(timer);
   return { ...exit, stdout: run.stdout(), stderr: run.stderr() };
 }
