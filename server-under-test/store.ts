@@ -1,17 +1,10 @@
 // The event store: the fixture opened read-only, plus the events appended while the server runs,
 // kept in memory. The fixture file is never written (the bench must be repeatable on one file).
 import type Database from "better-sqlite3";
-import type { FixtureMeta, ProjectScript } from "../fixtures/schema.js";
+import type { FixtureMeta, ProjectRecord, ProjectScript } from "../fixtures/schema.js";
 import type { ProjectShell } from "./rpcs.js";
 
-interface ProjectRow {
-  project_id: string;
-  title: string;
-  workspace_root: string;
-  scripts_json: string;
-  created_at: string;
-  updated_at: string;
-}
+type ProjectRow = Omit<ProjectRecord, "deleted_at">;
 
 /** An event appended at run time (never written to the fixture). */
 interface AppendedEvent {
