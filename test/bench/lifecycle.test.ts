@@ -122,29 +122,38 @@ describe("foreign targets", () => {
   });
 });
 
+/**
+ * Runs 3 legacy resume-many trials and SIGKILLs the server once trial 1 is done. The long ACK delay
+ * keeps trial 2 in flight (3 x 3 s) even when a busy machine slows the test down.
+ */
+async function killServerDuringTrial2(out: string, extra: string[] = []) {
+  const bench = startBench([
+    "--variants",
+    "legacy",
+    "--cases",
+    "resume-many",
+    "--trials",
+    "3",
+    "--ack-delay-ms",
+    "3000",
+    "--fixture",
+    fixture,
+    "--no-memory",
+    "--out",
+    out,
+    ...extra,
+  ]);
+  await bench.waitFor(/\[1\/3\]/, 60_000);
+  const server = processTree(bench.pid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
+  expect(server).toBeDefined();
+  process.kill(server as number, "SIGKILL");
+  return bench;
+}
+
 describe("robustness", () => {
   it("fails only the trial whose target crashed, then goes on with a fresh server", async () => {
     const out = join(dir, "crash");
-    const bench = startBench([
-      "--variants",
-      "legacy",
-      "--cases",
-      "resume-many",
-      "--trials",
-      "3",
-      "--ack-delay-ms",
-      "600",
-      "--fixture",
-      fixture,
-      "--no-memory",
-      "--out",
-      out,
-    ]);
-    await bench.waitFor(/\[1\/3\]/, 30_000);
-    // Trial 2 is in flight (3 ACKs of 600 ms): kill its server.
-    const server = processTree(bench.pid).find((p) => cmdline(p).includes("server-under-test/main.js"));
-    expect(server).toBeDefined();
-    process.kill(server as number, "SIGKILL");
+    const bench = await killServerDuringTrial2(out);
     const { code } = await bench.exit(60_000);
     expect(code, bench.stderr()).toBe(0);
     const rows = readResults(out).latency;
@@ -154,30 +163,11 @@ describe("robustness", () => {
       [3, true],
     ]);
     expect(rows[1]?.error).toMatch(/target legacy exited \(signal SIGKILL\)/);
-  }, 90_000);
+  }, 120_000);
 
   it("with --fail-fast stops at the failed trial, keeps the rows and exits 1", async () => {
     const out = join(dir, "fail-fast");
-    const bench = startBench([
-      "--variants",
-      "legacy",
-      "--cases",
-      "resume-many",
-      "--trials",
-      "3",
-      // A long delay keeps trial 2 in flight (3 x 3 s) when the test, slowed by a busy machine, kills its server.
-      "--ack-delay-ms",
-      "3000",
-      "--fixture",
-      fixture,
-      "--no-memory",
-      "--fail-fast",
-      "--out",
-      out,
-    ]);
-    await bench.waitFor(/\[1\/3\]/, 60_000);
-    const server = processTree(bench.pid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
-    process.kill(server as number, "SIGKILL");
+    const bench = await killServerDuringTrial2(out, ["--fail-fast"]);
     const { code } = await bench.exit(60_000);
     expect(code, bench.stderr()).toBe(1);
     expect(bench.stderr()).toMatch(/--fail-fast: resume-many legacy trial 2 failed: .*exited \(signal SIGKILL\)/);
