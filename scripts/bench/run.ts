@@ -3,6 +3,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
 import type { Results, RunFixture, RunInfo, VariantInfo } from "../results.js";
 import { isAlive } from "../sampler/procfs.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
@@ -82,7 +83,7 @@ function memoryCellLabel(t: { scriptBytes: number; clients: number; mode: string
 export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchOutcome> {
   const progress = io.progress ?? createProgress();
   if (config.driver === "k6") requireK6();
-  const fixturesDir = resolve(config.fixturesDir ?? join(io.root, "fixtures"));
+  const fixturesDir = resolve(config.fixturesDir ?? join(io.root, FIXTURE_DATA_DIR));
   const build = (bytes: number): FixtureRef =>
     ensureFixture(fixturesDir, config.projects, bytes, config.events, config.seed, (path, why) =>
       progress.log(

@@ -10,6 +10,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { ensureFixture, userFixture } from "../bench/fixtures.js";
 import { afterSequenceFor } from "../bench/plan.js";
@@ -172,7 +173,7 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
   const fixture = options.fixture
     ? userFixture(options.fixture)
     : ensureFixture(
-        options.fixturesDir ?? join(ROOT, "fixtures"),
+        options.fixturesDir ?? join(ROOT, FIXTURE_DATA_DIR),
         options.projects ?? 1000,
         options.scriptBytes,
         options.events ?? 1000,

@@ -151,7 +151,7 @@ export const fixtureCommand: CommandModule = {
       .option("out", {
         type: "string",
         global: false,
-        describe: "Output file [default: fixtures/p{projects}-s{bytes}-e{events}.sqlite]",
+        describe: "Output file [default: fixtures/data/p{projects}-s{bytes}-e{events}.sqlite]",
       })
       .option("force", { type: "boolean", global: false, default: false, describe: "Overwrite --out if it exists" })
       .example("$0 fixture --projects 1000 --script-bytes 8192 --events 1000 --out /tmp/f.sqlite", "")

@@ -3,8 +3,8 @@
 //  2. Peak RSS: sampled peak vs the kernel's VmHWM on a target that touches a known 256 MiB buffer.
 //  3. Cost: the target's throughput with vs without sampling, interleaved pairs, median paired ratio,
 //     beside an A/A run (without vs without) that gives the noise band.
-// Targets are real child processes (scripts/benchmarks/targets/probe-target.mjs) with the inspector on
-// 127.0.0.1 and a random port. Usage: node dist/scripts/benchmarks/sampler-accuracy.js [--pairs N]
+// Targets are real child processes (scripts/selfbench/targets/probe-target.mjs) with the inspector on
+// 127.0.0.1 and a random port. Usage: node dist/scripts/selfbench/sampler-accuracy.js [--pairs N]
 //   [--work-ms MS] [--interval-ms MS] [--blocks N] [--only cadence,rss,cost] [--json FILE]
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
@@ -21,7 +21,7 @@ import { median, pairedRatios, quantile, type RatioSummary, summariseRatios } fr
 import { withTimeout } from "../timeout.js";
 import { enumFlag, intFlag, listFlag, UsageError } from "../usage.js";
 
-const TARGET = fileURLToPath(new URL("../../../scripts/benchmarks/targets/probe-target.mjs", import.meta.url));
+const TARGET = fileURLToPath(new URL("../../../scripts/selfbench/targets/probe-target.mjs", import.meta.url));
 const MiB = 1024 * 1024;
 
 interface Probe {

@@ -1,0 +1,12 @@
+// Global setup of the integration project: compile the sources into dist/ before any test spawns
+// them, so `vitest run` after an edit tests the edited code. tsc is incremental enough at this size
+// (a few seconds); a compile error stops the run with the compiler's own message.
+import { execFileSync } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
+
+export default function setup(): void {
+  const root = fileURLToPath(new URL("../..", import.meta.url));
+  const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
+  execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: root, stdio: "inherit", timeout: 300_000 });
+}
