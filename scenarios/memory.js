@@ -2,12 +2,13 @@
 // then close (the memory study; sample the server's heap/RSS from outside while it runs).
 //   k6 run -e URL=ws://127.0.0.1:PORT/ws -e CLIENTS=4 -e HOLD_MS=100 scenarios/memory.js
 // CASE: many (resume from the fixture's cursor; default), none, one, or snapshot; or AFTER_SEQUENCE.
-// Other env as in snapshot.js. For k6 < 1.6 import WebSocket from "k6/experimental/websockets".
+// Other env as in snapshot.js. Needs k6 >= 1.6 (k6/websockets); older k6 cannot load it.
 import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { CASES, cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
-import { failedSession, resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
+import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
+import { emptySessionResult } from "./lib/session.js";
 import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV, { holdMs: 100 });
@@ -30,7 +31,7 @@ export default async function () {
   try {
     after = await resolveAfterSequence(runtime, config, caseName, explicitAfter);
   } catch (e) {
-    const failed = failedSession(String(/** @type {Error} */ (e).message ?? e));
+    const failed = emptySessionResult(String(/** @type {Error} */ (e).message ?? e));
     console.error(failed.error);
     for (let i = 0; i < clients; i++) recordSession(metrics, failed, i);
     return;

@@ -4,13 +4,14 @@
 // calling server.getConfig first; or AFTER_SEQUENCE=N explicitly (then CASE must be unset).
 // Other env as in snapshot.js: URL, TOKEN, TOKEN_IN, ACK_DELAY_MS, SUBSCRIBE_TAG, SUBSCRIBE_PAYLOAD,
 // COMPLETION, PROBE_TAG, PROBE_PAYLOAD, TIMEOUT_MS, ITERATIONS, THRESHOLDS, SUMMARY.
-// For k6 < 1.6 import WebSocket from "k6/experimental/websockets" (same API).
+// Needs k6 >= 1.6 (k6/websockets); older k6 cannot load it.
 import exec from "k6/execution";
 import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
-import { failedSession, resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
+import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
+import { emptySessionResult } from "./lib/session.js";
 import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV);
@@ -37,7 +38,7 @@ export default async function () {
     after ??= resolveAfterSequence(runtime, config, caseName, explicitAfter);
     result = await runScenarioSession(runtime, config, await after);
   } catch (e) {
-    result = failedSession(String(/** @type {Error} */ (e).message ?? e));
+    result = emptySessionResult(String(/** @type {Error} */ (e).message ?? e));
   }
   if (!result.ok) console.error(`session ${session}: ${result.error}`);
   recordSession(metrics, result, session);

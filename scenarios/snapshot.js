@@ -2,7 +2,7 @@
 //   k6 run -e URL=ws://127.0.0.1:PORT/ws scenarios/snapshot.js
 // Env: URL, TOKEN, TOKEN_IN, ACK_DELAY_MS (100), SUBSCRIBE_TAG, SUBSCRIBE_PAYLOAD, COMPLETION, PROBE_TAG,
 // PROBE_PAYLOAD, TIMEOUT_MS, ITERATIONS (1, sequential sessions), THRESHOLDS (JSON), SUMMARY (path).
-// For k6 < 1.6 import WebSocket from "k6/experimental/websockets" (same API).
+// Needs k6 >= 1.6 (k6/websockets); older k6 cannot load it.
 import exec from "k6/execution";
 import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";

@@ -1,12 +1,18 @@
 // The catchup-bench CLI: a thin yargs layer over functions a program can call.
-// Each subcommand lives in scripts/commands/ and exports a yargs CommandModule.
+// Each subcommand lives in scripts/commands/ and exports a yargs CommandModule whose options come
+// from its table in scripts/options/.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import yargs, { type CommandModule } from "yargs";
 import { benchCommand } from "./commands/bench.js";
 import { clinicCommand } from "./commands/clinic.js";
 import { fixtureCommand } from "./commands/fixture.js";
 import { fuzzCommand } from "./commands/fuzz.js";
+import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
 import { serveCommand } from "./commands/serve.js";
+import { EXIT } from "./exit-codes.js";
 import { UsageError } from "./usage.js";
 
 const commands: CommandModule<object, never>[] = [
@@ -16,24 +22,68 @@ const commands: CommandModule<object, never>[] = [
   reportCommand as CommandModule<object, never>,
   clinicCommand as CommandModule<object, never>,
   serveCommand as CommandModule<object, never>,
+  k6OperatorCommand as CommandModule<object, never>,
 ];
 
-/** Runs the CLI; sets process.exitCode (2 for usage errors, 1 for failures) rather than exiting. */
+/** The package's version, from the nearest package.json above this module (dist/ or the sources). */
+export function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (;;) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      const pkg = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (pkg.name === "catchup-bench" && pkg.version) return pkg.version;
+    }
+    if (dirname(dir) === dir) return "unknown";
+    dir = dirname(dir);
+  }
+}
+
+/**
+ * yargs lists an unknown flag under every spelling it knows ("script-bytez, scriptBytez"); name each
+ * once, as it appears on the command line.
+ */
+export function unknownArgumentMessage(msg: string, argv: readonly string[]): string {
+  const m = /^Unknown arguments?: (.*)$/.exec(msg);
+  if (!m?.[1]) return msg;
+  const typed = new Set<string>();
+  for (const name of m[1].split(", ")) {
+    const token = argv.find((a) => {
+      const flag = a.replace(/^--?/, "").split("=")[0];
+      return flag === name || flag === `no-${name}`;
+    });
+    if (token) typed.add(token.replace(/^--?/, "").split("=")[0] as string);
+  }
+  // A name not on the command line is a spelling yargs made up (camelCase of a typed kebab-case flag).
+  for (const name of m[1].split(", ")) {
+    const kebab = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    if (![...typed].some((t) => t === kebab || t === `no-${kebab}` || t === name)) typed.add(name);
+  }
+  const names = [...typed];
+  return `Unknown argument${names.length > 1 ? "s" : ""}: ${names.join(", ")}`;
+}
+
+/**
+ * Runs the CLI; sets process.exitCode rather than exiting: 2 for usage errors, 3 when a command
+ * failed to produce its result (commands set 1, 130 and 143 themselves).
+ */
 export async function main(argv: string[]): Promise<void> {
   let parser = yargs(argv)
     .scriptName("catchup-bench")
     .usage("$0 <command> [options]")
+    // Flags are read as typed (kebab-case): no camelCase aliases to report or to accept.
+    .parserConfiguration({ "camel-case-expansion": false })
     .strict()
     .demandCommand(1, "Name a command: see --help")
     .recommendCommands()
     .help()
     .alias("h", "help")
-    .version(false)
+    .version(packageVersion())
     .wrap(Math.min(110, process.stdout.columns || 110))
     .fail((msg, err) => {
       // yargs names an unknown flag or a missing argument but not what is allowed: point at the list.
       if (!err && /^(Unknown argument|Not enough non-option arguments)/.test(msg)) {
-        throw new UsageError(`${msg}; see --help for the allowed flags and arguments`);
+        throw new UsageError(`${unknownArgumentMessage(msg, argv)}; see --help for the allowed flags and arguments`);
       }
       throw err ?? new UsageError(msg);
     });
@@ -43,10 +93,10 @@ export async function main(argv: string[]): Promise<void> {
   } catch (error) {
     if (error instanceof UsageError || (error as Error)?.name === "YError") {
       process.stderr.write(`catchup-bench: ${(error as Error).message}\n`);
-      process.exitCode = 2;
+      process.exitCode = EXIT.usage;
     } else {
       process.stderr.write(`catchup-bench: ${(error as Error)?.stack ?? String(error)}\n`);
-      process.exitCode = 1;
+      process.exitCode = EXIT.noResult;
     }
   }
 }

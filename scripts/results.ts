@@ -1,12 +1,15 @@
 // The on-disk results of a bench run (results.json, results.jsonl). Bytes and milliseconds only;
 // MiB appears only in rendered reports. Bump RESULTS_SCHEMA when a field changes meaning.
 
+import type { LATENCY_CASES } from "../scenarios/lib/protocol.js";
+import type { RefRecord } from "./refs/plan.js";
+
 export const RESULTS_SCHEMA = "catchup-bench/results@1";
 
-export type LatencyCase = "snapshot" | "resume-none" | "resume-one" | "resume-many";
+export type LatencyCase = (typeof LATENCY_CASES)[number];
 export type MemoryMode = "memory" | "snapshot";
 
-/** One client session's figures, as the shared protocol client returns them (DESIGN §5). */
+/** One client session's figures, as the shared protocol client returns them (everything up to and including the completion frame). */
 export interface SessionFigures {
   ok: boolean;
   completionMs: number | null;
@@ -22,6 +25,8 @@ export interface LatencyRow extends SessionFigures {
   case: LatencyCase;
   variant: string;
   trial: number;
+  /** CPU time (user + system) the target used during this trial's session (ms); absent in older results. */
+  targetCpuMs?: number | null;
 }
 
 export interface IntervalStats {
@@ -47,7 +52,18 @@ export interface MemoryRow {
   completionMsMax: number | null;
   probeMaxMs: number | null;
   probeMedianMs: number | null;
+  /** The RSS lane's achieved interval between samples (ms). */
   sampleIntervalMs: IntervalStats | null;
+  /** The heap lane's achieved interval between answers (ms); absent in results written before it existed. */
+  heapIntervalMs?: IntervalStats | null;
+  /** RSS samples taken (RSS lane). */
+  rssSamples?: number | null;
+  /** Heap samples answered (heap lane). */
+  heapSamples?: number | null;
+  /** The longest stretch with no heap answer (ms): the target ran native code, or its inspector was busy. */
+  heapGapMaxMs?: number | null;
+  /** CPU time (user + system) the target used while the cell was sampled (ms). */
+  targetCpuMs?: number | null;
   /** Event-loop lag of the Node driver while the clients ran (ms; p50/p99/max): client-side distortion. Absent or null for k6. */
   clientLoopLagMs?: { p50: number; p99: number; max: number } | null;
   /** Relative to the run directory, e.g. "samples/memory-s1024-c4-memory-legacy-t1.jsonl". */
@@ -57,7 +73,14 @@ export interface MemoryRow {
 
 /** A line of samples/<cell>.jsonl: a sample, or a phase mark. t is ms on a monotonic clock from the cell's start. */
 export type SampleLine =
+  /** Both readings in one line: samples files written before the sampler had two lanes. */
   | { t: number; rss: number; heapUsed: number; heapTotal: number }
+  /** RSS lane: t is when /proc was read. */
+  | { t: number; rss: number }
+  /** Heap lane: t is when the inspector answered. */
+  | { t: number; heapUsed: number; heapTotal: number }
+  /** No heap answer during the heapGapMs before t: a gap in the heap timeline, never interpolated. */
+  | { t: number; heapGapMs: number }
   | {
       t: number;
       phase: "connect" | "first-chunk" | "completion" | "hold-end" | "close" | "gc" | string;
@@ -76,6 +99,8 @@ export interface RunInfo {
   config: Record<string, unknown>;
   /** True when the run was stopped (Ctrl-C/SIGTERM, --fail-fast) before its plan finished. */
   interrupted?: boolean;
+  /** Why it stopped early: "SIGINT", "SIGTERM", the --fail-fast reason, or a fatal error (one line). */
+  stopReason?: string | null;
   /** The project root the run started from: reports show paths below it relative to it. */
   projectRoot?: string;
   /** What the fixtures each matrix used actually hold (from their fixture_meta), for the report. */
@@ -90,12 +115,39 @@ export interface RunFixture {
   scriptBytesMax: number;
 }
 
-export interface VariantInfo {
+/** A variant measured by git ref (--repo/--ref) also carries its RefRecord fields: ref, commit, dirty, build, ... */
+export interface VariantInfo extends Partial<RefRecord> {
   name: string;
   /** "bundled" (the server-under-test with a delivery strategy) or "command" (a foreign target). */
   kind: "bundled" | "command";
   command: string;
   role: "baseline" | "candidate";
+}
+
+/**
+ * One metric in one cell, as judged when the run finished: `cell` is the case name for latency, and
+ * SCRIPTBYTESxCLIENTS/MODE for memory ("8192x4/memory"). Ratios are candidate/baseline; the A/A band
+ * is the baseline against its interleaved second copy. `verdict`: pass|fail|noise|missing for a
+ * guarded metric, lower|higher|noise|missing for the others.
+ */
+export interface VerdictEntry {
+  metric: string;
+  cell: string;
+  pairs: number;
+  plannedPairs: number;
+  median: number | null;
+  ciLow: number | null;
+  ciHigh: number | null;
+  aaLow: number | null;
+  aaHigh: number | null;
+  verdict: "pass" | "fail" | "noise" | "missing" | "lower" | "higher";
+}
+
+/** What auto-sampling did: its budget, the time it used, and the rounds each resampled cell took. */
+export interface AutoSampleInfo {
+  budgetSeconds: number;
+  spentSeconds: number;
+  cells: { matrix: "latency" | "memory"; cell: string; rounds: number; decided: boolean }[];
 }
 
 export interface Results {
@@ -104,12 +156,41 @@ export interface Results {
   variants: VariantInfo[];
   latency: LatencyRow[];
   memory: MemoryRow[];
-  /** Present when --aa ran: the baseline measured against itself (same row shapes, variant names "A1"/"A2"-style). */
+  /**
+   * The A/A control: rows of the baseline's second copy ("A2"), run in the same rounds as the
+   * baseline (its partner "A1" is the baseline's own rows). Older runs kept both "A1" and "A2" here.
+   */
   aa?: { latency: LatencyRow[]; memory: MemoryRow[] };
+  /** Per metric and cell, the verdict of the run (written when it finished). */
+  verdicts?: VerdictEntry[];
+  /** What --auto-sample did, when it ran. */
+  autoSample?: AutoSampleInfo;
+  /** Targets that died on their own during the run (never one the harness stopped), in order. */
+  targetCrashes?: TargetCrash[];
+}
+
+/** A target process that exited while the harness still needed it: a finding, never silently replaced. */
+export interface TargetCrash {
+  variant: string;
+  /** "latency" or "memory" (and "A/A " runs are marked by aa). */
+  matrix: "latency" | "memory";
+  aa?: boolean;
+  /** ISO time the harness saw the exit. */
+  at: string;
+  /** What the harness was doing: "idle between trials", "during trial 2 of resume-many", ... */
+  during: string;
+  code: number | null;
+  signal: string | null;
+  /** The target's last stderr lines (escaped: no control characters), possibly empty. */
+  stderrTail: string;
+  /** The trials this crash made fail or flagged (e.g. "resume-many legacy trial 2"). */
+  affects: string[];
 }
 
 /** A line of results.jsonl: the run header first, then one line per finished row, in completion order. */
 export type ResultsLine =
   | { kind: "run"; schema: typeof RESULTS_SCHEMA; run: RunInfo; variants: VariantInfo[] }
   | { kind: "latency"; aa?: true; row: LatencyRow }
-  | { kind: "memory"; aa?: true; row: MemoryRow };
+  | { kind: "memory"; aa?: true; row: MemoryRow }
+  | { kind: "crash"; crash: TargetCrash }
+  | { kind: "stop"; reason: string };

@@ -1,6 +1,9 @@
-// Pure statistics for comparisons: median, quantiles, IQR, paired ratios, a seeded PRNG and a seeded
+// Pure statistics for comparisons: median, quantiles, IQR, paired ratios and a seeded
 // percentile-bootstrap confidence interval of the median paired ratio. No I/O, no clocks, no Math.random:
 // the same input always gives the same output, so a report renders byte for byte the same.
+// The PRNG (mulberry32: Tommy Ettinger, public domain; 32 bits of state, passes gjrand's tests for the
+// short streams used here) is the one the fixture generator uses.
+import { randomFloats } from "../fixtures/prng.js";
 
 /** Sorts a copy ascending; NaN is rejected by callers before this point. */
 function sorted(values: readonly number[]): number[] {
@@ -59,21 +62,6 @@ export function pairedRatios(
     out.push(c / b);
   }
   return out;
-}
-
-/**
- * A seeded PRNG: mulberry32 (Tommy Ettinger, public domain; a 32-bit state, passes gjrand's tests
- * for the short streams used here). Returns uniform floats in [0, 1).
- */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }
 
 /** A seed derived from a string (FNV-1a 32-bit), so each metric gets its own reproducible stream. */
@@ -137,7 +125,7 @@ export function bootstrapMedianCI(values: readonly number[], options: BootstrapO
   if (n === 0) throw new RangeError("bootstrap of an empty sample");
   const resamples = options.resamples ?? 2000;
   const confidence = options.confidence ?? 0.95;
-  const random = mulberry32(options.seed ?? 1);
+  const random = randomFloats(options.seed ?? 1);
   const h = options.smooth === false ? 0 : stdev(values) / Math.sqrt(n);
   const medians = new Float64Array(resamples);
   const sample = new Float64Array(n);

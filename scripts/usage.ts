@@ -6,20 +6,24 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-/** An integer flag within [min, max]; the message names the flag and the allowed range. */
+// Decimal only: Number() would also take "0x10", "1e3", "0b1", "Infinity" and " 7 ".
+const INT_RE = /^[+-]?\d+$/;
+const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+
+/** An integer flag within [min, max], written in decimal; the message names the flag and the allowed range. */
 export function intFlag(flag: string, value: unknown, min: number, max: number): number {
   const n =
-    typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
-  if (!Number.isInteger(n) || n < min || n > max) {
+    typeof value === "number" ? value : typeof value === "string" && INT_RE.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw new UsageError(`--${flag} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`);
   }
   return n;
 }
 
-/** A number flag within [min, max] (fractions allowed). */
+/** A decimal number flag within [min, max] (fractions allowed; no exponent, no hex). */
 export function numberFlag(flag: string, value: unknown, min: number, max: number): number {
   const n =
-    typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : Number.NaN;
+    typeof value === "number" ? value : typeof value === "string" && NUMBER_RE.test(value) ? Number(value) : Number.NaN;
   if (!Number.isFinite(n) || n < min || n > max) {
     throw new UsageError(`--${flag} must be a number from ${min} to ${max} (got ${JSON.stringify(value)})`);
   }

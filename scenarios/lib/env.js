@@ -1,16 +1,17 @@
 // Scenario parameters from an environment map (k6's __ENV, or process.env in the harness), validated
 // with one-line errors that name the variable and the allowed values. Pure.
 import {
-  buildSubscribePayload,
-  DEFAULT_COMPLETION,
-  DEFAULT_PROBE_TAG,
-  DEFAULT_SUBSCRIBE_TAG,
-  DEFAULT_SUBSCRIBE_TEMPLATE,
-} from "./session.js";
+  SCENARIO_CASES as CASES,
+  COMPLETION_MARKER,
+  DEV_TOKEN,
+  PROBE_TAG,
+  SUBSCRIBE_TAG,
+  SUBSCRIBE_TEMPLATE,
+} from "./protocol.js";
+import { buildSubscribePayload } from "./session.js";
 
-/** The bundled server's documented dev token (both scopes). */
-export const DEV_TOKEN = "catchup-dev-token";
-export const CASES = /** @type {const} */ (["snapshot", "none", "one", "many"]);
+/** The k6 scripts' CASE names (defined in protocol.js). */
+export { CASES };
 
 /**
  * @typedef {Record<string, string | undefined>} Env
@@ -20,6 +21,7 @@ export const CASES = /** @type {const} */ (["snapshot", "none", "one", "many"]);
  * @property {string} url
  * @property {string | null} token
  * @property {"header" | "query"} tokenIn
+ * @property {Record<string, string>} headers  extra upgrade headers (HEADERS, a JSON object of strings)
  * @property {string} subscribeTag
  * @property {string} template  subscribe payload template with {after}
  * @property {import("./session.js").CompletionRule} completion
@@ -39,18 +41,19 @@ export function scenarioConfigFromEnv(env, defaults = {}) {
   if (!url || !/^wss?:\/\//.test(url)) {
     throw new Error(`URL must be a ws:// or wss:// address, e.g. ws://127.0.0.1:PORT/ws (got ${JSON.stringify(url)})`);
   }
-  const template = env.SUBSCRIBE_PAYLOAD ?? DEFAULT_SUBSCRIBE_TEMPLATE;
+  const template = env.SUBSCRIBE_PAYLOAD ?? SUBSCRIBE_TEMPLATE;
   try {
     buildSubscribePayload(template, 0);
   } catch (e) {
     throw new Error(`SUBSCRIBE_PAYLOAD: ${/** @type {Error} */ (e).message}`);
   }
-  const probeTag = env.PROBE_TAG ?? DEFAULT_PROBE_TAG;
+  const probeTag = env.PROBE_TAG ?? PROBE_TAG;
   return {
     url,
     token: env.TOKEN === undefined ? DEV_TOKEN : env.TOKEN === "" ? null : env.TOKEN,
     tokenIn: enumEnv(env, "TOKEN_IN", ["header", "query"], "header"),
-    subscribeTag: env.SUBSCRIBE_TAG || DEFAULT_SUBSCRIBE_TAG,
+    headers: headersEnv(env),
+    subscribeTag: env.SUBSCRIBE_TAG || SUBSCRIBE_TAG,
     template,
     completion: parseCompletion(env.COMPLETION),
     ackDelayMs: intEnv(env, "ACK_DELAY_MS", 100, 0, 600_000),
@@ -62,12 +65,28 @@ export function scenarioConfigFromEnv(env, defaults = {}) {
 }
 
 /**
+ * HEADERS: a JSON object of header names to string values (default none).
+ * @param {Env} env
+ * @returns {Record<string, string>}
+ */
+export function headersEnv(env) {
+  const value = jsonEnv(env, "HEADERS", {});
+  if (value === null || typeof value !== "object" || Array.isArray(value)) {
+    throw new Error("HEADERS must be a JSON object of header names to string values");
+  }
+  for (const [name, v] of Object.entries(value)) {
+    if (typeof v !== "string") throw new Error(`HEADERS: the value of ${JSON.stringify(name)} must be a string`);
+  }
+  return /** @type {Record<string, string>} */ (value);
+}
+
+/**
  * "kind=synchronized" (a value whose field equals the text) or "exit" (the stream's Exit).
  * @param {string | undefined} text
  * @returns {import("./session.js").CompletionRule}
  */
 export function parseCompletion(text) {
-  if (text === undefined || text === "") return DEFAULT_COMPLETION;
+  if (text === undefined || text === "") return COMPLETION_MARKER;
   if (text === "exit") return "exit";
   const eq = text.indexOf("=");
   if (eq > 0 && eq < text.length - 1) return { field: text.slice(0, eq), value: text.slice(eq + 1) };

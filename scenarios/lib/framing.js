@@ -17,7 +17,7 @@ const MAX_REASON_CHARS = 300;
 
 /**
  * A Request frame. Ids are decimal strings and `headers` is always an array: the Effect 3 server
- * silently closes the socket for a non-numeric id or a Request without `headers` (DESIGN §4).
+ * silently closes the socket for a non-numeric id or a Request without `headers`.
  * @param {string} id
  * @param {string} tag
  * @param {unknown} payload
@@ -30,11 +30,6 @@ export function encodeRequest(id, tag, payload) {
 /** @param {string} requestId @returns {string} */
 export function encodeAck(requestId) {
   return JSON.stringify({ _tag: "Ack", requestId });
-}
-
-/** @param {string} requestId @returns {string} */
-export function encodeInterrupt(requestId) {
-  return JSON.stringify({ _tag: "Interrupt", requestId });
 }
 
 /**

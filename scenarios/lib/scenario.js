@@ -2,7 +2,8 @@
 // server.getConfig, then run one session with the scenario's parameters. The runtime's WebSocket,
 // clock and timers are passed in, as for runSession.
 import { afterSequenceFor, findSequences } from "./env.js";
-import { buildSubscribePayload, callUnary, emptySessionResult, runSession } from "./session.js";
+import { PROBE_TAG } from "./protocol.js";
+import { buildSubscribePayload, callUnary, runSession } from "./session.js";
 
 /**
  * @typedef {object} Runtime
@@ -24,7 +25,7 @@ import { buildSubscribePayload, callUnary, emptySessionResult, runSession } from
 export async function resolveAfterSequence(runtime, config, caseName, explicitAfter) {
   if (explicitAfter !== null) return explicitAfter;
   if (caseName === "snapshot") return null;
-  const reply = await callUnary({ ...runtime, ...config, tag: "server.getConfig", payload: {} });
+  const reply = await callUnary({ ...runtime, ...config, tag: PROBE_TAG, payload: {} });
   if (!reply.ok) throw new Error(`cannot resolve CASE=${caseName}: ${reply.error}`);
   const seq = findSequences(reply.value);
   if (!seq) {
@@ -48,6 +49,7 @@ export function runScenarioSession(runtime, config, after) {
     url: config.url,
     token: config.token,
     tokenIn: config.tokenIn,
+    headers: config.headers,
     subscribeTag: config.subscribeTag,
     subscribePayload: buildSubscribePayload(config.template, after),
     completion: config.completion,
@@ -56,13 +58,4 @@ export function runScenarioSession(runtime, config, after) {
     probe: config.probe,
     timeoutMs: config.timeoutMs,
   });
-}
-
-/**
- * A failed session's row, for failures before the session could start (e.g. resolving the case).
- * @param {string} error
- * @returns {import("./session.js").SessionResult}
- */
-export function failedSession(error) {
-  return emptySessionResult(error);
 }

@@ -2,15 +2,9 @@
 // with a token, subscribe, ACK every chunk once after ackDelayMs, optionally probe with a unary call
 // while the first chunk's ACK is held, stop at the completion marker (or the stream's Exit),
 // optionally hold the completion chunk's ACK, close. No Node or k6 imports: the WebSocket class and
-// the clock are passed in. Figures follow DESIGN §5.
+// the clock are passed in. Figures cover everything up to and including the completion frame.
 import { clip, decodeFrame, encodeAck, encodeRequest, errorText, utf8ByteLength } from "./framing.js";
-
-export const DEFAULT_SUBSCRIBE_TAG = "orchestration.subscribeShell";
-export const DEFAULT_PROBE_TAG = "server.getConfig";
-/** `{after}` is replaced by the resume cursor; with no cursor the property holding it is dropped. */
-export const DEFAULT_SUBSCRIBE_TEMPLATE = '{"afterSequence":{after},"requestCompletionMarker":true}';
-/** @type {CompletionRule} */
-export const DEFAULT_COMPLETION = { field: "kind", value: "synchronized" };
+import { COMPLETION_MARKER, PROBE_TAG, SUBSCRIBE_TAG } from "./protocol.js";
 
 const SUBSCRIBE_ID = "1";
 const PROBE_ID = "2";
@@ -31,6 +25,7 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  * @property {string} url  e.g. ws://127.0.0.1:PORT/ws
  * @property {string | null} [token]  bearer token; null or "" sends none
  * @property {"header" | "query"} [tokenIn]  Authorization header (default) or ?token= when headers are unavailable
+ * @property {Record<string, string>} [headers]  extra headers of the WebSocket upgrade request
  * @property {number} [timeoutMs]  the whole session's deadline (default 30000)
  *
  * @typedef {object} SessionExtra
@@ -105,18 +100,21 @@ export function buildSubscribePayload(template, after) {
 }
 
 /**
- * The URL and constructor params for a token: header by default, `?token=` otherwise.
+ * The URL and constructor params for a token: header by default, `?token=` otherwise; `headers` are
+ * extra upgrade-request headers sent either way.
  * @param {string} url
  * @param {string | null | undefined} token
  * @param {"header" | "query"} tokenIn
+ * @param {Record<string, string>} [headers]
  * @returns {{ url: string, params: { headers?: Record<string, string> } }}
  */
-export function authenticate(url, token, tokenIn) {
-  if (!token) return { url, params: {} };
+export function authenticate(url, token, tokenIn, headers = {}) {
+  const extra = Object.keys(headers).length > 0 ? { headers: { ...headers } } : {};
+  if (!token) return { url, params: extra };
   if (tokenIn === "query") {
-    return { url: `${url}${url.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}`, params: {} };
+    return { url: `${url}${url.includes("?") ? "&" : "?"}token=${encodeURIComponent(token)}`, params: extra };
   }
-  return { url, params: { headers: { Authorization: `Bearer ${token}` } } };
+  return { url, params: { headers: { ...headers, Authorization: `Bearer ${token}` } } };
 }
 
 /**
@@ -137,12 +135,12 @@ export function runSession(options) {
     clearTimeout,
     token = null,
     tokenIn = "header",
-    subscribeTag = DEFAULT_SUBSCRIBE_TAG,
+    subscribeTag = SUBSCRIBE_TAG,
     subscribePayload = {},
-    completion = DEFAULT_COMPLETION,
+    completion = COMPLETION_MARKER,
     ackDelayMs = 0,
     holdMs = 0,
-    probe = { tag: DEFAULT_PROBE_TAG, payload: {} },
+    probe = { tag: PROBE_TAG, payload: {} },
     timeoutMs = 30_000,
     onPhase,
     utf8Length = utf8ByteLength,
@@ -180,11 +178,7 @@ export function runSession(options) {
       timers.clear();
       result.ok = error === null;
       result.error = error;
-      try {
-        if (socket && socket.readyState <= 1) socket.close(1000);
-      } catch {
-        // Closing a socket that is already failing may throw; the session is over either way.
-      }
+      closeIfOpen(socket);
       phase("close");
       resolve(result);
     };
@@ -309,8 +303,9 @@ export function runSession(options) {
     phase("connect");
     schedule(() => finish(`timed out after ${timeoutMs} ms waiting for ${waitingFor()}`), timeoutMs);
     guarded(() => {
-      const auth = authenticate(options.url, token, tokenIn);
+      const auth = authenticate(options.url, token, tokenIn, options.headers);
       socket = new WebSocket(auth.url, undefined, auth.params);
+      socket.addEventListener("open", () => closeIfDone(socket, done));
       socket.addEventListener(
         "open",
         guarded(() => {
@@ -363,21 +358,17 @@ export function callUnary(options) {
       if (done) return;
       done = true;
       clearTimeout(timer);
-      try {
-        if (socket && socket.readyState <= 1) socket.close(1000);
-      } catch {
-        // already failing
-      }
+      closeIfOpen(socket);
       resolve(r);
     };
     /** @param {string} error */
     const fail = (error) => finish({ ok: false, value: null, ms: null, error });
     const timer = setTimeout(() => fail(`timed out after ${timeoutMs} ms waiting for the ${tag} reply`), timeoutMs);
     try {
-      const auth = authenticate(options.url, token, tokenIn);
+      const auth = authenticate(options.url, token, tokenIn, options.headers);
       socket = new WebSocket(auth.url, undefined, auth.params);
       socket.addEventListener("open", () => {
-        if (done) return;
+        if (closeIfDone(socket, done)) return;
         socket.send(encodeRequest("1", tag, options.payload ?? {}));
         sentAt = now();
       });
@@ -400,6 +391,38 @@ export function callUnary(options) {
       fail(`client error: ${errorText(e)}`);
     }
   });
+}
+
+// readyState numbers: k6 has no WebSocket.OPEN constant at runtime.
+const CONNECTING = 0;
+const OPEN = 1;
+
+/**
+ * Closes the socket only when it is OPEN. In k6, close() on a CONNECTING socket waits for a write
+ * loop that starts only after a successful dial, so a dial that then fails hangs `k6 run` forever.
+ * A session that ends while still connecting leaves the socket alone: a failed dial ends it, and a
+ * dial that succeeds late is closed by closeIfDone on its open event.
+ * @param {any} socket
+ */
+function closeIfOpen(socket) {
+  try {
+    if (socket && socket.readyState === OPEN) socket.close(1000);
+    // Node's ws can abort a pending dial (k6's WebSocket has no terminate), so Node is not left waiting on it.
+    else if (false) socket.terminate();
+  } catch {
+    // Closing a socket that is already failing may throw; the session is over either way.
+  }
+}
+
+/**
+ * On open: a session that already ended (timed out while connecting) closes the late socket now.
+ * @param {any} socket
+ * @param {boolean} done
+ * @returns {boolean} whether the session had ended
+ */
+function closeIfDone(socket, done) {
+  if (done) closeIfOpen(socket);
+  return done;
 }
 
 /** @param {unknown} v @param {{ field: string, value: unknown }} rule @returns {boolean} */

@@ -45,14 +45,16 @@ export function sessionThresholds(sessions) {
 }
 
 /**
- * Records one session's figures, tagged with its index. Errors add 0 on success so every session's
- * error submetric exists.
+ * Records one session's figures. Only the sessions that get rows (index < MAX_SESSION_ROWS) carry a
+ * `session` tag: each tag value is a time series per metric, and k6 warns past 100k series. Errors
+ * add 0 on success so every tagged session's error submetric exists.
  * @param {SessionMetrics} metrics
  * @param {SessionResult} result
  * @param {number} session
  */
 export function recordSession(metrics, result, session) {
-  const tags = { session: String(session) };
+  /** @type {Record<string, string>} */
+  const tags = session < MAX_SESSION_ROWS ? { session: String(session) } : {};
   for (const field of TREND_FIELDS) {
     const v = result[field];
     if (typeof v === "number") metrics[field].add(v, tags);
@@ -94,6 +96,34 @@ export function scenarioOptions(scenarios, sessions, extraThresholds) {
   };
 }
 
+export const NEW_SUMMARY_HINT =
+  "K6_NEW_MACHINE_READABLE_SUMMARY changes the data handleSummary receives; run k6 with it unset or false";
+
+/**
+ * Throws unless `data` has the shape of k6's classic summary data: `metrics` maps names to objects
+ * with `type` and `values`, and the scenario's own metrics are present. Another shape (such as the
+ * one K6_NEW_MACHINE_READABLE_SUMMARY selects) must not turn every row into "did not run".
+ * @param {unknown} data
+ * @returns {asserts data is SummaryData}
+ */
+export function assertClassicSummary(data) {
+  const metrics = /** @type {{ metrics?: unknown } | null | undefined} */ (data)?.metrics;
+  const errors =
+    metrics && typeof metrics === "object" ? /** @type {Record<string, any>} */ (metrics)[METRICS.errors] : undefined;
+  const ok =
+    errors &&
+    typeof errors === "object" &&
+    typeof errors.type === "string" &&
+    errors.values &&
+    typeof errors.values === "object";
+  if (!ok) {
+    const keys = data && typeof data === "object" ? Object.keys(data).join(", ") : typeof data;
+    throw new Error(
+      `unrecognised k6 summary data (top-level keys: ${keys}; no metrics.${METRICS.errors}.values). ${NEW_SUMMARY_HINT}`,
+    );
+  }
+}
+
 /**
  * Rebuilds per-session rows from k6 summary data. A failed session's reason is not a number, so it
  * travels in the k6 log (console.error), not here.
@@ -114,7 +144,11 @@ export function rowsFromSummary(data, sessions) {
     };
     const errorCount = values(METRICS.errors).count;
     const completionMs = one("completionMs");
-    const ran = typeof errorCount === "number";
+    // Every session that ran adds a chunks sample (0 when it failed early) or an error. A runner of a
+    // split run also reports, with no samples, the sessions other runners ran: those did not run here.
+    const chunkSamples = values(METRICS.chunks).count;
+    const ran =
+      (typeof chunkSamples === "number" && chunkSamples > 0) || (typeof errorCount === "number" && errorCount > 0);
     const ok = ran && errorCount === 0 && completionMs !== null;
     rows.push({
       ok,
@@ -155,6 +189,14 @@ export function figuresFromSummary(data) {
  * @returns {Record<string, string>}
  */
 export function summaryOutputs(data, meta) {
+  try {
+    assertClassicSummary(data);
+  } catch (e) {
+    // Written, not thrown: a thrown error only reaches the k6 log; whoever reads the file must see it.
+    const error = /** @type {Error} */ (e).message;
+    const body = { schema: SUMMARY_SCHEMA, scenario: meta.scenario, sessions: meta.sessions, error };
+    return { [meta.path]: JSON.stringify(body, null, 2), stdout: `catchup ${meta.scenario}: ${error}\n` };
+  }
   const rows = rowsFromSummary(data, meta.sessions);
   const figures = figuresFromSummary(data);
   const body = {

@@ -1,24 +1,31 @@
-// `bench` flags -> a resolved BenchConfig. Pure: no files, no processes. Every bad flag is a
-// UsageError whose one-line message names the flag and the allowed values (the CLI exits 2).
+// `bench` flags -> a resolved BenchConfig. Pure apart from reading --token-file: no processes. The
+// flags themselves are declared and validated by the table in scripts/options/bench.ts; this adds
+// the rules between flags. Every bad flag is a UsageError naming it (the CLI exits 2).
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
-import { defaultGuard, GUARD_METRICS } from "../report/guard.js";
+import { BENCH_OPTIONS, type DELIVERIES, type DRIVERS } from "../options/bench.js";
+import { guardFromFlags } from "../options/guard.js";
+import { given, readFlags } from "../options/spec.js";
+import { type Env, resolveToken } from "../options/token.js";
+import { parseRefFlags, type RefRecord, type RefsRequest, refVariantNames } from "../refs/plan.js";
 import type { LatencyCase, MemoryMode } from "../results.js";
-import { enumFlag, intFlag, jsonFlag, listFlag, numberFlag, UsageError } from "../usage.js";
+import { listFlag, UsageError } from "../usage.js";
 
-export const LATENCY_CASES: readonly LatencyCase[] = ["snapshot", "resume-none", "resume-one", "resume-many"];
 export const MEMORY_MODES: readonly MemoryMode[] = ["memory", "snapshot"];
-export const DELIVERIES = ["legacy", "batched"] as const;
 export type Delivery = (typeof DELIVERIES)[number];
-export const DRIVERS = ["node", "k6"] as const;
 export type DriverName = (typeof DRIVERS)[number];
-
-export const DEV_TOKEN = "catchup-dev-token";
-export const DEFAULT_SUBSCRIBE_PAYLOAD = '{"afterSequence":{after},"requestCompletionMarker":true}';
 
 /** A target: the bundled server with a delivery strategy, or a foreign server started by a shell command. */
 export type TargetSpec =
   | { name: string; kind: "bundled"; delivery: Delivery }
-  | { name: string; kind: "command"; command: string };
+  | {
+      name: string;
+      kind: "command";
+      command: string;
+      /** Working directory of the command (a --ref's checkout); the harness's own when absent. */
+      cwd?: string;
+      /** What a --ref variant is: its revision, commit, build (recorded in results.json). */
+      ref?: RefRecord;
+    };
 
 export type CompletionRule = { field: string; value: string } | "exit";
 
@@ -43,7 +50,10 @@ export interface BenchConfig {
   fixture: string | null;
   /** Where default fixtures are found or built; null = <project>/fixtures. */
   fixturesDir: string | null;
+  /** A/A control: a second copy of the baseline ("A2") runs in every round beside baseline and candidate. */
   aa: boolean;
+  /** --auto-sample: seconds to spend adding rounds to guarded cells still undecided; null = off. */
+  autoSampleSeconds: number | null;
   failFast: boolean;
   driver: DriverName;
   seed: number;
@@ -51,6 +61,8 @@ export interface BenchConfig {
   targets: TargetSpec[];
   urlPath: string;
   token: string;
+  /** Extra headers of the WebSocket upgrade (--header); their values are secrets. */
+  headers: Record<string, string>;
   subscribeTag: string;
   /** JSON template; `{after}` becomes the case's afterSequence or is dropped for snapshot. */
   subscribePayload: string;
@@ -59,47 +71,35 @@ export interface BenchConfig {
   probePayload: unknown;
   ceiling: number | null;
   guard: string[];
+  /** --guard-confidence: a cell fails only when its interval's lower bound exceeds the ceiling. */
+  guardConfidence: boolean;
+  /** --allow-missing: judge guarded cells on the pairs they have. */
+  allowMissing: boolean;
   /** Default fixtures: projects per fixture and post-cursor events (quick keeps 1,000 events). */
   projects: number;
   events: number;
   /** Timeouts (ms): one session/trial, and a target becoming ready. */
   trialTimeoutMs: number;
   startTimeoutMs: number;
+  /** A foreign target is ready when a line of its output matches (regex source); null: its port. */
+  readyLine: string | null;
+  /** SIGTERM-to-SIGKILL grace when a target is stopped, ms. */
+  stopGraceMs: number;
+  /** --repo/--ref/--swap: the revisions to check out, build and start; their targets get a cwd once checked out. */
+  refs: RefsRequest | null;
 }
 
 /** Raw flag values keyed by the flag's name as typed (kebab-case), as yargs leaves them. */
 export type RawFlags = Record<string, unknown>;
 
-const has = (raw: RawFlags, flag: string) => raw[flag] !== undefined;
-
-function intList(flag: string, value: unknown, min: number, max: number): number[] {
-  const items = listFlag(flag, value).map((s) => intFlag(flag, s, min, max));
-  return [...new Set(items)];
-}
-
-function boolFlag(flag: string, value: unknown, fallback: boolean): boolean {
-  if (value === undefined) return fallback;
-  if (typeof value === "boolean") return value;
-  throw new UsageError(`--${flag} is a switch (use --${flag} or --no-${flag}; got ${JSON.stringify(value)})`);
-}
-
-function stringFlag(flag: string, value: unknown, fallback: string): string {
-  if (value === undefined) return fallback;
-  if (Array.isArray(value)) throw new UsageError(`--${flag} may be given once (got ${value.length} values)`);
-  const s = String(value);
-  if (s.trim() === "") throw new UsageError(`--${flag} must not be empty`);
-  return s;
-}
-
 const NAME_RE = /^[A-Za-z0-9._-]{1,40}$/;
 
-function parseTargets(raw: RawFlags): TargetSpec[] {
-  if (has(raw, "target")) {
-    if (has(raw, "variants")) {
+function parseTargets(raw: RawFlags, variants: readonly Delivery[], commands: string[] | undefined): TargetSpec[] {
+  if (commands !== undefined) {
+    if (given(raw, "variants")) {
       throw new UsageError("--target and --variants cannot be combined (--variants names bundled strategies)");
     }
-    const values = (Array.isArray(raw.target) ? raw.target : [raw.target]).map(String);
-    const targets = values.map((v): TargetSpec => {
+    const targets = commands.map((v): TargetSpec => {
       const eq = v.indexOf("=");
       const name = eq > 0 ? v.slice(0, eq).trim() : "";
       const command = eq > 0 ? v.slice(eq + 1).trim() : "";
@@ -113,15 +113,12 @@ function parseTargets(raw: RawFlags): TargetSpec[] {
     uniqueNames("target", targets);
     return targets;
   }
-  const names = has(raw, "variants") ? listFlag("variants", raw.variants) : ["legacy", "batched"];
-  const targets = names.map((n): TargetSpec => {
-    const delivery = enumFlag("variants", n, DELIVERIES);
-    return { name: delivery, kind: "bundled", delivery };
-  });
+  // readFlags drops repeats; a repeated name is still an error (it would compare a variant with itself).
+  const names = given(raw, "variants") ? listFlag("variants", raw.variants) : [...variants];
+  const targets = names.map((n): TargetSpec => ({ name: n, kind: "bundled", delivery: n as Delivery }));
   uniqueNames("variants", targets);
   return targets;
 }
-
 function uniqueNames(flag: string, targets: TargetSpec[]): void {
   const seen = new Set<string>();
   for (const t of targets) {
@@ -134,17 +131,41 @@ function uniqueNames(flag: string, targets: TargetSpec[]): void {
   }
 }
 
-function parseCompletion(value: unknown): CompletionRule {
-  const s = stringFlag("completion", value, "kind=synchronized");
+function parseCompletion(s: string): CompletionRule {
   if (s === "exit") return "exit";
   const m = /^([^=\s]+)=(.+)$/.exec(s);
   if (!m?.[1] || !m[2]) throw new UsageError(`--completion must be FIELD=VALUE or exit (got ${JSON.stringify(s)})`);
   return { field: m[1], value: m[2] };
 }
 
+// RFC 9110 token characters: what a header name may hold.
+const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** --header NAME: VALUE, repeatable; a name given twice is an error (which one would win?). */
+function parseHeaders(values: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const v of values) {
+    const colon = v.indexOf(":");
+    const name = colon > 0 ? v.slice(0, colon).trim() : "";
+    const value = colon > 0 ? v.slice(colon + 1).trim() : "";
+    // The value is never echoed: it may be a credential.
+    if (!HEADER_NAME_RE.test(name) || value === "" || /[\r\n]/.test(value)) {
+      throw new UsageError(
+        `--header must be NAME: VALUE with a header name and a one-line value (got a header named ${JSON.stringify(name)})`,
+      );
+    }
+    const key = name.toLowerCase();
+    if (key === "authorization") throw new UsageError("--header cannot set Authorization: use --token or --token-file");
+    if (Object.keys(headers).some((k) => k.toLowerCase() === key)) {
+      throw new UsageError(`--header ${name} is given twice`);
+    }
+    headers[name] = value;
+  }
+  return headers;
+}
+
 /** Checks the template yields a JSON object with a sequence (the shared client's substitution rule). */
-function parseSubscribePayload(value: unknown): string {
-  const template = stringFlag("subscribe-payload", value, DEFAULT_SUBSCRIBE_PAYLOAD);
+function parseSubscribePayload(template: string): string {
   let parsed: unknown;
   try {
     parsed = buildSubscribePayload(template, 0);
@@ -159,75 +180,81 @@ function parseSubscribePayload(value: unknown): string {
   return template;
 }
 
-/** Resolves the flags into a BenchConfig, applying --quick's smaller defaults where a flag is absent. */
-export function resolveConfig(raw: RawFlags): BenchConfig {
-  const quick = boolFlag("quick", raw.quick, false);
-  const cases = has(raw, "cases")
-    ? [...new Set(listFlag("cases", raw.cases).map((c) => enumFlag("cases", c, LATENCY_CASES)))]
-    : [...LATENCY_CASES];
-  const targets = parseTargets(raw);
-
-  const ceiling = has(raw, "ceiling") ? numberFlag("ceiling", raw.ceiling, 0.01, 100) : null;
-  if (has(raw, "guard") && ceiling === null) {
-    throw new UsageError("--guard needs --ceiling (the ratio above which a guarded metric fails, e.g. 1.03)");
+/** --ready-line: a valid regex, and only for foreign targets (the bundled server prints its own ready line). */
+function parseReadyLine(source: string | undefined, targets: TargetSpec[]): string | null {
+  if (source === undefined) return null;
+  if (targets.some((t) => t.kind !== "command")) {
+    throw new UsageError(
+      "--ready-line applies to --target commands only (the bundled server prints its own ready line)",
+    );
   }
-  const urlPath = stringFlag("url-path", raw["url-path"], "/ws");
-  if (!urlPath.startsWith("/")) throw new UsageError(`--url-path must start with / (got ${JSON.stringify(urlPath)})`);
-  const probePayload = has(raw, "probe-payload") ? jsonFlag("probe-payload", raw["probe-payload"]) : {};
-  const memory = boolFlag("memory", raw.memory, true);
-  const latency = boolFlag("latency", raw.latency, true);
-  if (!memory && !latency) throw new UsageError("--no-memory and --no-latency together leave nothing to run");
+  try {
+    new RegExp(source);
+  } catch (e) {
+    throw new UsageError(`--ready-line must be a regular expression (${(e as Error).message})`);
+  }
+  return source;
+}
+
+/**
+ * Resolves the flags into a BenchConfig, applying --quick's smaller defaults where a flag is absent.
+ * `env` supplies CATCHUP_TOKEN (the CLI passes process.env).
+ */
+export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
+  const f = readFlags(BENCH_OPTIONS, raw);
+  const quick = f.quick;
+  const refs = parseRefFlags(raw);
+  // A --ref target's command runs in its checkout, set once the checkouts exist (scripts/refs/).
+  const targets = refs
+    ? refVariantNames(refs).map((name): TargetSpec => ({ name, kind: "command", command: refs.start }))
+    : parseTargets(raw, f.variants, f.target);
+  if (!f.memory && !f.latency) throw new UsageError("--no-memory and --no-latency together leave nothing to run");
   // Without --guard, the guard judges the headline figure of each matrix that runs.
-  const guard = has(raw, "guard")
-    ? listFlag("guard", raw.guard).map((g) => enumFlag("guard", g, GUARD_METRICS))
-    : defaultGuard({ latency, memory });
-  const fixture = has(raw, "fixture") ? stringFlag("fixture", raw.fixture, "") : null;
-  const out = has(raw, "out") ? stringFlag("out", raw.out, "") : null;
-  const fixturesDir = has(raw, "fixtures-dir") ? stringFlag("fixtures-dir", raw["fixtures-dir"], "") : null;
+  const guard = guardFromFlags(raw, { latency: f.latency, memory: f.memory });
+  if (!f["url-path"].startsWith("/")) {
+    throw new UsageError(`--url-path must start with / (got ${JSON.stringify(f["url-path"])})`);
+  }
   return {
-    cases,
-    trials: has(raw, "trials") ? intFlag("trials", raw.trials, 1, 1000) : quick ? 1 : 3,
-    memoryTrials: has(raw, "memory-trials") ? intFlag("memory-trials", raw["memory-trials"], 1, 1000) : 1,
-    ackDelayMs: has(raw, "ack-delay-ms") ? intFlag("ack-delay-ms", raw["ack-delay-ms"], 0, 60_000) : 100,
-    holdMs: has(raw, "hold-ms") ? intFlag("hold-ms", raw["hold-ms"], 0, 60_000) : 100,
-    clients: has(raw, "clients") ? intList("clients", raw.clients, 1, 1000) : [1, 4],
-    scriptBytes: has(raw, "script-bytes")
-      ? intList("script-bytes", raw["script-bytes"], 64, 1_048_576)
-      : quick
-        ? [1024]
-        : [1024, 8192],
+    cases: f.cases,
+    trials: given(raw, "trials") ? f.trials : quick ? 1 : f.trials,
+    memoryTrials: given(raw, "memory-trials") ? f["memory-trials"] : quick ? 1 : f["memory-trials"],
+    ackDelayMs: f["ack-delay-ms"],
+    holdMs: f["hold-ms"],
+    clients: f.clients,
+    scriptBytes: given(raw, "script-bytes") ? f["script-bytes"] : quick ? [1024] : f["script-bytes"],
     memoryModes: [...MEMORY_MODES],
-    memory,
-    latency,
-    sampleIntervalMs: has(raw, "sample-interval-ms")
-      ? intFlag("sample-interval-ms", raw["sample-interval-ms"], 1, 10_000)
-      : 10,
-    out,
+    memory: f.memory,
+    latency: f.latency,
+    sampleIntervalMs: f["sample-interval-ms"],
+    out: f.out ?? null,
     quick,
-    fixture,
-    fixturesDir,
-    aa: boolFlag("aa", raw.aa, false),
-    failFast: boolFlag("fail-fast", raw["fail-fast"], false),
-    driver: has(raw, "driver") ? enumFlag("driver", raw.driver, DRIVERS) : "node",
-    seed: has(raw, "seed") ? intFlag("seed", raw.seed, 0, 4_294_967_295) : 1,
+    fixture: f.fixture ?? null,
+    fixturesDir: f["fixtures-dir"] ?? null,
+    aa: given(raw, "aa") ? f.aa : !quick && f.aa,
+    autoSampleSeconds: f["auto-sample"] ?? null,
+    failFast: f["fail-fast"],
+    driver: f.driver,
+    seed: f.seed,
     targets,
-    urlPath,
-    token: stringFlag("token", raw.token, DEV_TOKEN),
-    subscribeTag: stringFlag("subscribe-tag", raw["subscribe-tag"], "orchestration.subscribeShell"),
-    subscribePayload: parseSubscribePayload(raw["subscribe-payload"]),
-    completion: parseCompletion(raw.completion),
-    probeTag: stringFlag("probe-tag", raw["probe-tag"], "server.getConfig"),
-    probePayload,
-    ceiling,
-    guard,
+    urlPath: f["url-path"],
+    token: resolveToken(f, env),
+    headers: parseHeaders(f.header ?? []),
+    subscribeTag: f["subscribe-tag"],
+    subscribePayload: parseSubscribePayload(f["subscribe-payload"]),
+    completion: parseCompletion(f.completion),
+    probeTag: f["probe-tag"],
+    probePayload: f["probe-payload"],
+    ceiling: guard.ceiling,
+    guard: guard.metrics,
+    guardConfidence: guard.confidence,
+    allowMissing: guard.allowMissing,
     // Legacy replay chunks hold 512 coalesced items: > 512 projects keep resume-many at 4 chunks.
     projects: quick ? 600 : 1000,
     events: 1000,
-    trialTimeoutMs: has(raw, "trial-timeout-ms")
-      ? intFlag("trial-timeout-ms", raw["trial-timeout-ms"], 100, 3_600_000)
-      : 60_000,
-    startTimeoutMs: has(raw, "start-timeout-ms")
-      ? intFlag("start-timeout-ms", raw["start-timeout-ms"], 100, 600_000)
-      : 20_000,
+    trialTimeoutMs: f["trial-timeout-ms"],
+    startTimeoutMs: f["start-timeout-ms"],
+    refs,
+    readyLine: parseReadyLine(f["ready-line"], targets),
+    stopGraceMs: f["stop-grace-ms"],
   };
 }

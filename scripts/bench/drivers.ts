@@ -17,6 +17,7 @@ export function driverOptions(clients: number, spec: SessionSpec): RunSessionsOp
     clients,
     url: spec.url,
     token: spec.token,
+    headers: spec.headers,
     subscribeTag: spec.subscribeTag,
     subscribePayload: spec.subscribePayload,
     completion: spec.completion,

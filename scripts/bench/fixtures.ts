@@ -30,17 +30,19 @@ export function fixtureMatches(meta: FixtureMeta, projects: number, scriptBytes:
   );
 }
 
-function readMetaOrNull(path: string): FixtureMeta | null {
+/** The fixture's verified metadata, or why it cannot be used as is ("corrupt: ..."). */
+function readVerified(path: string): FixtureMeta | string {
   try {
-    return readFixtureMeta(path);
-  } catch {
-    return null;
+    return readFixtureMeta(path, { verify: true });
+  } catch (e) {
+    return `corrupt: ${(e as Error).message}`;
   }
 }
 
 /**
- * Returns the default fixture, building it first when missing, unreadable, from another generator
- * version or another seed; `onBuild` hears about a build.
+ * Returns the default fixture, building it first when missing, corrupt (unreadable, truncated, rows
+ * that do not match content_sha256), or from another generator version or seed; `onBuild` hears
+ * about a build and why.
  */
 export function ensureFixture(
   dir: string,
@@ -51,10 +53,16 @@ export function ensureFixture(
   onBuild?: (path: string, why: string) => void,
 ): FixtureRef {
   const path = resolve(dir, defaultFixtureName(projects, scriptBytes, events));
-  const existing = existsSync(path) ? readMetaOrNull(path) : null;
-  if (!existing || !fixtureMatches(existing, projects, scriptBytes, events, seed)) {
+  const existing = existsSync(path) ? readVerified(path) : null;
+  if (typeof existing === "string" || !existing || !fixtureMatches(existing, projects, scriptBytes, events, seed)) {
     mkdirSync(dir, { recursive: true });
-    onBuild?.(path, existsSync(path) ? "stale: other generator version or seed" : "missing");
+    const why =
+      existing === null
+        ? "missing"
+        : typeof existing === "string"
+          ? "corrupt"
+          : "stale: other generator version or seed";
+    onBuild?.(path, why);
     try {
       generateFixture({
         projects,
@@ -68,17 +76,17 @@ export function ensureFixture(
       });
     } catch (e) {
       // Another run may have built it meanwhile (the generator renames a complete file into place).
-      const meta = readMetaOrNull(path);
-      if (!meta || !fixtureMatches(meta, projects, scriptBytes, events, seed)) throw e;
+      const meta = readVerified(path);
+      if (typeof meta === "string" || !fixtureMatches(meta, projects, scriptBytes, events, seed)) throw e;
     }
   }
   return { path, meta: readFixtureMeta(path) };
 }
 
-/** Validates a user-named fixture (FixtureError when missing or foreign). */
+/** Validates a user-named fixture (FixtureError when missing, foreign, corrupt or edited). */
 export function userFixture(path: string): FixtureRef {
   const full = resolve(path);
-  return { path: full, meta: readFixtureMeta(full) };
+  return { path: full, meta: readFixtureMeta(full, { verify: true }) };
 }
 
 let copies = 0;

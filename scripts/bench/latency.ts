@@ -4,11 +4,12 @@
 // variant gets a fresh server.
 import { emptySessionResult } from "../../scenarios/lib/session.js";
 import type { LatencyRow, SessionFigures } from "../results.js";
+import { cpuDelta, cpuTimeMsOrNull } from "../sampler/cpu.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { type FixtureRef, privateCopy } from "./fixtures.js";
 import { afterSequenceFor, type LatencyTrial } from "./plan.js";
 import { type RunClients, sessionSpec } from "./sessions.js";
-import { startTarget, type Target, TargetError } from "./target.js";
+import { startTarget, type Target, type TargetOptions } from "./target.js";
 
 /** What latency and memory cells both get from the runner: a trial plan, its targets, and its hooks. */
 export interface CellContext<Trial, Row> {
@@ -17,16 +18,45 @@ export interface CellContext<Trial, Row> {
   /** Targets by variant name (for --aa, two names for the baseline's spec). */
   targets: Map<string, TargetSpec>;
   plan: Trial[];
+  /** Asked when the plan is done: more trials to run (auto-sampling's next round), or none to finish. */
+  more?: () => Trial[];
   runClients: RunClients;
   onRow: (row: Row) => void;
   onTrialStart?: (trial: Trial, index: number) => void;
   stopped: () => boolean;
   /** Registers a running target so an interrupt can stop it. */
   track: (target: Target) => () => void;
+  /** A target died on its own (never one the harness stopped): recorded as a finding. */
+  onCrash?: (crash: CrashReport) => void;
+  /** Aborted on an interrupt: a target still starting stops at once. */
+  signal?: AbortSignal;
 }
 
 export interface LatencyContext extends CellContext<LatencyTrial, LatencyRow> {
   fixture: FixtureRef;
+}
+
+/** A target that died on its own, as a cell saw it (the runner adds the time and the matrix). */
+export interface CrashReport {
+  variant: string;
+  during: string;
+  code: number | null;
+  signal: string | null;
+  stderrTail: string;
+  affects: string[];
+}
+
+/** The crash record of a target that has exited. */
+export function crashOf(target: Target, variant: string, during: string, affects: string[]): CrashReport {
+  const exit = target.exitInfo();
+  return {
+    variant,
+    during,
+    code: exit?.code ?? null,
+    signal: exit?.signal ?? null,
+    stderrTail: target.stderrTail(5).replace(/\r?\n/g, " | "),
+    affects,
+  };
 }
 
 export class FailFast extends Error {
@@ -54,37 +84,62 @@ export async function exitedWithin(target: Target, ms: number): Promise<boolean>
 }
 
 /** One session of a latency case against a running target. */
-async function session(ctx: LatencyContext, target: Target, c: LatencyTrial["case"]): Promise<SessionFigures> {
+async function session(
+  ctx: LatencyContext,
+  target: Target,
+  c: LatencyTrial["case"],
+): Promise<SessionFigures & { targetCpuMs: number | null }> {
   const after = afterSequenceFor(c, ctx.fixture.meta);
   const spec = sessionSpec(ctx.config, target.url, after, 0);
+  // The server's CPU time over the session (read before and after it, outside the timed part).
+  const cpuBefore = await cpuTimeMsOrNull(target.pid);
   const { rows } = await ctx.runClients(1, spec);
+  const targetCpuMs = cpuDelta(cpuBefore, await cpuTimeMsOrNull(target.pid));
   const row = rows[0] ?? failed("the driver returned no session");
   if (!row.ok && (await exitedWithin(target, 1000))) {
-    return { ...row, error: `${row.error ?? "session failed"}; ${target.describeExit()}` };
+    return { ...row, error: `${row.error ?? "session failed"}; ${target.describeExit()}`, targetCpuMs: null };
   }
-  return row;
+  return { ...row, targetCpuMs };
 }
 
-/** Starts a warm server for a variant and runs its uncounted warm-up session; a failed warm-up is fatal. */
+/** What every cell passes to startTarget: the run's readiness, stop and interrupt settings. */
+export function targetOptions(
+  ctx: { config: BenchConfig; signal?: AbortSignal },
+  db: string,
+  inspect: boolean,
+): Omit<TargetOptions, "warmUpSession"> {
+  return {
+    db,
+    urlPath: ctx.config.urlPath,
+    token: ctx.config.token,
+    headers: ctx.config.headers,
+    startTimeoutMs: ctx.config.startTimeoutMs,
+    inspect,
+    readyLine: ctx.config.readyLine === null ? null : new RegExp(ctx.config.readyLine),
+    stopGraceMs: ctx.config.stopGraceMs,
+    signal: ctx.signal,
+    subscribeTag: ctx.config.subscribeTag,
+  };
+}
+
+/**
+ * Starts a warm server for a variant: ready once an uncounted warm-up session completes (retried
+ * until the start timeout; see scripts/target/warmup.ts). A target that never gets there is fatal.
+ */
 async function warmTarget(ctx: LatencyContext, variant: string): Promise<Target> {
   const spec = ctx.targets.get(variant);
   if (!spec) throw new Error(`no target named ${variant}`);
+  const after = afterSequenceFor("snapshot", ctx.fixture.meta);
   const target = await startTarget(spec, {
-    db: privateCopy(ctx.fixture, ctx.workDir, variant),
-    urlPath: ctx.config.urlPath,
-    token: ctx.config.token,
-    startTimeoutMs: ctx.config.startTimeoutMs,
-    inspect: false,
+    ...targetOptions(ctx, privateCopy(ctx.fixture, ctx.workDir, variant), false),
+    warmUpSession: async (url, timeoutMs) => {
+      const spec = sessionSpec(ctx.config, url, after, 0);
+      const { rows } = await ctx.runClients(1, { ...spec, timeoutMs: Math.min(spec.timeoutMs, timeoutMs) });
+      return rows[0] ?? failed("the driver returned no session");
+    },
   });
   const untrack = ctx.track(target);
   target.exited.then(untrack);
-  const warm = await session(ctx, target, "snapshot");
-  if (!warm.ok) {
-    await target.stop();
-    throw new TargetError(
-      `target ${variant} at ${target.url} did not complete a warm-up session (is it an Effect RPC server speaking ${ctx.config.subscribeTag}?): ${warm.error}`,
-    );
-  }
   return target;
 }
 
@@ -96,18 +151,38 @@ export async function runLatency(ctx: LatencyContext): Promise<void> {
       if (ctx.stopped()) return;
       if (!servers.has(t.variant)) servers.set(t.variant, await warmTarget(ctx, t.variant));
     }
-    for (const [index, t] of ctx.plan.entries()) {
+    // A dead server is a finding: recorded once, with the trials it failed or that ran on its replacement.
+    const recorded = new Set<Target>();
+    const crashed = (target: Target, variant: string, during: string, affects: string[]) => {
+      if (recorded.has(target)) return;
+      recorded.add(target);
+      ctx.onCrash?.(crashOf(target, variant, during, affects));
+    };
+    const queue = [...ctx.plan];
+    for (let index = 0; ; index++) {
+      if (index >= queue.length) queue.push(...(ctx.stopped() ? [] : (ctx.more?.() ?? [])));
+      const t = queue[index];
+      if (!t) break;
       if (ctx.stopped()) return;
       ctx.onTrialStart?.(t, index);
       let figures: SessionFigures;
       let target = servers.get(t.variant);
+      const trialName = `${t.case} ${t.variant} trial ${t.trial}`;
       try {
         if (!target?.alive()) {
-          await target?.stop(1000); // whatever is left of its process group
+          if (target && !ctx.stopped() && (await exitedWithin(target, 1000))) {
+            crashed(target, t.variant, `while idle between trials (seen before ${trialName})`, [
+              `${trialName} and later ${t.variant} trials ran on a restarted server`,
+            ]);
+          }
+          await target?.stop(); // whatever is left of its process group (a wrapper's cleanup may still run)
           target = await warmTarget(ctx, t.variant);
           servers.set(t.variant, target);
         }
         figures = await session(ctx, target, t.case);
+        if (!figures.ok && !ctx.stopped() && target.exitInfo()) {
+          crashed(target, t.variant, `during ${trialName}`, [`${trialName} failed`]);
+        }
       } catch (e) {
         figures = failed((e as Error).message);
       }
@@ -115,6 +190,12 @@ export async function runLatency(ctx: LatencyContext): Promise<void> {
       ctx.onRow({ case: t.case, variant: t.variant, trial: t.trial, ...figures });
       if (!figures.ok && ctx.config.failFast) {
         throw new FailFast(`--fail-fast: ${t.case} ${t.variant} trial ${t.trial} failed: ${figures.error}`);
+      }
+    }
+    // A server that died after its last trial still died on its own.
+    for (const [variant, target] of servers) {
+      if (!ctx.stopped() && !target.alive() && (await exitedWithin(target, 1000))) {
+        crashed(target, variant, "while idle after its last trial", []);
       }
     }
   } finally {

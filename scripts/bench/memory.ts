@@ -1,17 +1,19 @@
-// Memory cells: a fresh server per trial, sampled from outside (RSS from /proc, heap through the
-// inspector) every sampleIntervalMs. Order: start; forced GC twice and the baseline heap; sampler
+// Memory cells: a fresh server per trial, sampled from outside in two lanes that never wait for each
+// other (RSS from /proc every sampleIntervalMs; heap through the inspector, which cannot answer while
+// the server runs native code), plus the server's CPU time over the sampled window. Order: start; forced GC twice and the baseline heap; sampler
 // on (an idle window first); C clients connect, take the catch-up, hold the completion chunk
 // holdMs, close; sampler off; forced GC twice and the post-GC heap (a "gc" line in the samples
 // file); VmHWM read last; stop. Phase marks go into the samples file beside the samples.
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { redact } from "../redact.js";
 import type { MemoryRow, SessionFigures } from "../results.js";
 import { readVmHwm } from "../sampler/procfs.js";
 import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
 import { median } from "../stats.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
-import { type CellContext, exitedWithin, FailFast } from "./latency.js";
+import { type CellContext, crashOf, exitedWithin, FailFast, targetOptions } from "./latency.js";
 import { afterSequenceFor, type MemoryTrial, memoryTrialId } from "./plan.js";
 import { type ClientsRun, type PhaseName, sessionSpec } from "./sessions.js";
 import { startTarget, type Target } from "./target.js";
@@ -25,13 +27,15 @@ export interface MemoryContext extends CellContext<MemoryTrial, MemoryRow> {
 }
 
 const GC_TIMEOUT_MS = 10_000;
-/** Samples taken before clients connect (20 x 10 ms by default). */
+/** RSS samples taken before clients connect (20 x 10 ms by default), with at least two heap samples. */
 const IDLE_SAMPLES = 20;
+const IDLE_HEAP_SAMPLES = 2;
 
 /** The sampled process's command line (from /proc), recorded so a reader can see what was measured. */
 function commandLine(pid: number): string | null {
   try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ").slice(0, 300);
+    // Redacted before it is cut short, so no part of a --token value reaches the samples file.
+    return redact(readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").filter(Boolean).join(" ")).slice(0, 300);
   } catch {
     return null;
   }
@@ -57,6 +61,11 @@ export function emptyRow(t: MemoryTrial, samplesFile: string | null, error: stri
     probeMaxMs: null,
     probeMedianMs: null,
     sampleIntervalMs: null,
+    heapIntervalMs: null,
+    rssSamples: null,
+    heapSamples: null,
+    heapGapMaxMs: null,
+    targetCpuMs: null,
     samplesFile,
     error,
   };
@@ -110,6 +119,11 @@ export function memoryRow(
     probeMaxMs: maxOf(probes),
     probeMedianMs: probes.length ? median(probes) : null,
     sampleIntervalMs: summary.interval,
+    heapIntervalMs: summary.heapInterval,
+    rssSamples: summary.rssSamples,
+    heapSamples: summary.heapSamples,
+    heapGapMaxMs: summary.heapGapMaxMs,
+    targetCpuMs: summary.targetCpuMs,
     error: errors.length ? errors.join("; ") : null,
   };
 }
@@ -121,12 +135,10 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
   if (!fixture || !spec) return emptyRow(t, null, `no fixture or target for ${memoryTrialId(t)}`);
   let target: Target;
   try {
+    // Ready once it upgrades a WebSocket (no warm-up session: it would change the memory measured).
     target = await startTarget(spec, {
-      db: privateCopy(fixture, ctx.workDir, t.variant),
-      urlPath: ctx.config.urlPath,
-      token: ctx.config.token,
-      startTimeoutMs: ctx.config.startTimeoutMs,
-      inspect: true,
+      ...targetOptions(ctx, privateCopy(fixture, ctx.workDir, t.variant), true),
+      warmUpSession: null,
     });
   } catch (e) {
     return emptyRow(t, null, (e as Error).message);
@@ -139,7 +151,8 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
     const baselineHeap = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
     // A short idle window before clients connect: the timeline shows the resting level, and the
     // cadence figures include the sampler's idle rhythm, not only the busy catch-up.
-    let idleSamples = 0;
+    let idleRss = 0;
+    let idleHeap = 0;
     let idleDone: () => void = () => undefined;
     const idle = new Promise<void>((resolve) => {
       idleDone = resolve;
@@ -150,8 +163,11 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
       intervalMs: ctx.config.sampleIntervalMs,
       file: join(ctx.runDir, samplesFile),
       origin,
-      onSample: () => {
-        if (++idleSamples >= IDLE_SAMPLES) idleDone();
+      onRss: () => {
+        if (++idleRss >= IDLE_SAMPLES && idleHeap >= IDLE_HEAP_SAMPLES) idleDone();
+      },
+      onHeap: () => {
+        if (++idleHeap >= IDLE_HEAP_SAMPLES && idleRss >= IDLE_SAMPLES) idleDone();
       },
     });
     sampler.mark("baseline", { heapUsed: baselineHeap, pid: target.pid, command: commandLine(target.pid) });
@@ -186,10 +202,14 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
     const summary = { ...sampled, hwmRssBytes: hwm };
     if ((rows.some((r) => !r.ok) || postGc === null) && (await exitedWithin(target, 1000))) {
       extraError = target.describeExit();
+      if (!ctx.stopped()) ctx.onCrash?.(crashOf(target, t.variant, `during ${memoryTrialId(t)}`, [memoryTrialId(t)]));
     }
     return { ...memoryRow(t, samplesFile, rows, baselineHeap, postGc, summary, extraError), clientLoopLagMs: loopLag };
   } catch (e) {
-    const why = (await exitedWithin(target, 1000)) ? target.describeExit() : (e as Error).message;
+    const died = await exitedWithin(target, 1000);
+    if (died && !ctx.stopped())
+      ctx.onCrash?.(crashOf(target, t.variant, `during ${memoryTrialId(t)}`, [memoryTrialId(t)]));
+    const why = died ? target.describeExit() : (e as Error).message;
     return emptyRow(t, null, why);
   } finally {
     await target.stop();
@@ -198,7 +218,12 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
 }
 
 export async function runMemory(ctx: MemoryContext): Promise<void> {
-  for (const [index, t] of ctx.plan.entries()) {
+  const queue = [...ctx.plan];
+  for (let index = 0; ; index++) {
+    // Past the plan, auto-sampling may add rounds.
+    if (index >= queue.length) queue.push(...(ctx.stopped() ? [] : (ctx.more?.() ?? [])));
+    const t = queue[index];
+    if (!t) break;
     if (ctx.stopped()) return;
     ctx.onTrialStart?.(t, index);
     const row = await runTrial(ctx, t);

@@ -31,18 +31,25 @@ export function rotation<T>(variants: readonly T[], rep: number): T[] {
   return [...variants.slice(start), ...variants.slice(0, start)];
 }
 
-/** Latency trials: repetition outermost, then case, then the rotated variants. */
+/** One round (1-based) of latency trials: each case, then every variant once, rotated by the round. */
+export function latencyRound(
+  cases: readonly LatencyCase[],
+  variants: readonly string[],
+  round: number,
+): LatencyTrial[] {
+  return cases.flatMap((c) =>
+    rotation(variants, round - 1).map((variant): LatencyTrial => ({ kind: "latency", case: c, variant, trial: round })),
+  );
+}
+
+/** Latency trials: round (repetition) outermost, then case, then the rotated variants. */
 export function latencyPlan(
   cases: readonly LatencyCase[],
   variants: readonly string[],
   trials: number,
 ): LatencyTrial[] {
   const plan: LatencyTrial[] = [];
-  for (let rep = 0; rep < trials; rep++) {
-    for (const c of cases) {
-      for (const variant of rotation(variants, rep)) plan.push({ kind: "latency", case: c, variant, trial: rep + 1 });
-    }
-  }
+  for (let round = 1; round <= trials; round++) plan.push(...latencyRound(cases, variants, round));
   return plan;
 }
 
@@ -54,6 +61,13 @@ export function memoryCells(
 ): MemoryCell[] {
   return scriptBytes.flatMap((s) =>
     clients.flatMap((c) => modes.map((mode) => ({ scriptBytes: s, clients: c, mode }))),
+  );
+}
+
+/** One round (1-based) of memory trials: each cell, then every variant once, rotated by the round. */
+export function memoryRound(cells: readonly MemoryCell[], variants: readonly string[], round: number): MemoryTrial[] {
+  return cells.flatMap((cell) =>
+    rotation(variants, round - 1).map((variant): MemoryTrial => ({ kind: "memory", ...cell, variant, trial: round })),
   );
 }
 

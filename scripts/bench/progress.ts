@@ -12,7 +12,24 @@ export interface Progress {
   trial(label: string): void;
   done(label: string, ok: boolean): void;
   log(line: string): void;
+  /** Ctrl-C/SIGTERM: the bar goes away for good (no redraw of "0/N" after it); later lines are plain. */
+  interrupt(line: string): void;
   stop(): void;
+}
+
+const FORMAT = "{bar} {value}/{total} | {cell} | elapsed {duration_formatted} | ETA {eta_formatted}";
+
+/**
+ * The bar's line. Before the first trial finished there is nothing to estimate from: "ETA n/a",
+ * not cli-progress's "ETA 0s".
+ */
+export function formatBar(
+  options: cliProgress.Options,
+  params: cliProgress.Params,
+  payload: Record<string, unknown>,
+): string {
+  const format = params.value === 0 ? FORMAT.replace("{eta_formatted}", "n/a") : FORMAT;
+  return cliProgress.Format.Formatter({ ...options, format }, params, payload);
 }
 
 export function createProgress(stream: NodeJS.WriteStream = process.stderr): Progress {
@@ -31,13 +48,16 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
       log(line) {
         stream.write(`${line}\n`);
       },
+      interrupt(line) {
+        stream.write(`${line}\n`);
+      },
       stop() {},
     };
   }
   const bar = new cliProgress.SingleBar(
     {
       stream,
-      format: "{bar} {value}/{total} | {cell} | elapsed {duration_formatted} | ETA {eta_formatted}",
+      format: formatBar,
       hideCursor: true,
       clearOnComplete: true,
       etaBuffer: 20,
@@ -45,17 +65,23 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
     cliProgress.Presets.shades_classic,
   );
   let started = false;
+  let interrupted = false;
   return {
     start(t) {
       total = t;
+      if (interrupted) return;
       bar.start(total, 0, { cell: "starting" });
       started = true;
     },
     trial(label) {
-      bar.update({ cell: label });
+      if (started) bar.update({ cell: label });
     },
     done(label, ok) {
       finished++;
+      if (!started) {
+        if (interrupted) stream.write(`[${finished}/${total}] ${label}${ok ? "" : " FAILED"}\n`);
+        return;
+      }
       if (!ok) bar.update({ cell: `${label} FAILED` });
       bar.update(finished);
     },
@@ -63,6 +89,12 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
       if (started) bar.stop();
       stream.write(`${line}\n`);
       if (started) bar.start(total, finished, { cell: "" });
+    },
+    interrupt(line) {
+      if (started) bar.stop();
+      started = false;
+      interrupted = true;
+      stream.write(`${line}\n`);
     },
     stop() {
       if (started) bar.stop();

@@ -1,8 +1,10 @@
 // Results on disk. Every finished row is appended to results.jsonl at once (a crash loses at most
 // the trial in progress); results.json is written whole, through a temp file and a rename, so a
 // reader never sees half of it.
-import { appendFileSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { redact } from "../redact.js";
 import {
   type LatencyRow,
   type MemoryRow,
@@ -10,14 +12,29 @@ import {
   type Results,
   type ResultsLine,
   type RunInfo,
+  type TargetCrash,
   type VariantInfo,
 } from "../results.js";
 
-/** Writes `data` to `path` atomically: a temp file beside it, then rename. */
-export function writeFileAtomic(path: string, data: string): void {
-  const tmp = `${path}.tmp-${process.pid}`;
-  writeFileSync(tmp, data);
-  renameSync(tmp, path);
+/** A run directory that already holds files: a run never writes into another run's folder. */
+export class RunDirNotEmptyError extends Error {
+  override readonly name = "RunDirNotEmptyError";
+}
+
+/**
+ * Why `dir` cannot take a new run (it exists and is not empty), or null when it is missing or empty.
+ * Two runs in one folder would mix their rows and samples, so an old run is never overwritten.
+ */
+export function runDirProblem(dir: string): string | null {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return null; // missing (or not a directory: the writability check names that)
+  }
+  if (names.length === 0) return null;
+  const shown = names.slice(0, 3).join(", ") + (names.length > 3 ? ", …" : "");
+  return `${dir} is not empty (holds ${shown}); a run never overwrites another: pick a new directory or remove this one`;
 }
 
 export class ResultsFile {
@@ -30,16 +47,28 @@ export class ResultsFile {
     run: RunInfo,
     variants: VariantInfo[],
   ) {
-    mkdirSync(join(runDir, "samples"), { recursive: true });
+    mkdirSync(runDir, { recursive: true });
+    const problem = runDirProblem(runDir);
+    if (problem) throw new RunDirNotEmptyError(problem);
     this.jsonlPath = join(runDir, "results.jsonl");
     this.jsonPath = join(runDir, "results.json");
     this.results = { schema: RESULTS_SCHEMA, run, variants, latency: [], memory: [] };
-    writeFileSync(this.jsonlPath, "");
+    // "wx": exclusive create, so a second run started into the same folder meanwhile fails here.
+    try {
+      closeSync(openSync(this.jsonlPath, "wx"));
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === "EEXIST") {
+        throw new RunDirNotEmptyError(`${runDir} already holds a run (results.jsonl); pick a new directory`);
+      }
+      throw e;
+    }
+    mkdirSync(join(runDir, "samples"), { recursive: true });
     this.appendLine({ kind: "run", schema: RESULTS_SCHEMA, run, variants });
   }
 
   private appendLine(line: ResultsLine): void {
-    appendFileSync(this.jsonlPath, `${JSON.stringify(line)}\n`);
+    // Secrets (the token, credentials in URLs) never reach the file: only their digest does.
+    appendFileSync(this.jsonlPath, `${redact(JSON.stringify(line))}\n`);
   }
 
   private rows(aa: boolean): { latency: LatencyRow[]; memory: MemoryRow[] } {
@@ -58,28 +87,65 @@ export class ResultsFile {
     this.appendLine(aa ? { kind: "memory", aa: true, row } : { kind: "memory", row });
   }
 
-  /** Writes results.json atomically with what finished so far. */
-  finish(finishedAt: string, interrupted: boolean): Results {
+  /** Records a target that died on its own (kept in results.jsonl at once, like a row). */
+  addCrash(crash: TargetCrash): void {
+    this.results.targetCrashes ??= [];
+    this.results.targetCrashes.push(crash);
+    this.appendLine({ kind: "crash", crash });
+  }
+
+  /**
+   * Writes results.json atomically with what finished so far. `stop` is why the run ended early
+   * (a signal, --fail-fast, a fatal error) or null/true/false for the older boolean form.
+   */
+  finish(finishedAt: string, stop: string | boolean | null): Results {
     this.results.run.finishedAt = finishedAt;
-    if (interrupted) this.results.run.interrupted = true;
-    writeFileAtomic(this.jsonPath, `${JSON.stringify(this.results, null, 2)}\n`);
+    if (stop) {
+      this.results.run.interrupted = true;
+      if (typeof stop === "string") {
+        this.results.run.stopReason = stop;
+        this.appendLine({ kind: "stop", reason: stop });
+      }
+    }
+    writeFileAtomic(this.jsonPath, `${redact(JSON.stringify(this.results, null, 2))}\n`);
     return this.results;
   }
 }
 
-/** Rebuilds Results from a results.jsonl (e.g. after a crash of the harness). */
+/**
+ * Rebuilds Results from a results.jsonl (e.g. after a crash of the harness). A torn last line (the
+ * harness died while writing it) is skipped; a bad line elsewhere is an error naming its number.
+ */
 export function resultsFromJsonl(path: string): Results {
   let results: Results | null = null;
-  for (const text of readFileSync(path, "utf8").split("\n")) {
+  const lines = readFileSync(path, "utf8").split("\n");
+  const last = lines.findLastIndex((l) => l.trim() !== "");
+  for (const [i, text] of lines.entries()) {
     if (text.trim() === "") continue;
-    const line = JSON.parse(text) as ResultsLine;
-    if (line.kind === "run") {
+    let line: ResultsLine;
+    try {
+      line = JSON.parse(text) as ResultsLine;
+    } catch (e) {
+      if (i === last) break;
+      throw new Error(`line ${i + 1} is not JSON (${(e as Error).message})`);
+    }
+    if (line?.kind === "run") {
       results = { schema: RESULTS_SCHEMA, run: line.run, variants: line.variants, latency: [], memory: [] };
-    } else if (results) {
+    } else if (results && line) {
+      if (line.kind === "crash") {
+        results.targetCrashes ??= [];
+        results.targetCrashes.push(line.crash);
+        continue;
+      }
+      if (line.kind === "stop") {
+        results.run.interrupted = true;
+        results.run.stopReason = line.reason;
+        continue;
+      }
       if (line.aa && !results.aa) results.aa = { latency: [], memory: [] };
       const into = line.aa && results.aa ? results.aa : results;
       if (line.kind === "latency") into.latency.push(line.row);
-      else into.memory.push(line.row);
+      else if (line.kind === "memory") into.memory.push(line.row);
     }
   }
   if (!results) throw new Error(`${path}: no run line`);

@@ -1,22 +1,30 @@
 // A bench run, start to end: fixtures, plan, latency cells, memory cells, the A/A run when asked,
 // results on disk, report. Ctrl-C/SIGTERM stops every target, keeps what finished and reports it.
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
+import { removeDeadOwners } from "../../fixtures/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
+import { EXIT } from "../exit-codes.js";
+import { escapeText, exitText } from "../report/failures.js";
+import { size } from "../report/format.js";
+import type { GuardDecision } from "../report/guard.js";
+import { type GuardSettings, verdictsOf } from "../report/verdicts.js";
 import type { Results, RunFixture, RunInfo, VariantInfo } from "../results.js";
-import { isAlive } from "../sampler/procfs.js";
+import { bundledCommandLine } from "../target/bundled.js";
+import { killAllNow } from "../target/process.js";
+import { createAutoSampler } from "./auto-sample.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { driverFor, requireK6, runClientsInWorker } from "./drivers.js";
 import { ensureFixture, type FixtureRef, userFixture } from "./fixtures.js";
-import { FailFast, runLatency } from "./latency.js";
+import { type CrashReport, FailFast, runLatency } from "./latency.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
 import { latencyPlan, memoryCells, memoryPlan } from "./plan.js";
 import { createProgress, type Progress, trialLabel } from "./progress.js";
 import { renderReport } from "./report.js";
 import { ResultsFile } from "./results-file.js";
-import { killAllTargetsNow, SERVER_MAIN, type Target } from "./target.js";
+import type { Target } from "./target.js";
 
 export interface BenchIO {
   /** Project root: default fixtures go to <root>/fixtures, runs to <root>/reports. */
@@ -34,10 +42,27 @@ export interface BenchOutcome {
   /** Why the run stopped early (signal name, --fail-fast reason), or null. */
   stopReason: string | null;
   markdown: string;
-  guard: { pass: boolean; lines: string[] } | null;
+  guard: GuardDecision | null;
 }
 
-const AA_NAMES = ["A1", "A2"] as const;
+/** The A/A copy of the baseline is "A2" (the baseline itself is A1), unless a target already has that name. */
+export function aaCopyName(names: readonly string[]): string {
+  let name = "A2";
+  while (names.includes(name)) name = `${name}-copy`;
+  return name;
+}
+
+/** The guard settings of a run, or null without --ceiling. */
+export function guardOf(config: BenchConfig): GuardSettings | null {
+  return config.ceiling === null
+    ? null
+    : {
+        ceiling: config.ceiling,
+        metrics: config.guard,
+        confidence: config.guardConfidence,
+        allowMissing: config.allowMissing,
+      };
+}
 const WORK_PREFIX = "catchup-bench-";
 
 /**
@@ -45,38 +70,22 @@ const WORK_PREFIX = "catchup-bench-";
  * directories are named after the harness pid.
  */
 export function sweepStaleWorkDirs(dir = tmpdir()): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const m = new RegExp(`^${WORK_PREFIX}(\\d+)-`).exec(name);
-    if (!m || Number(m[1]) === process.pid || isAlive(Number(m[1]))) continue;
-    rmSync(join(dir, name), { recursive: true, force: true });
-  }
+  removeDeadOwners(dir, new RegExp(`^${WORK_PREFIX}(\\d+)-`));
 }
 
 export function variantInfos(targets: TargetSpec[]): VariantInfo[] {
   return targets.map((t, i) => ({
     name: t.name,
     kind: t.kind,
-    command:
-      t.kind === "bundled"
-        ? `node --inspect=127.0.0.1:0 ${SERVER_MAIN} --db {db} --port 0 --delivery ${t.delivery} --exit-with-parent`
-        : t.command,
+    command: t.kind === "bundled" ? bundledCommandLine(t.delivery) : t.command,
     role: i === 0 ? "baseline" : "candidate",
+    ...(t.kind === "command" ? t.ref : undefined),
   }));
-}
-
-function sizeLabel(bytes: number): string {
-  return bytes % 1024 === 0 ? `${bytes / 1024} KiB` : `${bytes} B`;
 }
 
 /** "memory 1 KiB × 10 resume legacy": a memory cell and variant, for progress labels. */
 function memoryCellLabel(t: { scriptBytes: number; clients: number; mode: string; variant: string }): string {
-  return `memory ${sizeLabel(t.scriptBytes)} × ${t.clients} ${t.mode} ${t.variant}`;
+  return `memory ${size(t.scriptBytes)} × ${t.clients} ${t.mode} ${t.variant}`;
 }
 
 /** Runs the bench described by config. Throws FixtureError/TargetError/DriverError for fatal problems. */
@@ -87,7 +96,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const build = (bytes: number): FixtureRef =>
     ensureFixture(fixturesDir, config.projects, bytes, config.events, config.seed, (path, why) =>
       progress.log(
-        `building fixture ${path} (${config.projects} projects × ${sizeLabel(bytes)}, ${config.events} events; ${why})`,
+        `building fixture ${path} (${config.projects} projects × ${size(bytes)}, ${config.events} events; ${why})`,
       ),
     );
   const latencyFixture = config.latency ? (config.fixture ? userFixture(config.fixture) : build(1024)) : null;
@@ -129,15 +138,18 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     return () => running.delete(t);
   };
   const stopped = () => stopReason !== null;
+  // Aborted on an interrupt: a target still starting (or warming up) stops at once.
+  const abort = new AbortController();
   const interrupt = (reason: string) => {
     if (stopReason !== null) {
       // A second signal: do not wait for anything.
-      killAllTargetsNow();
-      process.exit(130);
+      killAllNow();
+      process.exit(stopReason === "SIGTERM" ? EXIT.sigterm : EXIT.sigint);
     }
     stopReason = reason;
-    progress.log(`${reason}: stopping targets, keeping finished results`);
-    for (const t of running) void t.stop(1000);
+    progress.interrupt(`${reason}: stopping targets, keeping finished results`);
+    abort.abort();
+    for (const t of running) void t.stop(config.stopGraceMs);
   };
   const onSigint = () => interrupt("SIGINT");
   const onSigterm = () => interrupt("SIGTERM");
@@ -148,20 +160,44 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
 
   const targets = new Map(config.targets.map((t) => [t.name, t]));
   const baseline = config.targets[0] as TargetSpec;
-  const aaTargets = new Map<string, TargetSpec>(AA_NAMES.map((n) => [n, { ...baseline, name: n }]));
   const names = config.targets.map((t) => t.name);
-  const lPlan = config.latency ? latencyPlan(config.cases, names, config.trials) : [];
+  // A/A, interleaved: a second copy of the baseline runs in every round beside baseline and
+  // candidate (rotated with them), so each cell's noise band is measured under the same conditions.
+  // A single target has nothing to compare, so it gets no copy.
+  const aaName = aaCopyName(names);
+  const withAa = config.aa && names.length >= 2;
+  if (withAa) targets.set(aaName, { ...baseline, name: aaName });
+  const roundVariants = withAa ? [...names, aaName] : names;
+  const isAa = (variant: string) => withAa && variant === aaName;
+  const lPlan = config.latency ? latencyPlan(config.cases, roundVariants, config.trials) : [];
   const cells = memoryCells(config.scriptBytes, config.clients, config.memoryModes);
-  const mPlan = config.memory ? memoryPlan(cells, names, config.memoryTrials) : [];
-  const aaL = config.aa && config.latency ? latencyPlan(config.cases, [...AA_NAMES], config.trials) : [];
-  const aaM = config.aa && config.memory ? memoryPlan(cells, [...AA_NAMES], config.memoryTrials) : [];
-  progress.start(lPlan.length + aaL.length + mPlan.length + aaM.length);
+  const mPlan = config.memory ? memoryPlan(cells, roundVariants, config.memoryTrials) : [];
+  progress.start(lPlan.length + mPlan.length);
+  const guardSettings = guardOf(config);
+  const auto =
+    config.autoSampleSeconds !== null && guardSettings && names.length >= 2
+      ? createAutoSampler({
+          budgetSeconds: config.autoSampleSeconds,
+          guard: guardSettings,
+          variants: roundVariants,
+          cases: config.cases,
+          cells,
+          results: () => file.results,
+          now: () => performance.now(),
+        })
+      : null;
 
+  // A target that died on its own is kept in the results (and said at once), never silently replaced.
+  const crash = (c: CrashReport, matrix: "latency" | "memory", aa: boolean) => {
+    file.addCrash({ ...c, matrix, ...(aa ? { aa: true } : {}), at: new Date().toISOString() });
+    progress.log(`target ${escapeText(c.variant)} died (${exitText(c)}) ${escapeText(c.during)}`);
+  };
   try {
     const runClients = driverFor(config.driver);
-    const latencyRun = async (plan: typeof lPlan, tmap: Map<string, TargetSpec>, aa: boolean) => {
+    const latencyRun = async (plan: typeof lPlan, tmap: Map<string, TargetSpec>) => {
       if (!latencyFixture || plan.length === 0) return;
       await runLatency({
+        more: auto ? () => auto.moreLatency() : undefined,
         config,
         fixture: latencyFixture,
         workDir,
@@ -170,16 +206,20 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         runClients,
         stopped,
         track,
-        onTrialStart: (t) => progress.trial(trialLabel(`${t.case} ${t.variant}`, t.trial, config.trials, aa)),
+        signal: abort.signal,
+        onTrialStart: (t) =>
+          progress.trial(trialLabel(`${t.case} ${t.variant}`, t.trial, config.trials, isAa(t.variant))),
+        onCrash: (c) => crash(c, "latency", isAa(c.variant)),
         onRow: (row) => {
-          file.addLatency(row, aa);
-          progress.done(trialLabel(`${row.case} ${row.variant}`, row.trial, config.trials, aa), row.ok);
+          file.addLatency(row, isAa(row.variant));
+          progress.done(trialLabel(`${row.case} ${row.variant}`, row.trial, config.trials, isAa(row.variant)), row.ok);
         },
       });
     };
-    const memoryRun = async (plan: typeof mPlan, tmap: Map<string, TargetSpec>, aa: boolean) => {
+    const memoryRun = async (plan: typeof mPlan, tmap: Map<string, TargetSpec>) => {
       if (plan.length === 0) return;
       await runMemory({
+        more: auto ? () => auto.moreMemory() : undefined,
         config,
         fixtures: memoryFixtures,
         workDir,
@@ -188,36 +228,47 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         plan,
         stopped,
         track,
-        samplesPrefix: aa ? "aa-" : "",
+        signal: abort.signal,
+        samplesPrefix: "",
         // Node clients run in a worker thread during memory cells: the sampler owns this thread.
         runClients: config.driver === "node" ? runClientsInWorker : runClients,
-        onTrialStart: (t) => progress.trial(trialLabel(memoryCellLabel(t), t.trial, config.memoryTrials, aa)),
+        onTrialStart: (t) =>
+          progress.trial(trialLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant))),
+        onCrash: (c) => crash(c, "memory", isAa(c.variant)),
         onRow: (row) => {
-          file.addMemory(row, aa);
-          progress.done(trialLabel(memoryCellLabel(row), row.trial, config.memoryTrials, aa), row.ok);
+          file.addMemory(row, isAa(row.variant));
+          progress.done(trialLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant)), row.ok);
         },
       });
     };
-    await latencyRun(lPlan, targets, false);
-    await memoryRun(mPlan, targets, false);
-    await latencyRun(aaL, aaTargets, true);
-    await memoryRun(aaM, aaTargets, true);
+    await latencyRun(lPlan, targets);
+    await memoryRun(mPlan, targets);
   } catch (e) {
     // --fail-fast ends the run like an interrupt; anything else is fatal, after the results are kept.
-    if (!(e instanceof FailFast)) fatal = e as Error;
-    stopReason = (e as Error).message;
+    // An error caused by the interrupt itself (a target stopped while starting) is not a second reason.
+    if (!stopped()) {
+      if (!(e instanceof FailFast)) fatal = e as Error;
+      stopReason = (e as Error).message;
+    }
   } finally {
     progress.stop();
     if (io.handleSignals) {
       process.off("SIGINT", onSigint);
       process.off("SIGTERM", onSigterm);
     }
-    await Promise.all([...running].map((t) => t.stop(1000)));
+    await Promise.all([...running].map((t) => t.stop(config.stopGraceMs)));
     rmSync(workDir, { recursive: true, force: true });
   }
 
-  const results = file.finish(new Date().toISOString(), stopReason !== null);
-  if (fatal) throw fatal;
+  // The run's verdicts, per metric and cell, kept with the rows they were judged on.
+  if (auto) file.results.autoSample = auto.info();
+  file.results.verdicts = verdictsOf(file.results, guardSettings);
+  // The reason is kept with the results (a fatal stop too), so `report` can say later why the run ended.
+  const results = file.finish(new Date().toISOString(), stopReason);
+  if (fatal) {
+    await renderReport(runDir, results, config).catch(() => undefined); // the fatal error is what to report
+    throw fatal;
+  }
   const { markdown, guard } = await renderReport(runDir, results, config);
   return { runDir, results, interrupted: stopReason !== null, stopReason, markdown, guard };
 }

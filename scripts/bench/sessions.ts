@@ -8,6 +8,8 @@ import type { BenchConfig, CompletionRule } from "./config.js";
 export interface SessionSpec {
   url: string;
   token: string;
+  /** Extra headers of the WebSocket upgrade. */
+  headers: Record<string, string>;
   subscribeTag: string;
   /** The built payload (afterSequence substituted, or dropped for a snapshot). */
   subscribePayload: Record<string, unknown>;
@@ -41,6 +43,7 @@ export function sessionSpec(config: BenchConfig, url: string, after: number | nu
   return {
     url,
     token: config.token,
+    headers: config.headers,
     subscribeTag: config.subscribeTag,
     subscribePayload: subscribePayloadFor(config.subscribePayload, after),
     completion: config.completion,

@@ -1,39 +1,48 @@
-// Target lifecycle: start a server (the bundled one, or a foreign COMMAND through `sh -c`) in its own
-// process group, wait until it is ready, find the process that really listens and its inspector,
-// and stop it (SIGTERM to the group, SIGKILL after a grace period). Nothing here outlives the
-// harness: the bundled server exits when its stdin closes (--exit-with-parent), a foreign command
-// is watched by a reaper that kills its group, its descendants and its listening pid when the
-// harness's pipe closes, and a normal exit of the harness kills every group (and listening pid) still registered.
-import { type ChildProcess, spawn } from "node:child_process";
+// A bench target: the bundled server or a foreign COMMAND, started through scripts/target/ (process
+// group, reaper, stop with grace), made ready (ready line, --ready-line or port, then upgrade and
+// warm-up with retries), with the process that really listens and its inspector located.
 import { once } from "node:events";
-import { connect, createServer } from "node:net";
-import { fileURLToPath } from "node:url";
-import { bundledServerArgs } from "../bundled-server.js";
+import { createServer } from "node:net";
+import { DEV_TOKEN, SUBSCRIBE_TAG } from "../../scenarios/lib/protocol.js";
+import { authenticate } from "../../scenarios/lib/session.js";
 import { connectInspector, findInspector, type InspectorClient } from "../sampler/inspector.js";
 import { findListeningPid, isAlive } from "../sampler/procfs.js";
+import { startBundled } from "../target/bundled.js";
+import { fillCommand, shellScript, TargetError } from "../target/command.js";
+import { DEFAULT_STOP_GRACE_MS, type ExitInfo, spawnProcess, type TargetProcess } from "../target/process.js";
+import { parseReadyLine } from "../target/ready.js";
+import { describeExit, NotReadyError, waitReady } from "../target/wait.js";
+import { WarmUpError, warmUp } from "../target/warmup.js";
 import type { TargetSpec } from "./config.js";
 
-// The bundled server's entry point and arguments live in ../bundled-server.ts (the fuzzer starts it too).
-export { bundledServerArgs, SERVER_MAIN } from "../bundled-server.js";
-export const REAPER_MAIN = fileURLToPath(new URL("./reaper.js", import.meta.url));
+export { TargetError } from "../target/command.js";
+export type { ExitInfo } from "../target/process.js";
 
-export class TargetError extends Error {
-  override readonly name = "TargetError";
-}
-
-export interface ExitInfo {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-}
+/** How long one connect + upgrade attempt may take during warm-up (separate from the trial timeout). */
+export const CONNECT_TIMEOUT_MS = 2000;
 
 export interface TargetOptions {
   /** The private copy of the fixture this target serves. */
   db: string;
   urlPath: string;
   token: string;
+  /** Extra headers of the WebSocket upgrade (the warm-up sends them too). */
+  headers?: Record<string, string>;
   startTimeoutMs: number;
   /** Connect to the server's inspector (memory cells sample heap through it). */
   inspect: boolean;
+  /** A foreign target is ready when a line of its output matches (else: its port accepts). */
+  readyLine?: RegExp | null;
+  /** SIGTERM-to-SIGKILL grace when stopping. */
+  stopGraceMs?: number;
+  /** Aborting stops a target that is still starting, at once (Ctrl-C). */
+  signal?: AbortSignal;
+  subscribeTag?: string;
+  /**
+   * The warm-up session run (with retries) once the target upgrades a WebSocket; null: the target
+   * is ready once it upgrades one.
+   */
+  warmUpSession?: ((url: string, timeoutMs: number) => Promise<{ ok: boolean; error: string | null }>) | null;
 }
 
 export interface Target {
@@ -46,40 +55,12 @@ export interface Target {
   readonly inspector: InspectorClient | null;
   alive(): boolean;
   exitInfo(): ExitInfo | null;
+  /** The server's end: the spawned process exited and the listening process is gone. */
   readonly exited: Promise<ExitInfo>;
   stderrTail(lines?: number): string;
   /** "exit code 3" / "signal SIGKILL" plus the last stderr lines; for trial errors. */
   describeExit(): string;
   stop(graceMs?: number): Promise<ExitInfo>;
-}
-
-// Process groups still running, each with the listening pid when it is known (a `setsid` server has
-// left the group), killed synchronously if the harness exits without stopping them.
-const liveGroups = new Map<number, number | null>();
-let exitHookInstalled = false;
-function registerGroup(pgid: number): void {
-  if (!exitHookInstalled) {
-    exitHookInstalled = true;
-    process.on("exit", killAllTargetsNow);
-  }
-  liveGroups.set(pgid, null);
-}
-
-/** Sends sig to the group pgid and to pid (when known and not the group leader); errors mean "already gone". */
-function signalTarget(pgid: number, pid: number | null, sig: NodeJS.Signals): void {
-  for (const p of pid !== null && pid !== pgid ? [-pgid, pid] : [-pgid]) {
-    try {
-      process.kill(p, sig);
-    } catch {
-      // already gone
-    }
-  }
-}
-
-/** SIGKILLs every target group still running, and its listening pid (used on exit and as a last resort). */
-export function killAllTargetsNow(): void {
-  for (const [pgid, pid] of liveGroups) signalTarget(pgid, pid, "SIGKILL");
-  liveGroups.clear();
 }
 
 /** A free TCP port on 127.0.0.1 (the kernel picks it; there is a small race until the target binds it). */
@@ -94,217 +75,164 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function canConnect(port: number, timeoutMs: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const socket = connect({ host: "127.0.0.1", port });
-    const done = (ok: boolean) => {
-      clearTimeout(timer);
-      socket.destroy();
-      resolve(ok);
-    };
-    const timer = setTimeout(() => done(false), timeoutMs);
-    socket.once("connect", () => done(true));
-    socket.once("error", () => done(false));
-  });
-}
-
-/**
- * Substitutes {port} and {db} in a foreign target's command. The db path is inserted as is (it may
- * sit inside the user's own quotes), so it must be made of shell-safe characters.
- */
-export function fillCommand(command: string, port: number, db: string): string {
-  if (!/^[A-Za-z0-9._/-]+$/.test(db)) {
-    throw new TargetError(
-      `fixture copy path ${JSON.stringify(db)} has characters unsafe in a shell command; set TMPDIR to a plain path`,
-    );
-  }
-  return command.split("{port}").join(String(port)).split("{db}").join(db);
-}
-
-const INSPECTOR_RE = /Debugger listening on (ws:\/\/\S+)/;
-
-interface ReadyLine {
-  url: string;
-  pid: number;
-}
-
-function parseReadyLine(line: string): ReadyLine | null {
-  if (!line.startsWith("{")) return null;
-  try {
-    const o = JSON.parse(line) as Record<string, unknown>;
-    if (o.event === "listening" && typeof o.url === "string") return { url: o.url, pid: Number(o.pid) };
-  } catch {
-    // not the ready line
-  }
-  return null;
-}
-
-function describe(info: ExitInfo | null): string {
-  if (!info) return "still running";
-  return info.signal ? `signal ${info.signal}` : `exit code ${info.code}`;
+/** The port a --ready-line match names: its `port` group, else its first group when that is a number. */
+function portFromMatch(m: RegExpExecArray): number | null {
+  const text = m.groups?.port ?? (m[1] && /^\d+$/.test(m[1]) ? m[1] : undefined);
+  const n = Number(text);
+  return text !== undefined && Number.isInteger(n) && n > 0 && n < 65536 ? n : null;
 }
 
 /** Starts a target and resolves once it is ready; rejects with a TargetError naming it otherwise. */
 export async function startTarget(spec: TargetSpec, options: TargetOptions): Promise<Target> {
-  const port = spec.kind === "command" && spec.command.includes("{port}") ? await freePort() : 0;
-  let child: ChildProcess;
-  let reaper: ChildProcess | null = null;
-  if (spec.kind === "bundled") {
-    const args = bundledServerArgs(options.db, {
-      inspect: options.inspect,
-      extra: [
-        "--delivery",
-        spec.delivery,
-        ...(options.token !== "catchup-dev-token" ? ["--token", options.token] : []),
-      ],
-    });
-    child = spawn(process.execPath, args, { stdio: ["pipe", "pipe", "pipe"], detached: true });
-  } else {
-    const nodeOptions = `${process.env.NODE_OPTIONS ?? ""} --inspect=127.0.0.1:0`.trim();
-    child = spawn("sh", ["-c", fillCommand(spec.command, port, options.db)], {
-      stdio: ["pipe", "pipe", "pipe"],
-      detached: true,
-      env: { ...process.env, NODE_OPTIONS: nodeOptions },
-    });
-  }
-  const pgid = child.pid;
-  if (pgid === undefined) {
-    await once(child, "error").catch(() => undefined);
-    throw new TargetError(`target ${spec.name}: could not be spawned`);
-  }
-  registerGroup(pgid);
-  if (spec.kind === "command") {
-    // The reaper holds our pipe; when it closes (we died, even by SIGKILL) it kills the group.
-    reaper = spawn(process.execPath, [REAPER_MAIN, String(pgid)], {
-      stdio: ["pipe", "ignore", "ignore"],
-      detached: true,
-    });
-    reaper.unref();
-    reaper.stdin?.on("error", () => undefined); // a dismissed reaper's pipe is not ours to report
-    (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-  }
-
-  let stderr = "";
-  let exit: ExitInfo | null = null;
-  /** The process that owns the listening socket, once located (it may sit outside the group). */
-  let listeningPid: number | null = null;
-  const exited = new Promise<ExitInfo>((resolve) => {
-    child.once("exit", (code, signal) => {
-      exit = { code, signal };
-      liveGroups.delete(pgid);
-      // The wrapper is gone; anything it left in the group (or the server it started elsewhere) goes too.
-      signalTarget(pgid, listeningPid, "SIGKILL");
-      reaper?.kill("SIGTERM");
-      resolve(exit);
-    });
-  });
-  const stderrTail = (lines = 15) => stderr.trimEnd().split("\n").slice(-lines).join("\n");
-
-  let inspectorUrl: string | null = null;
-  let ready: ReadyLine | null = null;
-  let wake: () => void = () => undefined;
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-    stderr = (stderr + d).slice(-65_536);
-    if (!inspectorUrl) {
-      const m = INSPECTOR_RE.exec(stderr);
-      if (m?.[1]) {
-        inspectorUrl = m[1];
-        wake();
-      }
-    }
-  });
-  let stdoutBuf = "";
-  child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-    if (ready) return;
-    stdoutBuf += d;
-    let nl = stdoutBuf.indexOf("\n");
-    while (nl >= 0 && !ready) {
-      ready = parseReadyLine(stdoutBuf.slice(0, nl).trim());
-      stdoutBuf = stdoutBuf.slice(nl + 1);
-      nl = stdoutBuf.indexOf("\n");
-    }
-    if (ready) wake();
-    else stdoutBuf = stdoutBuf.slice(-65_536);
-  });
-  // Stdin stays open: it is the bundled server's lifeline (--exit-with-parent); EPIPE is not ours to report.
-  child.stdin?.on("error", () => undefined);
-
-  let inspectorClient: InspectorClient | null = null;
-  const stop = async (graceMs = 3000): Promise<ExitInfo> => {
-    await inspectorClient?.close(500).catch(() => undefined);
-    if (exit) return exit;
-    signalTarget(pgid, listeningPid, "SIGTERM");
-    const timer = setTimeout(() => signalTarget(pgid, listeningPid, "SIGKILL"), graceMs);
-    const info = await exited;
-    clearTimeout(timer);
-    return info;
-  };
-
+  const graceMs = options.stopGraceMs ?? DEFAULT_STOP_GRACE_MS;
   const deadline = Date.now() + options.startTimeoutMs;
-  const fail = async (why: string): Promise<never> => {
-    await stop(500);
-    const tail = stderrTail();
+  const left = () => Math.max(1000, deadline - Date.now());
+  let proc: TargetProcess;
+  let listeningPort: number;
+  let pid: number;
+  let inspectorUrl: string | null = null;
+
+  const failWith = async (p: TargetProcess, why: string): Promise<never> => {
+    await p.stop(graceMs);
+    const tail = p.stderrTail();
     throw new TargetError(
       `target ${spec.name} ${why}${tail ? `; last stderr lines:\n${tail}` : " (no stderr output)"}`,
     );
   };
 
-  // Wait for readiness: the ready line (bundled, or a foreign one that prints it) or the port accepting.
-  let listeningPort = port;
-  for (;;) {
-    if (exit) return fail(`exited before it was ready (${describe(exit)})`);
-    if (ready) {
-      listeningPort = Number(new URL((ready as ReadyLine).url).port);
-      if (spec.kind === "command" || !options.inspect || inspectorUrl) break;
-    } else if (spec.kind === "command" && port > 0 && (await canConnect(port, 250))) {
-      break;
+  if (spec.kind === "bundled") {
+    try {
+      const server = await startBundled({
+        db: options.db,
+        inspect: options.inspect,
+        extra: ["--delivery", spec.delivery, ...(options.token !== DEV_TOKEN ? ["--token", options.token] : [])],
+        timeoutMs: options.startTimeoutMs,
+        graceMs,
+        signal: options.signal,
+      });
+      proc = server.proc;
+      listeningPort = Number(new URL(server.ready.url).port);
+      pid = server.ready.pid;
+      inspectorUrl = server.inspectorUrl;
+    } catch (e) {
+      throw new TargetError(`target ${spec.name}: ${(e as Error).message.replace(/^bundled server /, "")}`);
     }
-    const left = deadline - Date.now();
-    if (left <= 0) {
-      return fail(
-        `never became ready within ${options.startTimeoutMs} ms (${port > 0 ? `port ${port} did not accept connections` : "no ready line on stdout"})`,
+  } else {
+    const port = spec.command.includes("{port}") ? await freePort() : 0;
+    const readyLine = options.readyLine ?? null;
+    // Every Node process of the target opens its inspector on a loopback port; findInspector picks the listening one's.
+    const nodeOptions = `${process.env.NODE_OPTIONS ?? ""} --inspect=127.0.0.1:0`.trim();
+    try {
+      proc = spawnProcess({
+        argv: ["sh", "-c", shellScript(fillCommand(spec.command, port, options.db))],
+        env: { ...process.env, NODE_OPTIONS: nodeOptions },
+        cwd: spec.cwd,
+        graceMs,
+      });
+    } catch (e) {
+      throw new TargetError(`target ${spec.name}: could not be spawned (${(e as Error).message})`);
+    }
+    let readyPort: number | null = null;
+    try {
+      const r = await waitReady(proc, {
+        // A user's line, or (without one) the bundled-style JSON ready line some servers print.
+        line: (line) => {
+          if (readyLine) {
+            const m = readyLine.exec(line);
+            return m ? { port: portFromMatch(m) } : null;
+          }
+          const ready = parseReadyLine(line);
+          return ready ? { port: Number(new URL(ready.url).port) } : null;
+        },
+        port: readyLine === null && port > 0 ? port : undefined,
+        timeoutMs: options.startTimeoutMs,
+        signal: options.signal,
+      });
+      readyPort = "line" in r ? (r.line.port ?? (port > 0 ? port : null)) : port;
+    } catch (e) {
+      if (!(e instanceof NotReadyError)) throw e;
+      const what =
+        e.reason === "timeout"
+          ? readyLine
+            ? `no line matching --ready-line ${readyLine} on stdout or stderr`
+            : port > 0
+              ? `port ${port} did not accept connections`
+              : "no ready line on stdout; put {port} in the command or pass --ready-line"
+          : null;
+      return failWith(proc, `${e.message}${what ? ` (${what})` : ""}`);
+    }
+    if (readyPort === null) {
+      return failWith(
+        proc,
+        `printed its ready line, but no port is known: put {port} in the command or a (?<port>\\d+) group in --ready-line`,
       );
     }
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, Math.min(50, left));
-      wake = () => {
-        clearTimeout(t);
-        resolve();
-      };
-      exited.then(() => wake());
-    });
-    wake = () => undefined;
-  }
-
-  let pid = spec.kind === "bundled" ? ((ready as ReadyLine | null)?.pid ?? pgid) : pgid;
-  let inspector: InspectorClient | null = null;
-  const left = () => Math.max(1000, deadline - Date.now());
-  if (spec.kind === "command") {
+    listeningPort = readyPort;
     try {
-      pid = await findListeningPid(pgid, listeningPort, { timeoutMs: left() });
-      listeningPid = pid;
-      if (liveGroups.has(pgid)) liveGroups.set(pgid, pid);
-      // The reaper kills this pid too if we die: a `setsid` server is out of the group's reach.
-      reaper?.stdin?.write(`pid ${pid}\n`);
+      pid = await findListeningPid(proc.pid, listeningPort, { timeoutMs: left() });
+      // A `setsid` server is out of the group's reach: stop and reap it by pid too.
+      proc.adopt(pid);
     } catch (e) {
-      return fail(
+      return failWith(
+        proc,
         `accepts connections on port ${listeningPort} but its process was not found (${(e as Error).message})`,
       );
     }
   }
+
+  const url = `ws://127.0.0.1:${listeningPort}${options.urlPath}`;
+  const topIsServer = pid === proc.pid;
+  const serverGone = () => (topIsServer ? proc.exitInfo() !== null : proc.exitInfo() !== null && !isAlive(pid));
+  // The server's end: the top-level exit, and (behind a wrapper) the listening process gone too.
+  const exited = topIsServer
+    ? proc.exited
+    : new Promise<ExitInfo>((resolve) => {
+        const poll = setInterval(() => {
+          if (serverGone()) {
+            clearInterval(poll);
+            resolve(proc.exitInfo() as ExitInfo);
+          }
+        }, 100);
+        poll.unref();
+      });
+
+  if (options.warmUpSession !== undefined) {
+    const auth = authenticate(url, options.token, "header", options.headers);
+    try {
+      await warmUp({
+        url,
+        headers: (auth.params.headers as Record<string, string> | undefined) ?? {},
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+        deadline,
+        startTimeoutMs: options.startTimeoutMs,
+        subscribeTag: options.subscribeTag ?? SUBSCRIBE_TAG,
+        session: options.warmUpSession
+          ? (ms) => (options.warmUpSession as NonNullable<typeof options.warmUpSession>)(url, ms)
+          : null,
+        signal: options.signal,
+        gone: serverGone,
+      });
+    } catch (e) {
+      if (!(e instanceof WarmUpError)) throw e;
+      return failWith(proc, `at ${url} ${e.message}`);
+    }
+  }
+
+  let inspector: InspectorClient | null = null;
   if (options.inspect) {
     try {
       // A wrapper chain prints several inspector lines (npm, npx, ...): only trust stderr for the bundled server.
-      const known = spec.kind === "bundled" ? (inspectorUrl as string | null) : null;
-      inspector = known
-        ? await connectInspector(known, { timeoutMs: left() })
+      inspector = inspectorUrl
+        ? await connectInspector(inspectorUrl, { timeoutMs: left() })
         : await findInspector(pid, { excludePorts: [listeningPort], timeoutMs: left() });
     } catch (e) {
-      return fail(`has no reachable inspector on 127.0.0.1 (${(e as Error).message})`);
+      return failWith(proc, `has no reachable inspector on 127.0.0.1 (${(e as Error).message})`);
     }
   }
-  inspectorClient = inspector;
-  const url = `ws://127.0.0.1:${listeningPort}${options.urlPath}`;
+  const stop = async (grace = graceMs): Promise<ExitInfo> => {
+    await inspector?.close(500).catch(() => undefined);
+    return proc.stop(grace);
+  };
   return {
     name: spec.name,
     url,
@@ -312,14 +240,14 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
     pid,
     inspector,
     // /proc knows first: a killed server is a zombie before its parent hears the exit.
-    alive: () => exit === null && isAlive(pid),
-    exitInfo: () => exit,
+    alive: () => !serverGone() && isAlive(pid),
+    exitInfo: () => (serverGone() ? proc.exitInfo() : null),
     exited,
-    stderrTail,
+    stderrTail: (n) => proc.stderrTail(n),
     describeExit: () => {
-      const tail = stderrTail(5);
-      const state = exit
-        ? `exited (${describe(exit)})`
+      const tail = proc.stderrTail(5);
+      const state = serverGone()
+        ? `exited (${describeExit(proc.exitInfo())})`
         : isAlive(pid)
           ? "is running"
           : `lost its server process ${pid}`;

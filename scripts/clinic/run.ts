@@ -2,7 +2,6 @@
 // `clinic <tool> -- node dist/server-under-test/main.js ...`, wait for the server's ready line, drive
 // a latency case with the Node driver for a while, stop the server with SIGINT so clinic writes its
 // HTML, and leave that at <out>/clinic/<tool>.html.
-import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -10,22 +9,20 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { removeDeadOwners } from "../../fixtures/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
+import { DEV_TOKEN, SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { ensureFixture, userFixture } from "../bench/fixtures.js";
 import { afterSequenceFor } from "../bench/plan.js";
-import { SERVER_MAIN } from "../bundled-server.js";
 import { runSessions } from "../driver/node.js";
 import type { LatencyCase } from "../results.js";
+import { bundledServerArgs, bundledServerArgv } from "../target/bundled.js";
+import { spawnProcess } from "../target/process.js";
+import { parseReadyLine, type ReadyLine } from "../target/ready.js";
+import { waitReady } from "../target/wait.js";
 import { withTimeout } from "../timeout.js";
-import {
-  type ClinicTool,
-  clinicArgs,
-  clinicStopsServer,
-  parseHtmlPath,
-  parseReadyLine,
-  type ReadyLine,
-} from "./tools.js";
+import { type ClinicTool, clinicArgs, clinicStopsServer, parseHtmlPath } from "./tools.js";
 
 /** The project root: the nearest directory up from this module holding package.json (works from dist/ and from source). */
 function projectRoot(): string {
@@ -40,10 +37,6 @@ function projectRoot(): string {
 const ROOT = projectRoot();
 // Measured and helper processes run compiled JS from dist/.
 const HOLD_SCRIPT = join(ROOT, "dist", "scripts", "clinic", "hold.js");
-// The bench's reaper (scripts/bench/reaper.ts): it kills clinic's process group when our pipe closes.
-const REAPER_SCRIPT = join(ROOT, "dist", "scripts", "bench", "reaper.js");
-const DEV_TOKEN = "catchup-dev-token";
-const SUBSCRIBE_PAYLOAD = '{"afterSequence":{after},"requestCompletionMarker":true}';
 
 export interface ClinicOptions {
   tool: ClinicTool;
@@ -75,58 +68,6 @@ export interface ClinicOutcome {
   firstError: string | null;
 }
 
-function lines(stream: NodeJS.ReadableStream, onLine: (line: string) => void): void {
-  let buf = "";
-  stream.setEncoding("utf8");
-  stream.on("data", (d: string) => {
-    buf += d;
-    for (let nl = buf.indexOf("\n"); nl >= 0; nl = buf.indexOf("\n")) {
-      onLine(buf.slice(0, nl));
-      buf = buf.slice(nl + 1);
-    }
-  });
-}
-
-type LineListeners = Set<(line: string) => void>;
-
-function waitReady(
-  child: ChildProcess,
-  listeners: LineListeners,
-  timeoutMs: number,
-  output: () => string,
-): Promise<ReadyLine> {
-  return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => {
-      cleanup();
-      reject(
-        new Error(`the server under clinic was not ready within ${timeoutMs} ms; output:\n${output().slice(-2000)}`),
-      );
-    }, timeoutMs);
-    const onLine = (line: string) => {
-      const ready = parseReadyLine(line.trim());
-      if (ready) {
-        cleanup();
-        resolvePromise(ready);
-      }
-    };
-    const onExit = (code: number | null, signal: string | null) => {
-      cleanup();
-      reject(
-        new Error(
-          `clinic exited (code ${code}, signal ${signal}) before the server was ready; output:\n${output().slice(-2000)}`,
-        ),
-      );
-    };
-    const cleanup = () => {
-      clearTimeout(timer);
-      child.off("exit", onExit);
-      listeners.delete(onLine);
-    };
-    listeners.add(onLine);
-    child.once("exit", onExit);
-  });
-}
-
 /** Newest .html directly in dir (fallback when clinic's "Generated HTML" line was not seen). */
 function newestHtml(dir: string): string | null {
   try {
@@ -151,22 +92,6 @@ async function controlServer(): Promise<{ server: Server; port: number; connecti
   return { server, port: address.port, connection };
 }
 
-/**
- * Starts the bench's reaper for the process group pgid. It holds a pipe from us (unref'd, so it keeps
- * nothing alive); when the pipe closes — we exited, crashed or were SIGKILLed — it kills the group.
- * SIGTERM dismisses it.
- */
-function startReaper(pgid: number): ChildProcess {
-  const reaper = spawn(process.execPath, [REAPER_SCRIPT, String(pgid)], {
-    stdio: ["pipe", "ignore", "ignore"],
-    detached: true,
-  });
-  reaper.unref();
-  reaper.stdin?.on("error", () => undefined); // a dismissed reaper's pipe is not ours to report
-  (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-  return reaper;
-}
-
 /** Runs one clinic tool against the bundled server; resolves with where the HTML report is. */
 export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> {
   const log = options.log ?? (() => {});
@@ -184,8 +109,10 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
   const clinicDir = join(out, "clinic");
   const dest = join(clinicDir, `${options.tool}-data`);
   mkdirSync(clinicDir, { recursive: true });
-  // A private copy of the fixture: the server under test never touches the shared file.
-  const work = mkdtempSync(join(tmpdir(), "catchup-clinic-"));
+  // A private copy of the fixture: the server under test never touches the shared file. Its folder
+  // is named after our pid, so the next run removes the copy a killed run (SIGKILL) left behind.
+  removeDeadOwners(tmpdir(), /^catchup-clinic-(\d+)-/);
+  const work = mkdtempSync(join(tmpdir(), `catchup-clinic-${process.pid}-`));
   const db = join(work, "fixture.sqlite");
   copyFileSync(fixture.path, db);
 
@@ -198,45 +125,25 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
     holdScript: HOLD_SCRIPT,
     controlPort: control.port,
     node: process.execPath,
-    serverMain: SERVER_MAIN,
-    db,
-    delivery: options.variant,
+    server: bundledServerArgv(bundledServerArgs(db, ["--delivery", options.variant])),
   });
   log(`clinic ${options.tool}: starting the ${options.variant} server on ${fixture.path}`);
   // NO_INSIGHT: without it clinic asks an analytics question on stdin and, with no terminal, exits 0
-  // having done nothing (DESIGN §6).
+  // having done nothing.
   // clinic, the server and the hold command run in a process group of their own: a terminal's
   // Ctrl-C reaches only us (we stop the drive and let clinic write its report), and the reaper can
   // end the whole group if we die — clinic otherwise goes on analysing for seconds after our death.
-  const child = spawn(process.execPath, args, {
+  const child = spawnProcess({
+    argv: [process.execPath, ...args],
     // clinic's working files (bubbleprof's node_trace.*.log) go to the temp dir, removed at the end.
     cwd: work,
     env: { ...process.env, NO_INSIGHT: "true" },
-    stdio: ["pipe", "pipe", "pipe"],
-    detached: true,
+    // The reaper's grace: clinic analyses for seconds after its server stops; if we die, it goes fast.
+    graceMs: 1000,
   });
-  const reaper = child.pid === undefined ? null : startReaper(child.pid);
-  child.once("exit", () => reaper?.kill("SIGTERM"));
-  let output = "";
-  const listeners: LineListeners = new Set();
-  const record = (line: string) => {
-    output += `${line}\n`;
-    if (output.length > 200_000) output = output.slice(-100_000); // keep the tail: errors and the report path
-    for (const l of listeners) l(line);
-  };
-  if (child.stdout) lines(child.stdout, record);
-  if (child.stderr) lines(child.stderr, record);
-  const exited = once(child, "exit") as Promise<[number | null, NodeJS.Signals | null]>;
-  const abandon = () => {
-    child.stdin?.end(); // EOF: the server (--exit-with-parent) stops
-    // The group, even if clinic itself has exited: whatever it left behind (server, hold command) goes too.
-    if (child.pid === undefined) return;
-    try {
-      process.kill(-child.pid, "SIGKILL");
-    } catch {
-      // already gone
-    }
-  };
+  const exited = child.exited;
+  /** Gives up on clinic: SIGKILL to whatever is left of its group (the server, the hold command, clinic). */
+  const abandon = () => child.kill();
 
   let stopRequested = false;
   const onSigint = () => {
@@ -248,14 +155,20 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
   let firstError: string | null = null;
   try {
     const readyTimeoutMs = options.readyTimeoutMs ?? 30_000;
-    const ready = await waitReady(child, listeners, readyTimeoutMs, () => output);
+    let ready: ReadyLine;
+    try {
+      const r = await waitReady(child, { line: (line) => parseReadyLine(line), timeoutMs: readyTimeoutMs });
+      ready = (r as { line: ReadyLine }).line;
+    } catch (e) {
+      throw new Error(`the server under clinic ${(e as Error).message}; output:\n${child.outputTail()}`);
+    }
     // clinic runs the hold command once it has seen the server listen; until then it is not ready to stop it.
     const hold = await withTimeout(
       control.connection,
       readyTimeoutMs,
       "waiting for clinic to run its --on-port (hold) command",
     );
-    reaper?.stdin?.write(`pid ${ready.pid}\n`); // the server too, should it ever leave the group
+    child.adopt(ready.pid); // the server too, should it ever leave the group
     log(
       `server ready at ${ready.url} (pid ${ready.pid}); driving ${options.case} x ${options.clients} for ${options.durationS} s`,
     );
@@ -266,7 +179,7 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
         clients: options.clients,
         url: ready.url,
         token: DEV_TOKEN,
-        subscribePayload: buildSubscribePayload(SUBSCRIBE_PAYLOAD, after),
+        subscribePayload: buildSubscribePayload(SUBSCRIBE_TEMPLATE, after),
         ackDelayMs: options.ackDelayMs,
         holdMs: 0,
         timeoutMs: 30_000,
@@ -291,8 +204,9 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
     }
     const reportTimeoutMs = options.reportTimeoutMs ?? 180_000;
     const timer = setTimeout(abandon, reportTimeoutMs);
-    const [code, signal] = await exited;
+    const { code, signal } = await exited;
     clearTimeout(timer);
+    const output = child.outputTail(200_000);
     if (code !== 0) {
       throw new Error(
         `clinic ${options.tool} exited with ${signal ?? `code ${code}`}${signal === "SIGKILL" ? ` (no report within ${reportTimeoutMs} ms)` : ""}; output:\n${output.slice(-2000)}`,
@@ -313,7 +227,8 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
   } finally {
     process.off("SIGINT", onSigint);
     control.server.close();
-    abandon();
+    child.child.stdin?.end(); // EOF: the server (--exit-with-parent) stops
+    await child.stop(0); // whatever clinic left behind (it has exited, or we are giving up on it)
     rmSync(work, { recursive: true, force: true });
   }
 }

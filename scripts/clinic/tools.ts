@@ -18,9 +18,9 @@ export function shellQuote(word: string): string {
 }
 
 /**
- * `clinic <tool> --open=false --dest DEST --on-port "node HOLD CONTROL_PORT" -- node SERVER --db DB
- * --port 0 --delivery V --exit-with-parent`. --on-port lets clinic stop the server its own way when
- * the hold command exits (heapprofiler needs its IPC stop: a plain SIGINT races the profile write).
+ * `clinic <tool> --open=false --dest DEST --on-port "node HOLD CONTROL_PORT" -- SERVER...`. --on-port
+ * lets clinic stop the server its own way when the hold command exits (heapprofiler needs its IPC
+ * stop: a plain SIGINT races the profile write). server is the bundled server's command line, with
  * --exit-with-parent: clinic hands its stdin (our pipe) to the server, so the server ends if we die.
  */
 export function clinicArgs(opts: {
@@ -30,9 +30,7 @@ export function clinicArgs(opts: {
   holdScript: string;
   controlPort: number;
   node: string;
-  serverMain: string;
-  db: string;
-  delivery: string;
+  server: string[];
 }): string[] {
   return [
     opts.clinicBin,
@@ -43,37 +41,8 @@ export function clinicArgs(opts: {
     "--on-port",
     [opts.node, opts.holdScript, String(opts.controlPort)].map(shellQuote).join(" "),
     "--",
-    opts.node,
-    opts.serverMain,
-    "--db",
-    opts.db,
-    "--host",
-    "127.0.0.1",
-    "--port",
-    "0",
-    "--delivery",
-    opts.delivery,
-    "--exit-with-parent",
+    ...opts.server,
   ];
-}
-
-export interface ReadyLine {
-  url: string;
-  pid: number;
-}
-
-/** The bundled server's ready line ({"event":"listening","url":...,"pid":...}), or null for any other line. */
-export function parseReadyLine(line: string): ReadyLine | null {
-  if (!line.startsWith("{")) return null;
-  try {
-    const v = JSON.parse(line) as { event?: unknown; url?: unknown; pid?: unknown };
-    if (v.event === "listening" && typeof v.url === "string" && typeof v.pid === "number") {
-      return { url: v.url, pid: v.pid };
-    }
-  } catch {
-    // not JSON: clinic's own chatter
-  }
-  return null;
 }
 
 /** The report path clinic prints: "Generated HTML file is file:///…/1234.clinic-doctor.html". */

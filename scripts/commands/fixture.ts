@@ -4,8 +4,11 @@ import cliProgress from "cli-progress";
 import type { Argv, CommandModule } from "yargs";
 import { FixtureInputError, type FixtureOptions, generateFixture } from "../../fixtures/generate.js";
 import { FixtureError, readFixtureMeta } from "../../fixtures/meta.js";
-import { defaultFixturePath, FIXTURE_LIMITS, parseScriptBytes } from "../../fixtures/options.js";
-import { intFlag, UsageError, writableDirFlag } from "../usage.js";
+import { defaultFixturePath, parseScriptBytes } from "../../fixtures/options.js";
+import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND, FIXTURE_OPTIONS } from "../options/fixture.js";
+import { readFlags } from "../options/spec.js";
+import { applyOptions } from "../options/yargs.js";
+import { UsageError, writableDirFlag } from "../usage.js";
 
 interface FixtureFlags {
   projects?: unknown;
@@ -19,28 +22,37 @@ interface FixtureFlags {
 
 /** Turns raw flag values into generator options; throws UsageError naming the flag. */
 export function fixtureOptionsFromFlags(flags: FixtureFlags): FixtureOptions {
-  const L = FIXTURE_LIMITS;
-  const projects = intFlag("projects", flags.projects ?? L.projects.default, L.projects.min, L.projects.max);
+  const f = readFlags(FIXTURE_OPTIONS, flags as Record<string, unknown>);
   let bytes: { min: number; max: number };
   try {
-    bytes = parseScriptBytes(flags["script-bytes"] ?? L.scriptBytes.default);
+    bytes = parseScriptBytes(f["script-bytes"]);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
-  const scriptsPerProject = intFlag(
-    "scripts-per-project",
-    flags["scripts-per-project"] ?? L.scriptsPerProject.default,
-    L.scriptsPerProject.min,
-    L.scriptsPerProject.max,
-  );
-  const events = intFlag("events", flags.events ?? L.events.default, L.events.min, L.events.max);
-  const seed = intFlag("seed", flags.seed ?? L.seed.default, L.seed.min, L.seed.max);
-  const sizes = { projects, scriptBytesMin: bytes.min, scriptBytesMax: bytes.max, scriptsPerProject, events, seed };
-  if (flags.out !== undefined && (typeof flags.out !== "string" || flags.out.trim() === "")) {
-    throw new UsageError(`--out must be one file path (got ${JSON.stringify(flags.out)})`);
+  const sizes = {
+    projects: f.projects,
+    scriptBytesMin: bytes.min,
+    scriptBytesMax: bytes.max,
+    scriptsPerProject: f["scripts-per-project"],
+    events: f.events,
+    seed: f.seed,
+  };
+  if (f.out !== undefined && f.out.trim() === "") {
+    throw new UsageError(`--out must be one file path (got ${JSON.stringify(f.out)})`);
   }
-  const out = (flags.out as string | undefined) ?? defaultFixturePath(sizes);
-  return { ...sizes, out, force: flags.force === true };
+  const out = f.out ?? defaultFixturePath(sizes);
+  return { ...sizes, out, force: f.force };
+}
+
+/** "fixture [bar] 40% | 1240/3100 rows | ETA 3s"; "ETA n/a" while there is no rate to estimate from. */
+export function fixtureBarFormat(
+  options: cliProgress.Options,
+  params: cliProgress.Params,
+  payload: Record<string, unknown>,
+): string {
+  const known = params.value >= params.total || (Number.isFinite(params.eta) && params.eta > 0);
+  const format = `fixture [{bar}] {percentage}% | {value}/{total} rows | ETA ${known ? "{eta}s" : "n/a"}`;
+  return cliProgress.Format.Formatter({ ...options, format }, params, payload);
 }
 
 /** Builds the fixture, with a progress bar when stderr is a terminal; prints one JSON line. */
@@ -51,7 +63,7 @@ export function runFixture(flags: FixtureFlags): void {
   writableDirFlag("out", options.out, "file");
   const bar = process.stderr.isTTY
     ? new cliProgress.SingleBar(
-        { stream: process.stderr, format: "fixture [{bar}] {percentage}% | {value}/{total} rows | ETA {eta}s" },
+        { stream: process.stderr, format: fixtureBarFormat },
         cliProgress.Presets.shades_classic,
       )
     : undefined;
@@ -61,7 +73,8 @@ export function runFixture(flags: FixtureFlags): void {
       ...options,
       onProgress: (done, total) => {
         if (!bar) return;
-        if (!started) bar.start(total, 0);
+        // Starts at the first batch: a bar at 0 rows would show an ETA it cannot know yet.
+        if (!started) bar.start(total, done);
         started = true;
         bar.update(done);
       },
@@ -89,10 +102,13 @@ export function runFixture(flags: FixtureFlags): void {
   }
 }
 
-/** Prints a fixture's metadata as one JSON line; a missing, non-SQLite or foreign file is a usage error. */
+/**
+ * Prints a fixture's metadata as one JSON line after checking its rows against it (content_sha256,
+ * row counts); a missing, non-SQLite, corrupt, edited or foreign file is a usage error.
+ */
 export function runFixtureInfo(path: string): void {
   try {
-    const meta = readFixtureMeta(path);
+    const meta = readFixtureMeta(path, { verify: true });
     process.stdout.write(`${JSON.stringify({ path, ...meta })}\n`);
   } catch (error) {
     if (error instanceof FixtureError) throw new UsageError(error.message);
@@ -101,61 +117,25 @@ export function runFixtureInfo(path: string): void {
 }
 
 const fixtureInfoCommand: CommandModule<object, { path: string }> = {
-  command: "info <path>",
-  describe: "Print a fixture's metadata (JSON) after checking it is a fixture of this schema version",
-  builder: (y) =>
-    y.positional("path", { type: "string", demandOption: true, describe: "fixture file" }) as Argv<{ path: string }>,
+  command: FIXTURE_INFO_COMMAND.command.replace(/^fixture /, ""),
+  describe: FIXTURE_INFO_COMMAND.describe,
+  builder: (y) => applyOptions(y, FIXTURE_INFO_COMMAND) as Argv<{ path: string }>,
   handler: (argv) => runFixtureInfo(argv.path),
 };
 
 export const fixtureCommand: CommandModule = {
-  command: "fixture",
-  describe: "Build a deterministic SQLite fixture (projects with scripts, post-cursor update events)",
-  builder: (y) => {
-    const L = FIXTURE_LIMITS;
-    return y
-      .command(fixtureInfoCommand as CommandModule)
-      .usage(
-        "$0 fixture [options]\n$0 fixture info <path>\n\nWrites one SQLite file: projects with scripts (creation events before the cursor), then small update events after it. Prints one JSON line.",
-      )
-      .option("projects", {
-        type: "string",
-        global: false,
-        default: L.projects.default,
-        describe: `Number of projects (${L.projects.min}..${L.projects.max})`,
-      })
-      .option("script-bytes", {
-        type: "string",
-        global: false,
-        default: L.scriptBytes.default,
-        describe: `Exact UTF-8 bytes of each script command: B or a range MIN-MAX (each ${L.scriptBytes.min}..${L.scriptBytes.max})`,
-      })
-      .option("scripts-per-project", {
-        type: "string",
-        global: false,
-        default: L.scriptsPerProject.default,
-        describe: `Scripts per project (${L.scriptsPerProject.min}..${L.scriptsPerProject.max})`,
-      })
-      .option("events", {
-        type: "string",
-        global: false,
-        default: L.events.default,
-        describe: `Update events after the cursor, round-robin over projects (${L.events.min}..${L.events.max})`,
-      })
-      .option("seed", {
-        type: "string",
-        global: false,
-        default: L.seed.default,
-        describe: `PRNG seed (${L.seed.min}..${L.seed.max}); same flags and seed give the same content_sha256`,
-      })
-      .option("out", {
-        type: "string",
-        global: false,
-        describe: "Output file [default: fixtures/data/p{projects}-s{bytes}-e{events}.sqlite]",
-      })
-      .option("force", { type: "boolean", global: false, default: false, describe: "Overwrite --out if it exists" })
+  command: FIXTURE_COMMAND.command,
+  describe: FIXTURE_COMMAND.describe,
+  builder: (y) =>
+    applyOptions(
+      y
+        .command(fixtureInfoCommand as CommandModule)
+        .usage(
+          "$0 fixture [options]\n$0 fixture info <path>\n\nWrites one SQLite file: projects with scripts (creation events before the cursor), then small update events after it. Prints one JSON line.",
+        ),
+      FIXTURE_COMMAND,
+    )
       .example("$0 fixture --projects 1000 --script-bytes 8192 --events 1000 --out /tmp/f.sqlite", "")
-      .example("$0 fixture info /tmp/f.sqlite", "");
-  },
+      .example("$0 fixture info /tmp/f.sqlite", ""),
   handler: (argv) => runFixture(argv as FixtureFlags),
 };

@@ -1,38 +1,54 @@
 // `catchup-bench report <run>`: re-render report.md and report.html from a run's results.json and
 // samples (never re-measures), print the Markdown, and judge the regression guard when --ceiling is given.
 import type { CommandModule } from "yargs";
-import { defaultGuard, GUARD_METRICS, judge } from "../report/guard.js";
-import { ReportInputError, readResults, writeReports } from "../report/write.js";
-import { enumFlag, listFlag, numberFlag, UsageError } from "../usage.js";
-
-export const DEFAULT_GUARD = defaultGuard();
+import { EXIT } from "../exit-codes.js";
+import { guardFromFlags } from "../options/guard.js";
+import { REPORT_COMMAND } from "../options/report.js";
+import { applyOptions } from "../options/yargs.js";
+import { type GuardOptions, judge } from "../report/guard.js";
+import { ReportInputError, writeReports } from "../report/write.js";
+import { UsageError } from "../usage.js";
+import { runMergeReport } from "./report-merge.js";
 
 export interface ReportArgs {
-  run: string;
+  run?: string;
+  merge?: unknown;
+  out?: unknown;
   ceiling?: unknown;
   guard?: unknown;
+  "guard-confidence"?: unknown;
+  "allow-missing"?: unknown;
 }
 
 /** Validates the guard flags: null when nothing is to be judged. */
-export function guardOptions(args: {
-  ceiling?: unknown;
-  guard?: unknown;
-}): { ceiling: number; metrics: string[] } | null {
-  const metrics =
-    args.guard === undefined
-      ? DEFAULT_GUARD
-      : listFlag("guard", args.guard).map((g) => enumFlag("guard", g, GUARD_METRICS));
-  if (args.ceiling === undefined) {
-    if (args.guard !== undefined) {
-      throw new UsageError("--guard needs --ceiling (the ratio above which a guarded metric fails, e.g. 1.03)");
-    }
-    return null;
-  }
-  return { ceiling: numberFlag("ceiling", args.ceiling, 0.01, 100), metrics };
+export function guardOptions(args: Omit<ReportArgs, "run" | "merge" | "out">): GuardOptions | null {
+  const guard = guardFromFlags(args);
+  return guard.ceiling === null
+    ? null
+    : {
+        ceiling: guard.ceiling,
+        metrics: guard.metrics,
+        confidence: guard.confidence,
+        allowMissing: guard.allowMissing,
+      };
+}
+
+/**
+ * `report RUN | head -1`: the reader closes the pipe early. That is not an error of ours: stop
+ * writing and exit with the code we would have set, without a stack trace.
+ */
+export function quietOnClosedStdout(): void {
+  process.stdout.on("error", (e: NodeJS.ErrnoException) => {
+    if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    process.stderr.write(`catchup-bench: cannot write to stdout (${e.code ?? e.message})\n`);
+    process.exit(EXIT.noResult);
+  });
 }
 
 /** The command's work, callable from a program: returns the exit code it would set. */
 export async function runReport(args: ReportArgs, out: (text: string) => void): Promise<number> {
+  if (args.merge !== undefined) return runMergeReport(args, out);
+  if (args.run === undefined) throw new UsageError("report needs a run directory, or --merge SUMMARY...");
   const guard = guardOptions(args);
   let written: Awaited<ReturnType<typeof writeReports>>;
   try {
@@ -43,27 +59,19 @@ export async function runReport(args: ReportArgs, out: (text: string) => void): 
   }
   out(written.markdown);
   out(`\nreport.md:   ${written.mdPath}\nreport.html: ${written.htmlPath}\n`);
-  if (!guard) return 0;
-  const decision = judge(readResults(args.run), guard);
+  if (!guard) return EXIT.ok;
+  const decision = judge(written.results, guard);
   out(`\n${decision.lines.join("\n")}\n`);
-  return decision.pass ? 0 : 1;
+  return decision.exitCode;
 }
 
 export const reportCommand: CommandModule<object, ReportArgs> = {
-  command: "report <run>",
-  describe: "Re-render report.md and report.html of a run directory (reports/<run>) from its results.json",
-  builder: (y) =>
-    y
-      .positional("run", { type: "string", demandOption: true, describe: "run directory holding results.json" })
-      .option("ceiling", {
-        type: "string",
-        describe: "regression guard: exit 1 when a guarded median paired ratio exceeds this (e.g. 1.03)",
-      })
-      .option("guard", {
-        type: "string",
-        describe: `metrics the guard judges (default ${DEFAULT_GUARD.join(",")}; allowed: ${GUARD_METRICS.join(", ")})`,
-      }) as never,
+  command: REPORT_COMMAND.command,
+  describe: REPORT_COMMAND.describe,
+  // --merge takes several paths after one flag.
+  builder: (y) => applyOptions(y, REPORT_COMMAND).array("merge") as never,
   handler: async (argv) => {
+    quietOnClosedStdout();
     const code = await runReport(argv, (t) => process.stdout.write(t));
     if (code !== 0) process.exitCode = code;
   },

@@ -2,12 +2,13 @@
 // the session parameters as env, and reads the per-session rows back from the summary JSON the
 // script's handleSummary writes. k6 cannot be installed on every machine: without it on PATH this
 // fails with a clear message.
-import { spawn } from "node:child_process";
 import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { COMPLETION_MARKER, PROBE_TAG, SUBSCRIBE_TAG } from "../../scenarios/lib/protocol.js";
 import type { SessionResult } from "../../scenarios/lib/session.js";
+import { spawnProcess, type TargetProcess } from "../target/process.js";
 import type { DriverSessionOptions } from "./node.js";
 
 export const K6_NOT_FOUND = "k6 not found on PATH; install k6 >= 1.6 or use --driver node";
@@ -63,22 +64,25 @@ export interface K6SessionsResult {
  * a payload without `{after}` is sent unchanged).
  */
 export function k6EnvFor(options: K6SessionsOptions, summaryPath: string): Record<string, string> {
-  const completion = options.completion ?? { field: "kind", value: "synchronized" };
+  const completion = options.completion ?? COMPLETION_MARKER;
   const env: Record<string, string> = {
     URL: options.url,
     TOKEN: options.token ?? "",
     TOKEN_IN: options.tokenIn ?? "header",
+    HEADERS: JSON.stringify(options.headers ?? {}),
     CLIENTS: String(options.clients),
     ACK_DELAY_MS: String(options.ackDelayMs ?? 0),
     HOLD_MS: String(options.holdMs ?? 0),
-    SUBSCRIBE_TAG: options.subscribeTag ?? "orchestration.subscribeShell",
+    SUBSCRIBE_TAG: options.subscribeTag ?? SUBSCRIBE_TAG,
     SUBSCRIBE_PAYLOAD: JSON.stringify(options.subscribePayload ?? {}),
     AFTER_SEQUENCE: "0",
     // k6 copies the whole environment into __ENV: blank what a parent's env could set by accident.
     CASE: "",
     THRESHOLDS: "",
+    // The new summary format changes handleSummary's data; the script reads the classic one.
+    K6_NEW_MACHINE_READABLE_SUMMARY: "false",
     COMPLETION: completion === "exit" ? "exit" : `${completion.field}=${String(completion.value)}`,
-    PROBE_TAG: options.probe === null ? "none" : (options.probe?.tag ?? "server.getConfig"),
+    PROBE_TAG: options.probe === null ? "none" : (options.probe?.tag ?? PROBE_TAG),
     PROBE_PAYLOAD: JSON.stringify(options.probe?.payload ?? {}),
     TIMEOUT_MS: String(options.timeoutMs ?? 30_000),
     SUMMARY: summaryPath,
@@ -115,12 +119,13 @@ export async function runSessionsK6(options: K6SessionsOptions): Promise<K6Sessi
     if (code !== 0 && code !== 99) {
       throw new Error(`k6 exited with code ${code}; last output:\n${lastLines(stderr, 15)}`);
     }
-    let summary: { rows?: SessionResult[] };
+    let summary: { rows?: SessionResult[]; error?: string };
     try {
       summary = JSON.parse(readFileSync(summaryPath, "utf8"));
     } catch (e) {
       throw new Error(`k6 wrote no readable summary (${(e as Error).message}); last output:\n${lastLines(stderr, 15)}`);
     }
+    if (typeof summary.error === "string") throw new Error(`k6 summary: ${summary.error}`);
     const reasons = sessionErrorsFromLog(stderr);
     const rows = (summary.rows ?? []).map((row, i) => (row.ok ? row : { ...row, error: reasons.get(i) ?? row.error }));
     return { rows, loopLag: null, exitCode: code };
@@ -129,37 +134,35 @@ export async function runSessionsK6(options: K6SessionsOptions): Promise<K6Sessi
   }
 }
 
-function runProcess(
+/**
+ * Runs k6 through scripts/target/ (its own process group and a reaper), so k6 ends with the harness
+ * even when the harness is SIGKILLed; SIGKILL after timeoutMs.
+ */
+async function runProcess(
   cmd: string,
   args: string[],
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
 ): Promise<{ code: number; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(cmd, args, { stdio: ["ignore", "pipe", "pipe"], env });
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", () => {});
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr = (stderr + d).slice(-200_000);
-    });
-    // k6 must not outlive the harness.
-    const killOnExit = () => child.kill("SIGKILL");
-    process.once("exit", killOnExit);
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`k6 did not finish within ${timeoutMs} ms; last output:\n${lastLines(stderr, 15)}`));
-    }, timeoutMs);
-    child.once("error", (e) => {
-      clearTimeout(timer);
-      process.off("exit", killOnExit);
-      reject(new Error(`cannot run ${cmd}: ${e.message}`));
-    });
-    child.once("close", (code, signal) => {
-      clearTimeout(timer);
-      process.off("exit", killOnExit);
-      resolve({ code: code ?? (signal ? 128 : 1), stderr });
-    });
+  let k6: TargetProcess;
+  try {
+    k6 = spawnProcess({ argv: [cmd, ...args], env, graceMs: 1000, stderrChars: 200_000 });
+  } catch (e) {
+    throw new Error(`cannot run ${cmd}: ${(e as Error).message}`);
+  }
+  k6.child.stdin?.end(); // k6 reads nothing from us
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<null>((resolve) => {
+    timer = setTimeout(() => resolve(null), timeoutMs);
   });
+  const exit = await Promise.race([k6.exited, timedOut]);
+  clearTimeout(timer);
+  if (exit === null) {
+    await k6.stop(0);
+    throw new Error(`k6 did not finish within ${timeoutMs} ms; last output:\n${lastLines(k6.stderrTail(200), 15)}`);
+  }
+  await k6.stop(); // anything it left in its group
+  return { code: exit.code ?? (exit.signal ? 128 : 1), stderr: k6.stderrTail(100_000) };
 }
 
 function lastLines(text: string, n: number): string {

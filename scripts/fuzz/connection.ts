@@ -4,6 +4,7 @@
 // confused with the next one's, and a server that stops answering is noticed. (A Ping would not do:
 // Pongs carry no id, and a late Pong would be taken for the current action's.)
 import WebSocket from "ws";
+import { PROBE_TAG } from "../../scenarios/lib/protocol.js";
 import { type FrameFuzzer, type FuzzAction, type FuzzStep, frameBytes } from "./frames.js";
 
 /** What one action got back, most significant first. */
@@ -174,7 +175,7 @@ export class FuzzConnection {
     let answered = true;
     if (!this.isClosed) {
       const id = String(SENTINEL_ID_BASE + this.sentinels++);
-      this.ws.send(`{"_tag":"Request","id":"${id}","tag":"server.getConfig","payload":{},"headers":[]}`);
+      this.ws.send(`{"_tag":"Request","id":"${id}","tag":"${PROBE_TAG}","payload":{},"headers":[]}`);
       answered = await this.waitFor(() => this.exits.has(id));
       this.exits.delete(id);
     }

@@ -2,7 +2,9 @@
 // frames (and waits) that one fuzz connection sends to an Effect RPC WebSocket server. The same seed
 // gives the same frames byte for byte, so a failing run can be replayed. No sockets, clocks or I/O here;
 // scripts/fuzz/run.ts executes the steps.
-import { mulberry32 } from "../stats.js";
+import { randomFloats } from "../../fixtures/prng.js";
+// The unary probe tag doubles as the fuzzer's sentinel: any healthy server answers it.
+import { PROBE_TAG as CONFIG_TAG, SUBSCRIBE_TAG } from "../../scenarios/lib/protocol.js";
 
 /** A uniform PRNG over [0, 1). */
 export type Rng = () => number;
@@ -74,12 +76,10 @@ export interface FuzzAction {
   readonly steps: readonly FuzzStep[];
 }
 
-/** Tags the fuzzer knows the bundled server serves (DESIGN §4, issue 3). */
-export const SUBSCRIBE_TAG = "orchestration.subscribeShell";
-export const CONFIG_TAG = "server.getConfig";
+/** The bundled server's command tag (the fuzzer also sends the client's two tags). */
 export const DISPATCH_TAG = "orchestration.dispatchCommand";
 
-/** The server refuses incoming frames over this many bytes (issue 3, "Input safety"). */
+/** The server refuses incoming frames over this many bytes (ws maxPayload; the socket closes with 1009). */
 export const MAX_FRAME_BYTES = 1024 * 1024;
 
 export function randInt(rng: Rng, lo: number, hi: number): number {
@@ -151,7 +151,7 @@ export function jsonType(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "array" : typeof value;
 }
 
-/** Ids that are not the decimal-string ids Effect RPC expects (some close the socket, DESIGN §4). */
+/** Ids that are not the decimal-string ids Effect RPC expects (the Effect 3 server closes the socket silently on a non-numeric string id). */
 const BAD_IDS: readonly unknown[] = [
   "-1",
   "-0",
@@ -197,7 +197,7 @@ export class FrameFuzzer {
   private readonly weights: Readonly<Record<FrameKind, number>>;
 
   constructor(seed: number, weights: Readonly<Record<FrameKind, number>> = DEFAULT_WEIGHTS) {
-    this.rng = mulberry32(seed);
+    this.rng = randomFloats(seed);
     this.weights = weights;
   }
 

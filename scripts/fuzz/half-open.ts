@@ -3,6 +3,7 @@
 // library will not misbehave like this on purpose, so these speak RFC 6455 by hand (wsframe.ts).
 import { randomBytes } from "node:crypto";
 import { connect, type Socket } from "node:net";
+import { SUBSCRIBE_TAG } from "../../scenarios/lib/protocol.js";
 import { pick, type Rng } from "./frames.js";
 import { encodeClientFrame, HALF_OPEN_KINDS, type HalfOpenKind, OPCODE, upgradeRequest } from "./wsframe.js";
 
@@ -24,7 +25,7 @@ export function emptyHalfOpenTally(): HalfOpenTally {
 const SUBSCRIBE_SNAPSHOT = JSON.stringify({
   _tag: "Request",
   id: "1",
-  tag: "orchestration.subscribeShell",
+  tag: SUBSCRIBE_TAG,
   payload: { requestCompletionMarker: true },
   headers: [],
 });

@@ -6,7 +6,9 @@
 import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { decodeFrame, encodeAck, encodeRequest } from "../../scenarios/lib/framing.js";
+import { COMPLETION_MARKER, SUBSCRIBE_TAG } from "../../scenarios/lib/protocol.js";
 import { runSession } from "../../scenarios/lib/session.js";
+import { DISPATCH_TAG } from "./frames.js";
 import { closeWithin } from "./ws-close.js";
 
 export interface HealthyOptions {
@@ -33,7 +35,6 @@ export interface HealthyReport {
 }
 
 const SUBSCRIBE_ID = "1";
-const SYNCHRONIZED = "synchronized";
 
 interface ShellValue {
   kind?: unknown;
@@ -105,7 +106,7 @@ export function startHealthyClient(options: HealthyOptions): HealthyClient {
       if (typeof v.snapshotSequence === "number") lastSequence = v.snapshotSequence;
       return;
     }
-    if (v.kind === SYNCHRONIZED) {
+    if (v[COMPLETION_MARKER.field as "kind"] === COMPLETION_MARKER.value) {
       clearTimeout(readyTimer);
       resolveReady();
       return;
@@ -135,7 +136,7 @@ export function startHealthyClient(options: HealthyOptions): HealthyClient {
   };
 
   ws.on("open", () => {
-    ws.send(encodeRequest(SUBSCRIBE_ID, "orchestration.subscribeShell", { requestCompletionMarker: true }));
+    ws.send(encodeRequest(SUBSCRIBE_ID, SUBSCRIBE_TAG, { requestCompletionMarker: true }));
   });
   ws.on("message", (data: Buffer) => {
     const frame = decodeFrame(data.toString("utf8"));
@@ -192,7 +193,7 @@ export function startHealthyClient(options: HealthyOptions): HealthyClient {
             resolve();
           },
         });
-        ws.send(encodeRequest(id, "orchestration.dispatchCommand", { type: "project.update", projectId, title }));
+        ws.send(encodeRequest(id, DISPATCH_TAG, { type: "project.update", projectId, title }));
       });
       await pause(options.dispatchEveryMs ?? 50);
     }

@@ -8,8 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { generateFixture } from "../../fixtures/generate.js";
+import { randomFloats } from "../../fixtures/prng.js";
+import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
+import { EXIT } from "../exit-codes.js";
 import { connectInspector, type InspectorClient } from "../sampler/inspector.js";
-import { mulberry32 } from "../stats.js";
+import { isAlive } from "../sampler/procfs.js";
 import { emptyTally, runLane } from "./connection.js";
 import { connectionSeed, FrameFuzzer } from "./frames.js";
 import { emptyHalfOpenTally, openHalfOpen } from "./half-open.js";
@@ -30,6 +33,32 @@ export interface FuzzOptions {
   fixture?: string;
   /** Called with progress lines (phase changes). */
   log?: (line: string) => void;
+  /**
+   * Handle SIGINT/SIGTERM (the CLI does): say so, stop the server, remove the temp folder, exit
+   * 130/143. A second signal exits at once (the temp folder is still removed).
+   */
+  handleSignals?: boolean;
+}
+
+/** Temp folders are named after the fuzzing process, so a later run can sweep those of dead ones. */
+const WORK_PREFIX = "catchup-fuzz-";
+
+/** Removes the temp folders of fuzz runs whose process is gone (killed before it could clean up). */
+export function sweepStaleFuzzDirs(dir = tmpdir()): string[] {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = /^catchup-fuzz-(\d+)-/.exec(name);
+    if (!m || Number(m[1]) === process.pid || isAlive(Number(m[1]))) continue;
+    rmSync(join(dir, name), { recursive: true, force: true });
+    removed.push(join(dir, name));
+  }
+  return removed;
 }
 
 export interface FuzzResult {
@@ -39,7 +68,7 @@ export interface FuzzResult {
 }
 
 /** Fuzz connections use these tokens in turn: full scope, and read-only (commands must be refused). */
-const FULL_TOKEN = "catchup-dev-token";
+const FULL_TOKEN = DEV_TOKEN;
 const READ_TOKEN = "fuzz-read-only";
 /** At most this many raw half-open sockets are held at once; the oldest is dropped for a new one. */
 const MAX_HELD = 16;
@@ -80,7 +109,7 @@ async function fuzzPhase(
     ),
   );
   const held: Socket[] = [];
-  const rawRng = mulberry32(connectionSeed(options.seed + phase * 0x10000, 1_000_000));
+  const rawRng = randomFloats(connectionSeed(options.seed + phase * 0x10000, 1_000_000));
   const rawLane = (async () => {
     while (!shouldStop()) {
       const socket = await openHalfOpen(rawRng, url, FULL_TOKEN, halfOpen);
@@ -112,7 +141,8 @@ async function fuzzPhase(
 export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   const log = options.log ?? (() => {});
   const started = performance.now();
-  const tmp = mkdtempSync(join(tmpdir(), "catchup-fuzz-"));
+  sweepStaleFuzzDirs();
+  const tmp = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
   const figures: FuzzFigures = {
     seed: options.seed,
     seconds: options.seconds,
@@ -138,6 +168,28 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   };
   let target: Awaited<ReturnType<typeof startTarget>> | null = null;
   let inspector: InspectorClient | null = null;
+  let stopping = false;
+  const onSignal = (signal: "SIGINT" | "SIGTERM") => {
+    const code = signal === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
+    if (stopping) {
+      rmSync(tmp, { recursive: true, force: true });
+      process.exit(code);
+    }
+    stopping = true;
+    log(`${signal}: stopping the server and removing ${tmp}`);
+    void (async () => {
+      await inspector?.close().catch(() => undefined);
+      await target?.stop(1000).catch(() => undefined);
+      rmSync(tmp, { recursive: true, force: true });
+      process.exit(code);
+    })();
+  };
+  const onSigint = () => onSignal("SIGINT");
+  const onSigterm = () => onSignal("SIGTERM");
+  if (options.handleSignals) {
+    process.on("SIGINT", onSigint);
+    process.on("SIGTERM", onSigterm);
+  }
   try {
     let db = options.fixture;
     if (db === undefined) {
@@ -196,6 +248,8 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     await inspector?.close().catch(() => {});
     await target?.stop();
     rmSync(tmp, { recursive: true, force: true });
+    process.off("SIGINT", onSigint);
+    process.off("SIGTERM", onSigterm);
     figures.durationMs = performance.now() - started;
   }
   const verdict = judgeFuzz(figures);

@@ -1,4 +1,5 @@
-// Pure: the fuzz run's figures, its pass/fail checks (issue 7) and their rendering as text lines.
+// Pure: the fuzz run's figures, its pass/fail checks and their rendering as text lines.
+import { mib } from "../report/format.js";
 import type { HealthyReport } from "./healthy.js";
 
 export interface FuzzFigures {
@@ -72,7 +73,7 @@ export function judgeFuzz(f: FuzzFigures): { pass: boolean; checks: Check[] } {
       name: `heap after fuzz + forced GC within ${HEAP_TOLERANCE * 100}% of its start`,
       pass: f.heap !== null && heapRatio <= 1 + HEAP_TOLERANCE,
       detail: f.heap
-        ? `${mib(f.heap.baselineBytes)} -> ${mib(f.heap.afterBytes)} (x${heapRatio.toFixed(3)})`
+        ? `${mib(f.heap.baselineBytes, 2)} MiB -> ${mib(f.heap.afterBytes, 2)} MiB (x${heapRatio.toFixed(3)})`
         : `not measured: ${f.heapError ?? "unknown"}`,
     },
     {
@@ -89,10 +90,6 @@ export function judgeFuzz(f: FuzzFigures): { pass: boolean; checks: Check[] } {
   return { pass: checks.every((c) => c.pass), checks };
 }
 
-function mib(bytes: number): string {
-  return `${(bytes / (1024 * 1024)).toFixed(2)} MiB`;
-}
-
 /** The human-readable report the `fuzz` command prints. */
 export function formatFuzzReport(f: FuzzFigures, verdict: { pass: boolean; checks: Check[] }): string[] {
   const lines: string[] = [];
@@ -100,7 +97,7 @@ export function formatFuzzReport(f: FuzzFigures, verdict: { pass: boolean; check
     `fuzz: seed ${f.seed}, ${f.seconds} s, ${f.connections} connections; ran ${(f.durationMs / 1000).toFixed(1)} s`,
   );
   lines.push(
-    `frames sent: ${f.framesSent} (${mib(f.bytesSent)}) in ${f.actions} actions over ${f.connectionsOpened} connections`,
+    `frames sent: ${f.framesSent} (${mib(f.bytesSent, 2)} MiB) in ${f.actions} actions over ${f.connectionsOpened} connections`,
   );
   const halfOpenTotal = Object.values(f.halfOpen).reduce((a, b) => a + b, 0);
   lines.push(
@@ -126,7 +123,7 @@ export function formatFuzzReport(f: FuzzFigures, verdict: { pass: boolean; check
   );
   lines.push(
     f.heap
-      ? `server heap (post-GC): before ${mib(f.heap.baselineBytes)}, after ${mib(f.heap.afterBytes)}`
+      ? `server heap (post-GC): before ${mib(f.heap.baselineBytes, 2)} MiB, after ${mib(f.heap.afterBytes, 2)} MiB`
       : `server heap: not measured (${f.heapError ?? "unknown"})`,
   );
   if (f.fds) lines.push(`server open fds: before ${f.fds.baseline}, after ${f.fds.after}`);

@@ -1,17 +1,24 @@
-// The regression guard (pure): FAIL when the median of the paired ratios candidate/baseline of any
-// guarded metric exceeds a fixed ceiling; one line per metric stating the rule and the decision.
+// The regression guard (pure), judged per cell: a guarded metric FAILs in a cell when that cell's
+// median paired ratio candidate/baseline exceeds the ceiling (with `confidence`, when its interval's
+// lower bound does). The run fails when any guarded cell fails; a guarded cell with missing pairs, or
+// above the ceiling but inside its A/A band, leaves the run without a verdict.
+import { EXIT, type ExitCode } from "../exit-codes.js";
 import type { Results } from "../results.js";
-import { median } from "../stats.js";
-import { isMetric, METRICS, metricRatios, rolesOf } from "./metrics.js";
+import { isMetric, METRICS, rolesOf } from "./metrics.js";
+import { type CellVerdict, type GuardSettings, verdictsOf } from "./verdicts.js";
 
-export interface GuardOptions {
-  ceiling: number;
-  metrics: string[];
-}
+export type GuardOptions = GuardSettings;
 
 export interface GuardDecision {
+  /** True when the run passes: no guarded cell failed, none is missing or undecided. */
   pass: boolean;
+  /** EXIT.ok, EXIT.regression (a guarded cell failed) or EXIT.noResult (missing pairs or undecided). */
+  exitCode: ExitCode;
   lines: string[];
+  /** "completionMs resume-many" for each failed cell. */
+  failed: string[];
+  /** Cells without a verdict: missing pairs, or above the ceiling inside the A/A band. */
+  undecided: string[];
 }
 
 /** The metric names --guard accepts (the report's metric list; bench and report both use this one). */
@@ -31,29 +38,66 @@ export function checkGuardMetrics(metrics: readonly string[]): void {
   }
 }
 
-/**
- * Judges a run. A metric with no usable pairs FAILS: a guard that cannot see the figure must not
- * let it through.
- */
+/** Enough digits that a figure never prints equal to the ceiling it was compared with. */
+function digitsFor(x: number, ceiling: number): string {
+  let digits = 3;
+  while (digits < 8 && x !== ceiling && Number(x.toFixed(digits)) === ceiling) digits++;
+  return x.toFixed(digits);
+}
+
+function cellLine(v: CellVerdict, options: GuardOptions): string {
+  const name = `${v.metric} ${v.cell}`;
+  if (v.verdict === "missing") {
+    return `${name}: ${v.pairs} of ${v.plannedPairs} planned pairs ok: MISSING (no verdict; --allow-missing judges the pairs there are)`;
+  }
+  const c = options.ceiling;
+  const median = v.median as number;
+  const ci = v.ciLow !== null && v.ciHigh !== null ? `, 95% CI ${v.ciLow.toFixed(3)}–${v.ciHigh.toFixed(3)}` : "";
+  const aa = v.aaLow !== null && v.aaHigh !== null ? `, A/A band ${v.aaLow.toFixed(3)}–${v.aaHigh.toFixed(3)}` : "";
+  const figure = `median paired ratio ${digitsFor(median, c)} (${v.pairs} pair${v.pairs === 1 ? "" : "s"}${ci}${aa})`;
+  const judged = options.confidence ? `interval low ${digitsFor(v.ciLow ?? median, c)}` : "median";
+  const over = v.verdict === "fail" || v.undecided;
+  const rule = `${judged} ${over ? ">" : "<="} ceiling ${c}`;
+  const decision =
+    v.verdict === "fail"
+      ? "FAIL"
+      : v.undecided
+        ? "NO VERDICT (inside the A/A band)"
+        : v.verdict === "noise"
+          ? "PASS (within noise)"
+          : "PASS";
+  return `${name}: ${figure}; ${rule}: ${decision}`;
+}
+
+/** Judges a run cell by cell. A single-target run has nothing to compare and is not judged. */
 export function judge(results: Results, options: GuardOptions): GuardDecision {
   checkGuardMetrics(options.metrics);
-  const roles = rolesOf(results);
-  const c = options.ceiling;
-  if (!roles) return { pass: false, lines: ["guard: the run has no baseline and candidate to compare: FAIL"] };
-  const lines = options.metrics.map((metric) => {
-    if (!isMetric(metric)) throw new RangeError(metric); // unreachable: checked above
-    const ratios = metricRatios(metric, results, roles);
-    if (ratios.length === 0)
-      return { ok: false, line: `${metric}: no paired ratios (no trial ok in both variants): FAIL` };
-    const m = median(ratios);
-    const ok = m <= c;
-    // Enough digits that the figure never prints equal to the ceiling it was compared with.
-    let digits = 3;
-    while (digits < 8 && m !== c && Number(m.toFixed(digits)) === c) digits++;
+  if (!rolesOf(results)) {
     return {
-      ok,
-      line: `${metric}: median of ${ratios.length} paired ratios ${m.toFixed(digits)} ${ok ? "<=" : ">"} ceiling ${c}: ${ok ? "PASS" : "FAIL"}`,
+      pass: false,
+      exitCode: EXIT.regression,
+      lines: ["guard: a single target, nothing to compare: not judged"],
+      failed: [],
+      undecided: [],
     };
-  });
-  return { pass: lines.every((l) => l.ok), lines: lines.map((l) => l.line) };
+  }
+  const verdicts = verdictsOf(results, options).filter((v) => v.guarded);
+  const lines = verdicts.map((v) => cellLine(v, options));
+  const failed = verdicts.filter((v) => v.verdict === "fail").map((v) => `${v.metric} ${v.cell}`);
+  const undecided = verdicts.filter((v) => v.verdict === "missing" || v.undecided).map((v) => `${v.metric} ${v.cell}`);
+  const absent = options.metrics.filter((m) => !verdicts.some((v) => v.metric === m));
+  for (const m of absent) {
+    lines.push(`${m}: no cell of this run measures it: MISSING`);
+    undecided.push(m);
+  }
+  const exitCode = failed.length > 0 ? EXIT.regression : undecided.length > 0 ? EXIT.noResult : EXIT.ok;
+  const mode = options.confidence ? "interval low" : "median";
+  lines.push(
+    failed.length > 0
+      ? `guard: FAIL (${mode} above ${options.ceiling}) in ${failed.length} cell${failed.length === 1 ? "" : "s"}: ${failed.join(", ")}`
+      : undecided.length > 0
+        ? `guard: NO VERDICT for ${undecided.join(", ")}`
+        : `guard: PASS (${verdicts.length} guarded cells, ${mode} <= ${options.ceiling} in each)`,
+  );
+  return { pass: exitCode === EXIT.ok, exitCode, lines, failed, undecided };
 }

@@ -1,9 +1,18 @@
 // The report model + chart data -> report.html (pure string). One self-contained file: uPlot's code and
 // CSS are inlined (passed in by the caller, read from node_modules at render time), the data is inline
 // JSON, and a Content-Security-Policy of default-src 'none' forbids any network request when opened.
-import type { Chart } from "./charts.js";
-import { arrow, mib, ms, size } from "./format.js";
-import { latencyCells, pairedCells, probeCells } from "./markdown.js";
+
+import type { Chart, MemoryChart } from "./charts.js";
+import { failuresMarkdown } from "./failures.js";
+import {
+  autoSampleText,
+  guardSummary,
+  latencyCells,
+  memoryCells,
+  metricTables,
+  probeCells,
+  VERDICT_NOTE,
+} from "./markdown.js";
 import type { ReportModel } from "./model.js";
 
 export interface HtmlAssets {
@@ -40,36 +49,8 @@ function latencyHtml(model: ReportModel): string {
 }
 
 function memoryHtml(model: ReportModel): string {
-  if (!model.roles || model.memory.length === 0) return "<p>No memory cells in this run.</p>";
-  const p = (x: { baseline: number | null; candidate: number | null }, d = 1) =>
-    arrow(mib(x.baseline, d), mib(x.candidate, d));
-  const iv = (x: { median: number; p99: number; max: number } | null) =>
-    x ? `${ms(x.median)} / ${ms(x.p99)} / ${ms(x.max)}` : "n/a";
-  return table(
-    [
-      "script size / subscriptions",
-      "mode",
-      "peak heap (MiB)",
-      "peak RSS (MiB)",
-      "post-GC heap (MiB)",
-      "retained heap (MiB)",
-      "VmHWM (MiB)",
-      "MiB through completion",
-      "sample interval median / p99 / max (ms)",
-    ],
-    model.memory.map((m) => [
-      `${size(m.scriptBytes)} / ${m.clients}`,
-      m.mode,
-      p(m.peakHeapBytes),
-      p(m.peakRssBytes),
-      p(m.postGcHeapBytes),
-      p(m.retainedHeapBytes, 2),
-      p(m.hwmRssBytes),
-      p(m.bytesThroughCompletion, 2),
-      `${iv(m.interval.baseline)} → ${iv(m.interval.candidate)}`,
-    ]),
-    "num",
-  );
+  const c = memoryCells(model);
+  return c ? table(c.header, c.rows, "num") : "<p>No memory cells in this run.</p>";
 }
 
 function probeHtml(model: ReportModel): string {
@@ -77,9 +58,20 @@ function probeHtml(model: ReportModel): string {
   return c ? table(c.header, c.rows, "num") : "<p>No probe figures.</p>";
 }
 
-function pairedHtml(model: ReportModel): string {
-  const c = pairedCells(model);
-  return c ? table(c.header, c.rows, "num") : "<p>No paired figures.</p>";
+/** Per metric: its per-cell verdict table and the pooled summary line under it. */
+function verdictsHtml(model: ReportModel): string {
+  const tables = metricTables(model);
+  if (tables.length === 0) return "";
+  const auto = autoSampleText(model);
+  return [
+    "<h2>Verdicts per cell</h2>",
+    `<p class="note">${escapeHtml(VERDICT_NOTE)}</p>`,
+    auto ? `<p>${escapeHtml(auto)}</p>` : "",
+    ...tables.map(
+      (t) =>
+        `<h3>${escapeHtml(t.title)}</h3>\n${table(t.header, t.rows, "num verdicts")}\n<p class="note">${escapeHtml(t.pooled)}</p>`,
+    ),
+  ].join("\n");
 }
 
 const CSS = `
@@ -108,6 +100,12 @@ figure .missing { color: #a33; font-size: 12px; }
 .sw.b { color: var(--b); } .sw.c { color: var(--c); }
 .banner { background: #fff4e5; border: 1px solid #f0c36d; padding: 8px 12px; border-radius: 6px; }
 ul.failures { color: #a33; }
+h3 { font-size: 14.5px; margin: 18px 0 4px; }
+table.verdicts td:last-child { white-space: normal; }
+.banner.guard { background: #eef4ff; border-color: #9db8e8; font-weight: 600; }
+.trials { font-size: 12px; color: var(--muted); margin: 2px 0 4px; }
+.trials button { font: inherit; margin-left: 4px; padding: 1px 8px; border: 1px solid var(--rule); background: #fff; border-radius: 4px; cursor: pointer; }
+.trials button.on { background: var(--ink); color: #fff; border-color: var(--ink); }
 `;
 
 /** The chart code run in the page: one uPlot per chart, phase marks drawn on the memory timelines. */
@@ -123,76 +121,134 @@ const CHART_JS = `
       points: { show: true, size: 9, stroke: color, fill: color }, value: function (u, v) { return fmt(v, 1); } };
   }
   function line(label, color, dash, width) {
-    return { label: label, stroke: color, width: width || 1.5, dash: dash, spanGaps: true,
+    return { label: label, stroke: color, width: width || 1.5, dash: dash, spanGaps: false,
       points: { show: false }, value: function (u, v) { return fmt(v, 2); } };
   }
-  // Phase marks: a dotted vertical line per phase, labels written horizontally in staggered rows
-  // (baseline along the top, candidate along the bottom) so neighbouring marks stay readable.
-  function phasePlugin(phases) {
+  // Phase marks: a dotted vertical line per phase. Labels are laid out greedily: each goes into the
+  // first row (baseline rows from the top, candidate rows from the bottom) where it clears the label
+  // before it, measured in pixels, so no two labels overlap; a label with no free row is left out
+  // (its line stays) rather than drawn over another. window.__phaseLabels keeps the boxes drawn.
+  window.__phaseLabels = [];
+  function phasePlugin(id, phases) {
     return { hooks: { draw: function (u) {
-      var ctx = u.ctx, top = u.bbox.top, h = u.bbox.height, px = devicePixelRatio || 1;
-      var rows = [0, 0];
+      var ctx = u.ctx, top = u.bbox.top, h = u.bbox.height, left = u.bbox.left, right = left + u.bbox.width;
+      var px = devicePixelRatio || 1, gap = 4 * px, rowH = 12 * px, maxRows = Math.max(1, Math.floor(h / 2 / rowH) - 1);
+      var ends = [[], []];
+      window.__phaseLabels = window.__phaseLabels.filter(function (b) { return b.chart !== id; });
       ctx.save();
       ctx.font = Math.round(9.5 * px) + "px system-ui, sans-serif";
       ctx.textBaseline = "middle";
-      phases.forEach(function (p) {
-        var x = Math.round(u.valToPos(p.t, "x", true));
-        if (x < u.bbox.left || x > u.bbox.left + u.bbox.width) return;
+      var marks = phases.map(function (p) { return { p: p, x: Math.round(u.valToPos(p.t, "x", true)) }; })
+        .filter(function (m) { return m.x >= left && m.x <= right; })
+        .sort(function (a, b) { return a.x - b.x; });
+      marks.forEach(function (m) {
+        var p = m.p, x = m.x;
         var color = p.variant === 0 ? "rgba(31,119,180," : "rgba(217,95,2,";
         ctx.strokeStyle = color + "0.45)";
         ctx.setLineDash([2 * px, 3 * px]);
         ctx.lineWidth = px;
         ctx.beginPath(); ctx.moveTo(x, top); ctx.lineTo(x, top + h); ctx.stroke();
-        var row = rows[p.variant]++ % 3;
-        var y = p.variant === 0 ? top + (8 + row * 12) * px : top + h - (8 + row * 12) * px;
+        var w = ctx.measureText(p.phase).width;
+        // Right of the line, or left of it when it would run past the plot's right edge.
+        var x0 = x + 3 * px + w > right ? x - 3 * px - w : x + 3 * px;
+        var rows = ends[p.variant], row = -1;
+        for (var r = 0; r < maxRows; r++) { if (rows[r] === undefined || x0 >= rows[r] + gap) { row = r; break; } }
+        if (row < 0) return;
+        rows[row] = x0 + w;
+        var y = p.variant === 0 ? top + (8 * px + row * rowH) : top + h - (8 * px + row * rowH);
         // A thin white halo keeps the label legible without hiding the lines under it.
         ctx.setLineDash([]);
         ctx.lineWidth = 2.5 * px;
         ctx.strokeStyle = "rgba(255,255,255,0.9)";
-        ctx.strokeText(p.phase, x + 3 * px, y);
+        ctx.strokeText(p.phase, x0, y);
         ctx.fillStyle = color + "1)";
-        ctx.fillText(p.phase, x + 3 * px, y);
+        ctx.fillText(p.phase, x0, y);
+        window.__phaseLabels.push({ chart: id, text: p.phase, x0: x0 / px, x1: (x0 + w) / px,
+          y0: (y - rowH / 2) / px, y1: (y + rowH / 2) / px });
       });
       ctx.restore();
     } } };
   }
+  // Memory timelines: RSS and heap come from separate lanes, so a null in the JSON means "no value
+  // at this x" (undefined: the line joins across it); a break is a stretch with no heap answer, where
+  // the line stops (null, with spanGaps false): a gap is drawn as a gap, never interpolated.
+  function withBreaks(c) {
+    var d = c.data.map(function (col, i) {
+      return i === 0 ? col : col.map(function (v) { return v === null ? undefined : v; });
+    });
+    var at = {};
+    d[0].forEach(function (x, i) { at[x] = i; });
+    (c.breaks || []).forEach(function (b) { if (at[b[1]] !== undefined) d[b[0]][at[b[1]]] = null; });
+    return d;
+  }
   function width(el) { return Math.max(360, Math.floor(el.clientWidth - 4)); }
+  function draw(c, el) {
+    var opts;
+    if (c.kind === "latency") {
+      var xs = c.data[0];
+      var lo = xs.length ? xs[0] - 0.5 : 0, hi = xs.length ? xs[xs.length - 1] + 0.5 : 1;
+      opts = { width: width(el), height: 240, legend: { show: false },
+        scales: { x: { time: false, range: [lo, hi] }, y: { range: function (u, mn, mx) { return [0, (mx || 1) * 1.15]; } } },
+        axes: [ { label: "trial", incrs: [1], values: function (u, v) { return v.map(function (x) { return x; }); } },
+                { label: "ms", size: 60 } ],
+        series: [ { label: "trial" }, points(c.names[0], B), points(c.names[1], C),
+                  line(c.names[0] + " median", B, [6, 4]), line(c.names[1] + " median", C, [6, 4]) ] };
+    } else {
+      opts = { width: width(el), height: 320, legend: { show: false },
+        scales: { x: { time: false }, y: { range: function (u, mn, mx) { return [0, (mx || 1) * 1.1]; } } },
+        axes: [ { label: "ms since clients connect" }, { label: "MiB", size: 60 } ],
+        series: [ { label: "ms" },
+                  line(c.names[0] + " heap", B, undefined, 2), line(c.names[0] + " RSS", B, [8, 3], 1.5),
+                  points(c.names[0] + " post-GC heap", B),
+                  line(c.names[1] + " heap", C, undefined, 2), line(c.names[1] + " RSS", C, [8, 3], 1.5),
+                  points(c.names[1] + " post-GC heap", C) ],
+        plugins: [ phasePlugin(el.id, c.phases) ] };
+    }
+    return new uPlot(opts, c.kind === "memory" ? withBreaks(c) : c.data, el);
+  }
+  // A memory cell's trials share one figure: the first is drawn, the buttons swap in another.
+  var groups = {};
   data.charts.forEach(function (c) {
+    if (c.kind === "memory" && c.cell != null) (groups[c.cell] = groups[c.cell] || []).push(c);
+  });
+  var plots = {};
+  data.charts.forEach(function (c) {
+    var group = c.kind === "memory" && c.cell != null ? groups[c.cell] : null;
+    if (group && group[0] !== c) return;
     var el = document.getElementById(c.id);
     try {
-      var opts;
-      if (c.kind === "latency") {
-        var xs = c.data[0];
-        var lo = xs.length ? xs[0] - 0.5 : 0, hi = xs.length ? xs[xs.length - 1] + 0.5 : 1;
-        opts = { width: width(el), height: 240, legend: { show: false },
-          scales: { x: { time: false, range: [lo, hi] }, y: { range: function (u, mn, mx) { return [0, (mx || 1) * 1.15]; } } },
-          axes: [ { label: "trial", incrs: [1], values: function (u, v) { return v.map(function (x) { return x; }); } },
-                  { label: "ms", size: 60 } ],
-          series: [ { label: "trial" }, points(c.names[0], B), points(c.names[1], C),
-                    line(c.names[0] + " median", B, [6, 4]), line(c.names[1] + " median", C, [6, 4]) ] };
-      } else {
-        opts = { width: width(el), height: 320, legend: { show: false },
-          scales: { x: { time: false }, y: { range: function (u, mn, mx) { return [0, (mx || 1) * 1.1]; } } },
-          axes: [ { label: "ms since clients connect" }, { label: "MiB", size: 60 } ],
-          series: [ { label: "ms" },
-                    line(c.names[0] + " heap", B, undefined, 2), line(c.names[0] + " RSS", B, [8, 3], 1.5),
-                    points(c.names[0] + " post-GC heap", B),
-                    line(c.names[1] + " heap", C, undefined, 2), line(c.names[1] + " RSS", C, [8, 3], 1.5),
-                    points(c.names[1] + " post-GC heap", C) ],
-          plugins: [ phasePlugin(c.phases) ] };
-      }
-      window.__charts.push(new uPlot(opts, c.data, el));
+      plots[c.id] = draw(c, el);
+      window.__charts.push(plots[c.id]);
     } catch (e) {
       window.__chartErrors.push(c.id + ": " + e);
       console.error("chart " + c.id + " failed: " + e);
     }
+  });
+  document.querySelectorAll(".trials button").forEach(function (b) {
+    b.addEventListener("click", function () {
+      var id = b.getAttribute("data-chart"), el = document.getElementById(id);
+      var group = null;
+      Object.keys(groups).forEach(function (k) { if (groups[k][0].id === id) group = groups[k]; });
+      var c = group && group[Number(b.getAttribute("data-pick"))];
+      if (!c || !el) return;
+      try {
+        var old = plots[id];
+        var plot = draw(c, el);
+        if (old) { window.__charts[window.__charts.indexOf(old)] = plot; old.destroy(); }
+        plots[id] = plot;
+      } catch (e) {
+        window.__chartErrors.push(c.id + ": " + e);
+      }
+      b.parentNode.querySelectorAll("button").forEach(function (o) { o.className = o === b ? "on" : ""; });
+    });
   });
 })();
 `;
 
 function legend(c: Chart): string {
   const [b, d] = c.names.map(escapeHtml);
-  const items =
+  const single = c.names[0] === c.names[1];
+  const all =
     c.kind === "latency"
       ? [
           `<span class="sw dot b"></span>${b} trials`,
@@ -208,6 +264,8 @@ function legend(c: Chart): string {
           `<span class="sw dash c"></span>${d} RSS`,
           `<span class="sw dot c"></span>${d} heap after forced GC`,
         ];
+  // A single target: only its own (baseline-coloured) entries.
+  const items = single ? all.filter((i) => i.includes(' b"')) : all;
   return `<div class="legend">${items.map((i) => `<span>${i}</span>`).join("")}</div>`;
 }
 
@@ -217,20 +275,85 @@ function figure(c: Chart): string {
   return `<figure><figcaption>${escapeHtml(c.title)}</figcaption>${missing}<div class="chart" id="${c.id}"></div>${legend(c)}</figure>`;
 }
 
+/** The failure sections of report.md, as HTML (the same bounded, escaped text). */
+function failuresHtml(f: ReportModel["failureReport"]): string {
+  const md = failuresMarkdown(f);
+  if (md.length === 0) return "";
+  const out: string[] = [];
+  let list: string[] = [];
+  let rows: string[][] = [];
+  const flush = () => {
+    if (list.length > 0) out.push(`<ul class="failures">${list.map((l) => `<li>${escapeHtml(l)}</li>`).join("")}</ul>`);
+    if (rows.length > 0) {
+      const [head, ...body] = rows;
+      out.push(
+        `<table><thead><tr>${(head ?? []).map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${body
+          .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`)
+          .join("")}</tbody></table>`,
+      );
+    }
+    list = [];
+    rows = [];
+  };
+  for (const line of md) {
+    if (line.startsWith("## ")) {
+      flush();
+      out.push(`<h2>${escapeHtml(line.slice(3))}</h2>`);
+    } else if (line.startsWith("- ")) list.push(line.slice(2));
+    else if (line.startsWith("|---")) continue;
+    else if (line.startsWith("| ")) {
+      rows.push(
+        line
+          .slice(2, -2)
+          .split(/(?<!\\)\|/)
+          .map((c) => c.trim().replace(/\\\|/g, "|")),
+      );
+    } else if (line.trim() !== "") {
+      flush();
+      out.push(`<p>${escapeHtml(line)}</p>`);
+    }
+  }
+  flush();
+  return out.join("\n");
+}
+
+/** One figure per memory cell; its trials (rounds) are picked with buttons, the first drawn at load. */
+function memoryFigures(charts: Chart[]): string[] {
+  const groups = new Map<string, MemoryChart[]>();
+  for (const c of charts) {
+    if (c.kind !== "memory") continue;
+    const key = String(c.cell ?? c.id);
+    groups.set(key, [...(groups.get(key) ?? []), c]);
+  }
+  return [...groups.values()].map((group) => {
+    const first = group[0] as MemoryChart;
+    const buttons =
+      group.length > 1
+        ? `<div class="trials">trial: ${group
+            .map(
+              (c, i) =>
+                `<button type="button" data-chart="${escapeHtml(first.id)}" data-pick="${i}"${i === 0 ? ' class="on"' : ""}>${c.trial ?? i + 1}</button>`,
+            )
+            .join("")}</div>`
+        : "";
+    const missing = [...new Set(group.flatMap((c) => c.missing.map((m) => `trial ${c.trial ?? 1}: ${m}`)))];
+    const note = missing.length > 0 ? `<div class="missing">${escapeHtml(missing.join("; "))}</div>` : "";
+    return `<figure><figcaption>${escapeHtml(first.title)}</figcaption>${buttons}${note}<div class="chart" id="${escapeHtml(first.id)}"></div>${legend(first)}</figure>`;
+  });
+}
+
 /** The whole report.html. */
 export function renderHtml(model: ReportModel, charts: Chart[], assets: HtmlAssets): string {
   const r = model.roles;
   const latencyCharts = charts.filter((c) => c.kind === "latency");
   const memoryCharts = charts.filter((c) => c.kind === "memory");
-  const failures =
-    model.failures.length > 0
-      ? `<h2>Failed trials</h2><ul class="failures">${model.failures
-          .map((f) => `<li>${escapeHtml(f.what)}: ${escapeHtml(f.error)}</li>`)
-          .join("")}</ul>`
-      : "";
+  const failures = failuresHtml(model.failureReport);
   const lead = r
     ? `Baseline <span class="key b"></span><b>${escapeHtml(r.baseline)}</b>, candidate <span class="key c"></span><b>${escapeHtml(r.candidate)}</b>. Ratios are candidate / baseline, paired trial by trial; below 1.0 the candidate is lower (for every figure here, lower is better).`
-    : "This run has fewer than two variants: there is nothing to compare.";
+    : model.single
+      ? `A single target, <span class="key b"></span><b>${escapeHtml(model.single)}</b>: its figures, with nothing to compare them with (no ratios).`
+      : "This run has no variants.";
+  const guard = guardSummary(model);
   return `<!doctype html>
 <html lang="en">
 <head>
@@ -247,17 +370,16 @@ export function renderHtml(model: ReportModel, charts: Chart[], assets: HtmlAsse
 <p class="lead">${lead}</p>
 ${model.interrupted ? '<p class="banner">This run was interrupted: the tables hold only the trials that finished.</p>' : ""}
 ${model.loadWarning ? `<p class="banner">${escapeHtml(model.loadWarning)}</p>` : ""}
-<h2>Paired statistics</h2>
-${pairedHtml(model)}
-<p class="note">Pairs: trial i of the baseline with trial i of the candidate in the same case or memory cell. Interval: seeded, smoothed percentile bootstrap of the median ratio. A difference whose interval spans 1.0${model.hasAa ? ", or whose median lies inside the A/A band," : ""} is reported as "no difference detected" and not ranked.</p>
+${guard ? `<p class="banner guard">${escapeHtml(guard)}</p>` : ""}
+${verdictsHtml(model)}
 <h2>Latency: subscribe to completion marker</h2>
 ${latencyHtml(model)}
 <div class="grid">${latencyCharts.map(figure).join("\n")}</div>
-<p class="note">Dots: each trial's completion time; dashed lines: the medians. The ratio is the median of the per-trial paired ratios with its 95% bootstrap interval; with fewer than 8 pairs that interval is too narrow, so read it as indicative only.</p>
+<p class="note">Dots: each trial's completion time; dashed lines: the medians.${r ? " The ratio is the median of the per-trial paired ratios with its 95% bootstrap interval; with fewer than 8 pairs that interval is too narrow, so read it as indicative only." : ""}</p>
 <h2>Memory: server heap and RSS per cell</h2>
 ${memoryHtml(model)}
-<div class="grid">${memoryCharts.map(figure).join("\n")}</div>
-<p class="note">Solid: heap used; dashed: RSS; dots: heap after a forced GC; vertical marks: phases (connect, first chunk, completion, hold end, close, GC). Both variants' timelines start when their clients connect; each shows the first ok trial of its variant.</p>
+<div class="grid">${memoryFigures(memoryCharts).join("\n")}</div>
+<p class="note">Solid: heap used; dashed: RSS; dots: heap after a forced GC; vertical marks: phases (connect, first chunk, completion, hold end, close, GC). RSS is read from /proc on its own schedule; heap is asked of the server's inspector, which cannot answer while the server runs native code (a major GC, a large JSON.stringify, sync zlib or crypto): a break in a heap line is such a stretch with no answer, left as a gap. Both variants' timelines start when their clients connect; the buttons above a chart pick the trial (round) it shows.</p>
 <h2>Concurrent probe</h2>
 ${probeHtml(model)}
 ${failures}

@@ -1,22 +1,22 @@
 // results.json -> the report model: every figure the Markdown and HTML renderers show, computed once.
 // Pure and deterministic (bootstrap seeds derive from metric names), so a report re-renders byte for byte.
-import type { LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results.js";
-import { type Interval, median, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
-import { size } from "./format.js";
-import {
-  aaRolesOf,
-  caseRatios,
-  cellKey,
-  LATENCY_METRICS,
-  METRICS,
-  type Metric,
-  metricRatios,
-  type Roles,
-  rolesOf,
-} from "./metrics.js";
 
-/** Bootstrap resamples for every interval in a report (seeded per metric). */
-export const RESAMPLES = 4000;
+import { describeRef, type RefRecord } from "../refs/plan.js";
+import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results.js";
+import { median, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
+import { type FailureReport, failureReport } from "./failures.js";
+import { size } from "./format.js";
+import { caseRatios, cellKey, type Roles, rolesOf } from "./metrics.js";
+import {
+  CASE_ORDER,
+  type GuardSettings,
+  guardFromConfig,
+  type MetricVerdicts,
+  metricVerdicts,
+  RESAMPLES,
+} from "./verdicts.js";
+
+export { MIN_PAIRS, RELIABLE_PAIRS, RESAMPLES } from "./verdicts.js";
 
 export interface Pair<T> {
   baseline: T;
@@ -34,6 +34,8 @@ export interface LatencyCaseModel {
   /** Every trial's completionMs (null for failed trials), by trial number, for the charts. */
   points: Pair<{ trial: number; ms: number | null }[]>;
   probe: Pair<{ maxMs: number | null; medianMs: number | null }>;
+  /** Median CPU time of the target per trial (ms); null when the results do not record it. */
+  targetCpuMs: Pair<number | null>;
 }
 
 export interface MemoryCellModel {
@@ -48,23 +50,19 @@ export interface MemoryCellModel {
   postGcHeapBytes: Pair<number | null>;
   retainedHeapBytes: Pair<number | null>;
   bytesThroughCompletion: Pair<number | null>;
+  /** The RSS lane's achieved interval: median of the trials' medians, worst p99 and max. */
   interval: Pair<{ median: number; p99: number; max: number } | null>;
+  /** The heap lane's achieved interval, the same way; null in results from before the two lanes. */
+  heapInterval: Pair<{ median: number; p99: number; max: number } | null>;
+  /** The longest stretch without a heap answer in any ok trial (ms). */
+  heapGapMaxMs: Pair<number | null>;
+  /** Median CPU time of the target per trial (ms). */
+  targetCpuMs: Pair<number | null>;
   probe: Pair<{ maxMs: number | null; medianMs: number | null }>;
-  /** The samples file of each variant's first ok trial (for the timeline charts). */
+  /** The samples file of each variant's first ok trial. */
   samplesFile: Pair<string | null>;
-}
-
-export type Verdict = "lower" | "higher" | "no difference detected" | "no pairs";
-
-export interface PairedMetricModel {
-  metric: Metric;
-  summary: RatioSummary | null;
-  /** The A/A noise band [1/m, m] for this metric, when an A/A run exists with pairs. */
-  aaBand: Interval | null;
-  aa: RatioSummary | null;
-  verdict: Verdict;
-  /** Why the verdict (e.g. "interval spans 1.0", "inside the A/A band"). */
-  reason: string;
+  /** Every trial's samples file by trial number (null for a trial without one), for the timelines. */
+  trialFiles: Pair<{ trial: number; file: string | null }[]>;
 }
 
 export interface FailedRow {
@@ -73,14 +71,23 @@ export interface FailedRow {
 }
 
 export interface ReportModel {
+  /** Baseline and candidate; null when the run has a single target (or none). */
   roles: Roles | null;
+  /** The one variant of a single-target run: its figures are shown without ratios. */
+  single: string | null;
   otherVariants: string[];
   variantDescriptions: string[];
   latency: LatencyCaseModel[];
   memory: MemoryCellModel[];
-  paired: PairedMetricModel[];
+  /** Per metric, its per-cell verdicts and pooled summary line. */
+  metrics: MetricVerdicts[];
+  guard: GuardSettings | null;
   hasAa: boolean;
+  /** Auto-sampling, when it ran: its budget and the rounds each guarded cell took. */
+  autoSample: Results["autoSample"] | null;
   failures: FailedRow[];
+  /** Stop reason, target crashes, failed trials grouped by error kind, figures of failed memory trials. */
+  failureReport: FailureReport;
   environment: string;
   notMeasured: string;
   /** A busy machine at the start of the run (1-minute load average above the core count), or null. */
@@ -89,7 +96,6 @@ export interface ReportModel {
   startedAt: string;
 }
 
-const CASE_ORDER = ["snapshot", "resume-none", "resume-one", "resume-many"];
 const CASE_LABELS: Record<string, string> = {
   snapshot: "snapshot",
   "resume-none": "resume, no new events",
@@ -130,21 +136,39 @@ function latencyModel(rows: readonly LatencyRow[], roles: Roles): LatencyCaseMod
   });
   return cases.map((kase) => {
     const of = (v: string) => byTrial(rows.filter((r) => r.case === kase && r.variant === v));
-    const ratios = caseRatios("completionMs", rows, roles, kase);
+    const ratios = roles.baseline === roles.candidate ? [] : caseRatios("completionMs", rows, roles, kase);
     return {
       case: kase,
       label: CASE_LABELS[kase] ?? kase,
       trials: pairOf(roles, (v) => of(v).filter((r) => r.ok).length),
       completionMedianMs: pairOf(roles, (v) => medianOrNull(okValues(of(v), (r) => r.completionMs))),
       chunks: pairOf(roles, (v) => [...new Set(okValues(of(v), (r) => r.chunks))].sort((a, b) => a - b)),
-      ratio: summariseRatios(ratios, { resamples: RESAMPLES, seed: seedFromString(`case:${kase}`) }),
+      ratio: summariseRatios(ratios, { resamples: RESAMPLES, seed: seedFromString(`completionMs:${kase}`) }),
       points: pairOf(roles, (v) => of(v).map((r) => ({ trial: r.trial, ms: r.ok ? r.completionMs : null }))),
       probe: pairOf(roles, (v) => {
         const p = okValues(of(v), (r) => r.probeMs);
         return { maxMs: maxOrNull(p), medianMs: medianOrNull(p) };
       }),
+      targetCpuMs: pairOf(roles, (v) => medianOrNull(okValues(of(v), (r) => r.targetCpuMs ?? null))),
     };
   });
+}
+
+/** A cadence over a cell's ok trials: the median of their medians, the worst p99 and max. */
+function pooledInterval(
+  rows: readonly MemoryRow[],
+  f: (r: MemoryRow) => IntervalStats | null,
+): { median: number; p99: number; max: number } | null {
+  const iv = rows
+    .filter((r) => r.ok)
+    .map(f)
+    .filter((x): x is IntervalStats => x !== null);
+  if (iv.length === 0) return null;
+  return {
+    median: median(iv.map((x) => x.median)),
+    p99: Math.max(...iv.map((x) => x.p99)),
+    max: Math.max(...iv.map((x) => x.max)),
+  };
 }
 
 function memoryModel(rows: readonly MemoryRow[], roles: Roles): MemoryCellModel[] {
@@ -169,71 +193,17 @@ function memoryModel(rows: readonly MemoryRow[], roles: Roles): MemoryCellModel[
       postGcHeapBytes: med((r) => r.postGcHeapBytes),
       retainedHeapBytes: med((r) => r.retainedHeapBytes),
       bytesThroughCompletion: med((r) => r.bytesThroughCompletion),
-      interval: pairOf(roles, (v) => {
-        const iv = of(v).filter((r) => r.ok && r.sampleIntervalMs);
-        if (iv.length === 0) return null;
-        return {
-          median: median(iv.map((r) => r.sampleIntervalMs?.median ?? 0)),
-          p99: Math.max(...iv.map((r) => r.sampleIntervalMs?.p99 ?? 0)),
-          max: Math.max(...iv.map((r) => r.sampleIntervalMs?.max ?? 0)),
-        };
-      }),
+      interval: pairOf(roles, (v) => pooledInterval(of(v), (r) => r.sampleIntervalMs)),
+      heapInterval: pairOf(roles, (v) => pooledInterval(of(v), (r) => r.heapIntervalMs ?? null)),
+      heapGapMaxMs: pairOf(roles, (v) => maxOrNull(okValues(of(v), (r) => r.heapGapMaxMs ?? null))),
+      targetCpuMs: med((r) => r.targetCpuMs ?? null),
       probe: pairOf(roles, (v) => ({
         maxMs: maxOrNull(okValues(of(v), (r) => r.probeMaxMs)),
         medianMs: medianOrNull(okValues(of(v), (r) => r.probeMedianMs)),
       })),
       samplesFile: pairOf(roles, (v) => of(v).find((r) => r.ok && r.samplesFile)?.samplesFile ?? null),
+      trialFiles: pairOf(roles, (v) => of(v).map((r) => ({ trial: r.trial, file: r.samplesFile }))),
     };
-  });
-}
-
-/** The A/A noise band for a metric: [1/m, m] with m the farther bound of the A/A median's interval. */
-function aaBandOf(aa: RatioSummary | null): Interval | null {
-  if (!aa) return null;
-  const m = Math.max(aa.ci.high, 1 / aa.ci.low, aa.median, 1 / aa.median);
-  return { low: 1 / m, high: m };
-}
-
-/** Below this many pairs no verdict is given; below RELIABLE_PAIRS the interval undercovers (test/stats). */
-export const MIN_PAIRS = 3;
-export const RELIABLE_PAIRS = 8;
-
-function verdictOf(summary: RatioSummary | null, band: Interval | null): { verdict: Verdict; reason: string } {
-  if (!summary) return { verdict: "no pairs", reason: "no trial with both variants ok" };
-  if (summary.n < MIN_PAIRS) {
-    return {
-      verdict: "no difference detected",
-      reason: `${summary.n} pair${summary.n === 1 ? "" : "s"}: too few to judge`,
-    };
-  }
-  if (summary.ci.low <= 1 && summary.ci.high >= 1)
-    return { verdict: "no difference detected", reason: "interval spans 1.0" };
-  if (band && summary.median >= band.low && summary.median <= band.high) {
-    return { verdict: "no difference detected", reason: "inside the A/A band" };
-  }
-  const few = summary.n < RELIABLE_PAIRS ? `; only ${summary.n} pairs: indicative` : "";
-  return summary.median < 1
-    ? { verdict: "lower", reason: `interval below 1.0${few}` }
-    : { verdict: "higher", reason: `interval above 1.0${few}` };
-}
-
-function pairedModel(results: Results, roles: Roles): PairedMetricModel[] {
-  const aaRows = results.aa;
-  const aaRoles = aaRows ? aaRolesOf([...aaRows.latency, ...aaRows.memory]) : null;
-  const present = new Set<Metric>();
-  for (const m of METRICS) {
-    const rows = (LATENCY_METRICS as readonly string[]).includes(m) ? results.latency : results.memory;
-    if (rows.length > 0) present.add(m);
-  }
-  return METRICS.filter((m) => present.has(m)).map((metric) => {
-    const seed = seedFromString(metric);
-    const summary = summariseRatios(metricRatios(metric, results, roles), { resamples: RESAMPLES, seed });
-    const aa =
-      aaRows && aaRoles
-        ? summariseRatios(metricRatios(metric, aaRows, aaRoles), { resamples: RESAMPLES, seed: seed ^ 0xaa })
-        : null;
-    const aaBand = aaBandOf(aa);
-    return { metric, summary, aa, aaBand, ...verdictOf(summary, aaBand) };
   });
 }
 
@@ -341,29 +311,47 @@ export function relativeToRoot(text: string, root: string | undefined): string {
   return text.split(prefix).join("");
 }
 
-/** Builds the report model from a run's results. Requires a baseline and a candidate variant. */
+/** Builds the report model from a run's results: a comparison, or a single target's figures. */
 export function buildModel(results: Results): ReportModel {
   const roles = rolesOf(results);
+  const single = null as string | null;
   const names = results.variants.map((v) => v.name);
   const base = {
     roles,
     otherVariants: roles ? names.filter((n) => n !== roles.baseline && n !== roles.candidate) : names,
     variantDescriptions: results.variants.map((v) =>
-      relativeToRoot(`${v.name} (${v.role}, ${v.kind}: ${v.command})`, results.run.projectRoot),
+      relativeToRoot(
+        `${v.name} (${v.role}, ${v.kind}: ${v.command}${v.ref && v.commit ? `; ${describeRef(v as RefRecord)}` : ""})`,
+        results.run.projectRoot,
+      ),
     ),
-    hasAa: Boolean(results.aa && (results.aa.latency.length > 0 || results.aa.memory.length > 0)),
+    single,
+    guard: guardFromConfig(results.run.config ?? {}),
+    autoSample: results.autoSample ?? null,
+    hasAa: Boolean(roles && results.aa && (results.aa.latency.length > 0 || results.aa.memory.length > 0)),
     failures: failuresOf(results),
+    failureReport: failureReport(results),
     environment: environmentOf(results),
     notMeasured: notMeasuredOf(results),
     loadWarning: loadWarningOf(results),
     interrupted: results.run.interrupted === true,
     startedAt: results.run.startedAt,
   };
-  if (!roles) return { ...base, latency: [], memory: [], paired: [] };
+  if (!roles) {
+    if (!single) return { ...base, latency: [], memory: [], metrics: [] };
+    // One variant in both slots: the same figure functions, rendered without ratio columns.
+    const self = { baseline: single, candidate: single };
+    return {
+      ...base,
+      latency: latencyModel(results.latency, self),
+      memory: memoryModel(results.memory, self),
+      metrics: [],
+    };
+  }
   return {
     ...base,
     latency: latencyModel(results.latency, roles),
     memory: memoryModel(results.memory, roles),
-    paired: pairedModel(results, roles),
+    metrics: metricVerdicts(results, base.guard),
   };
 }

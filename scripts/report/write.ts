@@ -1,10 +1,12 @@
 // The edge of the reports: read results.json and the sample files of a run directory, render
 // report.md and report.html, and write both atomically (temp file, then rename). Never re-measures.
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { tempPathFor } from "../../fixtures/atomic-file.js";
+import { resultsFromJsonl } from "../bench/results-file.js";
 import { RESULTS_SCHEMA, type Results, type SampleLine } from "../results.js";
-import { type Chart, latencyChart, memoryChart, type SampleSeries } from "./charts.js";
+import { reportCharts, type SampleSeries } from "./charts.js";
 import { type HtmlAssets, renderHtml } from "./html.js";
 import { renderMarkdown } from "./markdown.js";
 import { buildModel } from "./model.js";
@@ -14,14 +16,64 @@ export class ReportInputError extends Error {
   override readonly name = "ReportInputError";
 }
 
+/**
+ * What is wrong with the shape of a parsed results.json (the fields the reports read), or null. A
+ * file with the right schema tag but a missing `run` or a `latency` that is not an array is refused
+ * with this one line rather than failing somewhere inside the renderer.
+ */
+export function resultsShapeProblem(value: unknown): string | null {
+  const isObj = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObj(value)) return "is not a JSON object";
+  const run = value.run;
+  if (!isObj(run)) return "has no `run` object";
+  if (typeof run.startedAt !== "string") return "has no run.startedAt";
+  if (!Array.isArray(run.loadAverage)) return "has no run.loadAverage array";
+  if (typeof run.cores !== "number") return "has no run.cores number";
+  if (run.config !== undefined && !isObj(run.config)) return "has a run.config that is not an object";
+  if (!Array.isArray(value.variants)) return "has no `variants` array";
+  for (const [i, v] of value.variants.entries()) {
+    if (!isObj(v) || typeof v.name !== "string") return `has variants[${i}] without a name`;
+  }
+  const rows = (where: string, list: unknown, fields: string[]): string | null => {
+    if (!Array.isArray(list)) return `has a \`${where}\` that is not an array`;
+    for (const [i, r] of list.entries()) {
+      if (!isObj(r) || typeof r.ok !== "boolean" || typeof r.variant !== "string" || typeof r.trial !== "number") {
+        return `has ${where}[${i}] without ok, variant and trial`;
+      }
+      for (const f of fields) if (r[f] === undefined) return `has ${where}[${i}] without ${f}`;
+    }
+    return null;
+  };
+  const problem =
+    rows("latency", value.latency, ["case"]) ?? rows("memory", value.memory, ["scriptBytes", "clients", "mode"]);
+  if (problem) return problem;
+  if (value.aa !== undefined) {
+    if (!isObj(value.aa)) return "has an `aa` that is not an object";
+    return rows("aa.latency", value.aa.latency, ["case"]) ?? rows("aa.memory", value.aa.memory, ["scriptBytes"]);
+  }
+  return null;
+}
+
+/**
+ * Reads a run's results: results.json, or, when only results.jsonl is there (a run stopped hard,
+ * e.g. by a second Ctrl-C, before it wrote results.json), the rows in results.jsonl, marked as
+ * interrupted. Throws ReportInputError with one line naming the file for anything unreadable.
+ */
 export function readResults(runDir: string): Results {
   const path = join(runDir, "results.json");
+  const jsonl = join(runDir, "results.jsonl");
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    // A FIFO or a device would block or never end: only a regular file is read.
+    if (existsSync(path) && !statSync(path).isFile()) throw Object.assign(new Error("not a file"), { code: "EISDIR" });
+    if (existsSync(path)) text = readFileSync(path, "utf8");
+    else throw Object.assign(new Error("missing"), { code: existsSync(runDir) ? "ENOENT" : "no such directory" });
   } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? String(e);
+    if (code === "ENOENT" && isFile(jsonl)) return resultsOfJsonl(jsonl);
+    const what = code === "ENOENT" || code === "no such directory" || code === "ENOTDIR" ? "no" : "cannot read";
     throw new ReportInputError(
-      `no results.json in ${runDir} (${(e as NodeJS.ErrnoException).code ?? e}); pass a run directory written by \`catchup-bench bench\``,
+      `${what} results.json in ${runDir} (${code === "EISDIR" ? "not a regular file" : code}); pass a run directory written by \`catchup-bench bench\``,
     );
   }
   let parsed: unknown;
@@ -34,7 +86,24 @@ export function readResults(runDir: string): Results {
   if (schema !== RESULTS_SCHEMA) {
     throw new ReportInputError(`${path} has schema ${JSON.stringify(schema)}; this version reads ${RESULTS_SCHEMA}`);
   }
+  const problem = resultsShapeProblem(parsed);
+  if (problem) throw new ReportInputError(`${path} ${problem} (a ${RESULTS_SCHEMA} file written by bench has it)`);
   return parsed as Results;
+}
+
+function resultsOfJsonl(path: string): Results {
+  let results: Results;
+  try {
+    results = resultsFromJsonl(path);
+  } catch (e) {
+    throw new ReportInputError(`${path}: cannot be read as results (${(e as Error).message})`);
+  }
+  const problem = resultsShapeProblem(results);
+  if (problem) throw new ReportInputError(`${path} ${problem}`);
+  // Rows after the last one written are lost; say the run did not finish.
+  results.run.interrupted = true;
+  results.run.stopReason ??= "results.json was never written (the run was stopped hard); rebuilt from results.jsonl";
+  return results;
 }
 
 /** Parses a samples JSONL file; skips blank and unparsable lines (a crash can truncate the last one). */
@@ -52,10 +121,21 @@ export function parseSamples(text: string): SampleLine[] {
   return out;
 }
 
+/** True for a regular file (following links); false for missing, directories, FIFOs, devices. */
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
 function readSamples(runDir: string, file: string | null): SampleSeries {
   if (!file) return null;
   try {
-    return parseSamples(readFileSync(resolve(runDir, file), "utf8"));
+    const path = resolve(runDir, file);
+    if (!isFile(path)) return null; // a FIFO or device named in a results.json must not hang the report
+    return parseSamples(readFileSync(path, "utf8"));
   } catch {
     return null;
   }
@@ -76,13 +156,6 @@ export function loadAssets(): HtmlAssets {
   return cachedAssets;
 }
 
-/** Writes a file atomically: a temp file beside it, then rename (readers never see half a report). */
-export function writeAtomic(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
-}
-
 /** Renders both reports from data already read (pure apart from the samples reader passed in). */
 export function renderReports(
   results: Results,
@@ -90,26 +163,38 @@ export function renderReports(
   assets: HtmlAssets,
 ): { markdown: string; html: string } {
   const model = buildModel(results);
-  const charts: Chart[] = [];
-  if (model.roles) {
-    const roles = model.roles;
-    model.latency.forEach((c, i) => {
-      charts.push(latencyChart(c, roles, i));
-    });
-    model.memory.forEach((m, i) => {
-      charts.push(memoryChart(m, roles, [samplesOf(m.samplesFile.baseline), samplesOf(m.samplesFile.candidate)], i));
-    });
-  }
+  const charts = reportCharts(model, samplesOf);
   return { markdown: renderMarkdown(model), html: renderHtml(model, charts, assets) };
 }
 
 /** Re-renders report.md and report.html of a run directory from its results.json and samples. */
-export async function writeReports(runDir: string): Promise<{ markdown: string; mdPath: string; htmlPath: string }> {
-  const results = readResults(runDir);
+export async function writeReports(
+  runDir: string,
+  given?: Results,
+): Promise<{ markdown: string; mdPath: string; htmlPath: string; results: Results }> {
+  const results = given ?? readResults(runDir);
   const { markdown, html } = renderReports(results, (f) => readSamples(runDir, f), loadAssets());
   const mdPath = join(runDir, "report.md");
   const htmlPath = join(runDir, "report.html");
-  writeAtomic(mdPath, markdown);
-  writeAtomic(htmlPath, html);
-  return { markdown, mdPath, htmlPath };
+  // Both are rendered before either is written; a folder that cannot take them is one line, not a stack.
+  const files: [string, string][] = [
+    [mdPath, markdown],
+    [htmlPath, html],
+  ];
+  const tmps = files.map(([path]) => tempPathFor(path));
+  try {
+    for (const [i, [, text]] of files.entries()) writeFileSync(tmps[i] as string, text);
+    for (const [i, [path]] of files.entries()) renameSync(tmps[i] as string, path);
+  } catch (e) {
+    for (const tmp of tmps) {
+      try {
+        rmSync(tmp, { force: true }); // a temp file of ours only: never a directory
+      } catch {
+        // not ours to remove
+      }
+    }
+    const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new ReportInputError(`cannot write the reports into ${runDir} (${code}); the run's results are unchanged`);
+  }
+  return { markdown, mdPath, htmlPath, results };
 }

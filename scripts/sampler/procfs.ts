@@ -1,7 +1,11 @@
 // Linux /proc readers: which process in a tree owns a listening socket, its ports, and the kernel's
 // memory figures. The harness samples the process that owns the server's port, not the pid it spawned,
 // because COMMAND may be a wrapper (`sh -c`, `npm run`, `npx`). Reads are synchronous and small.
-import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, writeFileSync } from "node:fs";
+import { isAlive } from "../../fixtures/process-alive.js";
+
+// Liveness is read from /proc too; it is defined beside the fixture generator, which needs it as well.
+export { isAlive };
 
 export class ProcError extends Error {
   override readonly name = "ProcError";
@@ -18,16 +22,6 @@ export interface ListeningSocket {
 }
 
 const TCP_LISTEN = "0A";
-
-/** True while /proc/PID exists and is not a zombie. */
-export function isAlive(pid: number): boolean {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3) !== "Z";
-  } catch {
-    return false;
-  }
-}
 
 /** Inodes of the sockets PID has open (from /proc/PID/fd links "socket:[INODE]"). */
 export function socketInodes(pid: number): Set<number> {
@@ -137,10 +131,24 @@ export function listeningPorts(pid: number): number[] {
   return [...new Set(listeningSockets(pid).map((s) => s.port))].sort((a, b) => a - b);
 }
 
-/** Parent pid of every process, from /proc/*\/stat (the command name may contain spaces and parens). */
-function parentMap(): Map<number, number[]> {
-  const children = new Map<number, number[]>();
-  for (const name of readdirSync("/proc")) {
+/** A process as /proc/PID/stat shows it: its state ("Z" for a zombie), parent and process group. */
+export interface ProcStat {
+  pid: number;
+  state: string;
+  ppid: number;
+  pgrp: number;
+}
+
+/** Every process, from /proc/*\/stat; one that ends while being read is left out. */
+export function procStats(): ProcStat[] {
+  const out: ProcStat[] = [];
+  let names: string[];
+  try {
+    names = readdirSync("/proc");
+  } catch {
+    return out;
+  }
+  for (const name of names) {
     if (!/^\d+$/.test(name)) continue;
     let stat: string;
     try {
@@ -148,10 +156,20 @@ function parentMap(): Map<number, number[]> {
     } catch {
       continue;
     }
-    const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+    // After "(comm) " (the command name may contain spaces and parens): state ppid pgrp ...
+    const [state = "", ppid, pgrp] = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    out.push({ pid: Number(name), state, ppid: Number(ppid), pgrp: Number(pgrp) });
+  }
+  return out;
+}
+
+/** The children of every process. */
+function parentMap(): Map<number, number[]> {
+  const children = new Map<number, number[]>();
+  for (const { pid, ppid } of procStats()) {
     const list = children.get(ppid);
-    if (list) list.push(Number(name));
-    else children.set(ppid, [Number(name)]);
+    if (list) list.push(pid);
+    else children.set(ppid, [pid]);
   }
   return children;
 }
@@ -262,4 +280,83 @@ export function resetVmHwm(pid: number): void {
       `cannot reset VmHWM of pid ${pid}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`,
     );
   }
+}
+
+const AT_PAGESZ = 6;
+let pageBytes: number | null = null;
+
+/** The kernel's page size (bytes), from this process's auxiliary vector; /proc/PID/statm counts pages. */
+export function pageSize(): number {
+  if (pageBytes !== null) return pageBytes;
+  let found = 4096;
+  try {
+    const auxv = readFileSync("/proc/self/auxv");
+    const wide = process.arch.endsWith("64");
+    const step = wide ? 16 : 8;
+    for (let i = 0; i + step <= auxv.length; i += step) {
+      const key = wide ? Number(auxv.readBigUInt64LE(i)) : auxv.readUInt32LE(i);
+      const value = wide ? Number(auxv.readBigUInt64LE(i + 8)) : auxv.readUInt32LE(i + 4);
+      if (key === AT_PAGESZ) {
+        found = value;
+        break;
+      }
+      if (key === 0) break; // AT_NULL ends the vector
+    }
+  } catch {
+    // no auxv: 4 KiB, the page size of every common Linux target
+  }
+  pageBytes = found;
+  return found;
+}
+
+/** Parses the resident field (the second) of a /proc/PID/statm line into bytes. Pure; exported for tests. */
+export function statmResidentBytes(text: string, page: number): number | null {
+  const m = /^\d+ (\d+) /.exec(text);
+  return m?.[1] ? Number(m[1]) * page : null;
+}
+
+export interface RssReader {
+  /** The current RSS of the pid (bytes). Throws a ProcError once the process is gone. */
+  read(): number;
+  close(): void;
+}
+
+/**
+ * Opens /proc/PID/statm once and re-reads it at offset 0 on every read(): one pread of a few dozen
+ * bytes, no open/close per sample, so a 1 ms cadence stays cheap. Throws if PID is gone.
+ */
+export function openRssReader(pid: number): RssReader {
+  const path = `/proc/${pid}/statm`;
+  let fd: number | null;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    throw new ProcError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+  }
+  const page = pageSize();
+  const buf = Buffer.alloc(256);
+  return {
+    read() {
+      if (fd === null) throw new ProcError(`${path} is closed`);
+      let n: number;
+      try {
+        n = readSync(fd, buf, 0, buf.length, 0);
+      } catch (e) {
+        throw new ProcError(`cannot read ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      }
+      const bytes = statmResidentBytes(buf.toString("latin1", 0, n), page);
+      // A zombie's statm reads as all zeros: nothing resident, the process is gone for our purpose.
+      if (bytes === null || n === 0 || bytes === 0) throw new ProcError(`process ${pid} is gone (${path} is empty)`);
+      return bytes;
+    },
+    close() {
+      if (fd === null) return;
+      try {
+        closeSync(fd);
+      } catch {
+        // already closed
+      }
+      fd = null;
+    },
+  };
 }

@@ -1,21 +1,39 @@
-// The out-of-process memory sampler: every intervalMs, RSS from /proc (pidusage) and V8 heap through
-// the inspector (Runtime.getHeapUsage), so a target whose event loop is blocked is still measured.
-// Deadline-scheduled: slot k is due at origin + k·interval; a late sample skips the slots it missed
-// instead of drifting, so the achieved interval stays honest and is reported beside the figures.
+// The out-of-process memory sampler, in two lanes that never wait for each other:
+// - RSS lane: every intervalMs a synchronous read of /proc/PID/statm (microseconds). It keeps its
+//   cadence whatever the target does, including native work (a major GC, JSON.stringify of a large
+//   frame, sync zlib or crypto) during which the target's inspector cannot answer.
+// - Heap lane: Runtime.getHeapUsage through the inspector, one request in flight at a time, each
+//   sample stamped with the time it was answered. While the target runs native code no answer comes:
+//   that stretch is recorded as a gap (a {t, heapGapMs} line), never filled in.
+// Both lanes are deadline-scheduled: slot k is due at start + k·interval; a late lane skips the slots
+// it missed instead of drifting, so the achieved intervals are honest and reported beside the figures.
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
-import pidusage from "pidusage";
 import type { IntervalStats } from "../results.js";
+import { cpuDelta, cpuTimeMsOrNull } from "./cpu.js";
 import type { InspectorClient } from "./inspector.js";
 import { distribution, intervalStats } from "./interval-stats.js";
-import { isAlive, readVmHwm, resetVmHwm } from "./procfs.js";
+import { isAlive, openRssReader, type RssReader, readVmHwm, resetVmHwm } from "./procfs.js";
 
-/** One sample line: t in ms from the sampler's origin (monotonic clock), memory in bytes. */
-export interface Sample {
+/** An RSS lane sample: t in ms from the sampler's origin (monotonic clock), rss in bytes. */
+export interface RssSample {
   t: number;
   rss: number;
+}
+
+/** A heap lane sample: t is when the answer arrived (ms from the origin); bytes of the V8 heap. */
+export interface HeapSample {
+  t: number;
   heapUsed: number;
   heapTotal: number;
+}
+
+/** The heap lane asks at most this often: every inspector call interrupts the target's JavaScript. */
+export const MIN_HEAP_INTERVAL_MS = 10;
+
+/** A stretch without a heap answer longer than this is written to the samples file as a gap. */
+export function heapGapThresholdMs(heapIntervalMs: number): number {
+  return Math.max(3 * heapIntervalMs, 30);
 }
 
 export interface SamplerOptions {
@@ -23,27 +41,36 @@ export interface SamplerOptions {
   pid: number;
   /** A connected inspector of that same process (connectInspector / findInspector). */
   inspector: InspectorClient;
-  /** Target interval between samples (ms), e.g. 10. */
+  /** Target interval of the RSS lane (ms), e.g. 10. */
   intervalMs: number;
-  /** JSONL file for samples and phase lines, written as they come; parent directories are created. */
+  /** Target interval of the heap lane (ms). Default: intervalMs, but at least MIN_HEAP_INTERVAL_MS. */
+  heapIntervalMs?: number;
+  /** JSONL file for samples, gaps and phase lines; parent directories are created. */
   file?: string;
   /** performance.now() value that is t = 0 (e.g. the cell's start). Default: when the sampler starts. */
   origin?: number;
-  /** Timeout for each sample's inspector call (ms). A timed-out sample is skipped and counted. Default 1,000. */
+  /**
+   * Timeout of one heap request (ms). A blocked target answers late, not never, so this only guards
+   * against an inspector that stopped answering altogether. Default 30,000.
+   */
   callTimeoutMs?: number;
   /**
    * Reset the kernel's peak RSS (VmHWM) when sampling starts, so hwmRssBytes covers the sampling
    * window like peakRssBytes does, not the process's startup. Default true.
    */
   resetHwm?: boolean;
-  /** Called after each sample is recorded (e.g. to wait for "n samples" in a test). */
-  onSample?: (sample: Sample) => void;
+  /** Called after each RSS sample is recorded. */
+  onRss?: (sample: RssSample) => void;
+  /** Called after each heap sample is recorded. */
+  onHeap?: (sample: HeapSample) => void;
 }
 
 export interface SamplerSummary {
-  /** Samples recorded. */
-  samples: number;
-  /** Highest heapUsed sampled (bytes); null with no samples. */
+  /** RSS lane samples recorded. */
+  rssSamples: number;
+  /** Heap lane samples recorded (answers received while sampling ran). */
+  heapSamples: number;
+  /** Highest heapUsed answered (bytes); null with no heap samples. */
   peakHeapBytes: number | null;
   /** Highest RSS sampled (bytes); null with no samples. */
   peakRssBytes: number | null;
@@ -51,15 +78,28 @@ export interface SamplerSummary {
   hwmRssBytes: number | null;
   /** True when VmHWM was reset at the start, so hwmRssBytes covers the sampling window only. */
   hwmReset: boolean;
-  /** Achieved interval between consecutive samples (ms); null with fewer than two samples. */
+  /** Achieved interval between consecutive RSS samples (ms); null with fewer than two. */
   interval: IntervalStats | null;
-  /** How long each sample took, from issuing both reads to having both answers (ms); null with no samples. */
-  sampleDurationMs: IntervalStats | null;
-  /** Slots skipped because a sample took longer than the interval (the loop never drifts). */
+  /** Achieved interval between consecutive heap answers (ms); null with fewer than two. */
+  heapInterval: IntervalStats | null;
+  /** The longest stretch without a heap answer (ms), from the lane's start to the end of sampling. */
+  heapGapMaxMs: number | null;
+  /** Stretches without a heap answer longer than heapGapThresholdMs (each is a gap line in the file). */
+  heapGaps: number;
+  /** How long one /proc RSS read took (ms); null with no samples. */
+  rssReadMs: IntervalStats | null;
+  /** From sending a heap request to its answer (ms); null with no heap samples. */
+  heapWaitMs: IntervalStats | null;
+  /** RSS slots skipped because the harness's own event loop was late (the lane never drifts). */
   missedSlots: number;
-  /** Samples dropped because a call failed or timed out while the target lived. */
-  failedSamples: number;
-  /** From the first sample's start to the end of sampling (ms). */
+  /** Heap requests that failed or timed out while the target lived. */
+  failedHeapReads: number;
+  /** CPU time (user + system) the target used while sampling ran (ms); null if unreadable. */
+  targetCpuMs: number | null;
+  /** The configured intervals (ms). */
+  intervalMs: number;
+  heapIntervalMs: number;
+  /** From the start of sampling to its end (ms). */
   durationMs: number;
   file: string | null;
   /** Why sampling ended early (target exited, inspector closed), or null after a clean stop(). */
@@ -70,49 +110,78 @@ export interface Sampler {
   readonly pid: number;
   /** ms since the origin, on the same clock as the samples' t. */
   now(): number;
-  /** Writes a phase line {t, phase, ...extra} to the stream (after any sample in flight, so t stays ordered); returns t. */
+  /** Writes a phase line {t, phase, ...extra} to the samples file; returns t. */
   mark(phase: string, extra?: Record<string, unknown>): number;
-  /** The most recent sample, or null. */
-  readonly last: Sample | null;
+  /** The most recent RSS sample, or null. */
+  readonly lastRss: RssSample | null;
+  /** The most recent heap sample, or null. */
+  readonly lastHeap: HeapSample | null;
   /** True until stop() is called or sampling ends by itself. */
   readonly running: boolean;
   /** Resolves once sampling has ended for any reason (stop(), target exit) and the file is flushed. Never rejects. */
   readonly ended: Promise<SamplerSummary>;
-  /** Stops sampling, flushes the file and resolves with the summary. Idempotent; never rejects. */
+  /** Stops both lanes at once (a heap answer still outstanding is not waited for), flushes the file. Idempotent; never rejects. */
   stop(): Promise<SamplerSummary>;
 }
 
-// pidusage keeps /proc/PID/stat open between calls and closes it only when the entry expires; its
-// clear() forgets the entry without closing the fd, so we let entries expire (2 s after the last call).
-const PIDUSAGE_OPTIONS = { usePs: false, maxage: 2_000 } as const;
-const HWM_EVERY_N_SAMPLES = 50;
+const HWM_EVERY_MS = 100;
+const FLUSH_EVERY_MS = 100;
+const FLUSH_BYTES = 64 * 1024;
 
-/** Reads RSS through pidusage's /proc mode (never `ps`, which costs about 10 ms a call). */
-async function readRss(pid: number): Promise<number> {
-  const s = await pidusage(pid, PIDUSAGE_OPTIONS);
-  return s.memory;
-}
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-function isGone(e: unknown): boolean {
-  const code = (e as NodeJS.ErrnoException)?.code;
-  return code === "ENOENT" || code === "ESRCH";
+/** Slot bookkeeping of a deadline-scheduled lane: slot k is due at start + k·interval. */
+function deadlineLane(intervalMs: number, start: number) {
+  let k = 0;
+  let missed = 0;
+  // Node's timers fire on a whole-millisecond clock, up to a millisecond early: a slot this close is due.
+  const slack = Math.min(1, intervalMs / 2);
+  return {
+    get dueAt() {
+      return start + k * intervalMs;
+    },
+    isDue(now: number) {
+      return now >= start + k * intervalMs - slack;
+    },
+    /** Moves to the next slot still in the future, counting the ones skipped (the lane never drifts). */
+    advance() {
+      const elapsed = performance.now() - start;
+      const nextK = Math.max(k + 1, Math.ceil(elapsed / intervalMs));
+      missed += nextK - (k + 1);
+      k = nextK;
+    },
+    get missed() {
+      return missed;
+    },
+  };
 }
 
 /**
- * Starts sampling pid every intervalMs. Resolves once the first RSS read worked (pidusage's first
- * call also runs `getconf`, which must not land in the measured cadence); rejects if pid is gone.
+ * Starts sampling pid: RSS every intervalMs, heap every heapIntervalMs. Resolves once the first RSS
+ * read worked; rejects if pid is gone or its inspector is closed.
  */
 export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   const { pid, inspector, intervalMs } = options;
   if (!Number.isFinite(intervalMs) || intervalMs <= 0)
     throw new RangeError(`intervalMs must be > 0 (got ${intervalMs})`);
-  const callTimeoutMs = options.callTimeoutMs ?? 1_000;
+  const heapIntervalMs = options.heapIntervalMs ?? Math.max(intervalMs, MIN_HEAP_INTERVAL_MS);
+  if (!Number.isFinite(heapIntervalMs) || heapIntervalMs <= 0)
+    throw new RangeError(`heapIntervalMs must be > 0 (got ${heapIntervalMs})`);
+  const gapThreshold = heapGapThresholdMs(heapIntervalMs);
+  const callTimeoutMs = options.callTimeoutMs ?? 30_000;
+  let reader: RssReader;
   try {
-    await readRss(pid);
+    reader = openRssReader(pid);
+    reader.read();
   } catch (e) {
     throw new Error(`cannot sample pid ${pid}: ${(e as Error).message}`);
   }
-  if (inspector.isClosed) throw new Error(`cannot sample pid ${pid}: its inspector is closed`);
+  if (inspector.isClosed) {
+    reader.close();
+    throw new Error(`cannot sample pid ${pid}: its inspector is closed`);
+  }
+  // Also the first pidusage call, which runs `getconf` once: before any lane starts.
+  const cpuStart = await cpuTimeMsOrNull(pid);
   let hwmReset = false;
   if (options.resetHwm ?? true) {
     try {
@@ -133,30 +202,44 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   stream?.on("error", (e) => {
     streamError ??= `samples file ${options.file}: ${e.message}`;
   });
-  const write = (line: object) => {
-    if (stream && !streamError) stream.write(`${JSON.stringify(line)}\n`);
+  // Lines are batched: one write per FLUSH_EVERY_MS rather than one per sample keeps 1 ms cheap.
+  let pending = "";
+  let lastFlush = performance.now();
+  const flush = () => {
+    if (stream && !streamError && pending) stream.write(pending);
+    pending = "";
+    lastFlush = performance.now();
+  };
+  const write = (line: string) => {
+    if (!stream) return;
+    pending += `${line}\n`;
+    if (pending.length >= FLUSH_BYTES || performance.now() - lastFlush >= FLUSH_EVERY_MS) flush();
   };
 
   const origin = options.origin ?? performance.now();
   const now = () => performance.now() - origin;
-  const times: number[] = [];
-  const durations: number[] = [];
+  const startT = now();
+  const rssTimes: number[] = [];
+  const rssReads: number[] = [];
+  const heapTimes: number[] = [];
+  const heapWaits: number[] = [];
   let peakHeap: number | null = null;
   let peakRss: number | null = null;
   let hwm: number | null = null;
-  let last: Sample | null = null;
-  let missed = 0;
-  let failed = 0;
+  let lastHwmRead = Number.NEGATIVE_INFINITY;
+  let lastRss: RssSample | null = null;
+  let lastHeap: HeapSample | null = null;
+  let heapGapMax = 0;
+  let heapGaps = 0;
+  let failedHeap = 0;
   let running = true;
-  let inFlight = false;
-  let queuedMarks: object[] = [];
+  let finishing = false;
+  let heapInFlight = false;
   let timer: NodeJS.Timeout | null = null;
-  let firstT: number | null = null;
   let resolveEnded: (s: SamplerSummary) => void = () => {};
   const ended = new Promise<SamplerSummary>((r) => {
     resolveEnded = r;
   });
-  let finishing = false;
 
   const readHwm = () => {
     try {
@@ -166,14 +249,28 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     }
   };
 
+  /** Closes the stretch since the last heap answer (or the lane's start) at time t. */
+  const closeHeapStretch = (t: number) => {
+    const since = lastHeap?.t ?? startT;
+    const gap = t - since;
+    if (gap > heapGapMax) heapGapMax = gap;
+    if (gap > gapThreshold) {
+      heapGaps++;
+      write(`{"t":${r3(t)},"heapGapMs":${r3(gap)}}`);
+    }
+  };
+
   const finish = async (error: string | null) => {
     if (finishing) return;
     finishing = true;
     running = false;
     if (timer) clearTimeout(timer);
+    reader.close();
+    const endT = now();
+    closeHeapStretch(endT);
     readHwm();
-    for (const m of queuedMarks) write(m);
-    queuedMarks = [];
+    const cpuEnd = await cpuTimeMsOrNull(pid);
+    flush();
     if (stream) {
       const s = stream;
       await new Promise<void>((resolve) => {
@@ -184,18 +281,25 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
         });
       });
     }
-    const endT = now();
     resolveEnded({
-      samples: times.length,
+      rssSamples: rssTimes.length,
+      heapSamples: heapTimes.length,
       peakHeapBytes: peakHeap,
       peakRssBytes: peakRss,
       hwmRssBytes: hwm,
       hwmReset,
-      interval: intervalStats(times),
-      sampleDurationMs: durations.length > 0 ? distribution(durations) : null,
-      missedSlots: missed,
-      failedSamples: failed,
-      durationMs: firstT === null ? 0 : endT - firstT,
+      interval: intervalStats(rssTimes),
+      heapInterval: intervalStats(heapTimes),
+      heapGapMaxMs: heapGapMax,
+      heapGaps,
+      rssReadMs: rssReads.length > 0 ? distribution(rssReads) : null,
+      heapWaitMs: heapWaits.length > 0 ? distribution(heapWaits) : null,
+      missedSlots: rssLane.missed,
+      failedHeapReads: failedHeap,
+      targetCpuMs: cpuDelta(cpuStart, cpuEnd),
+      intervalMs,
+      heapIntervalMs,
+      durationMs: endT - startT,
       file: options.file ?? null,
       error: error ?? streamError,
     });
@@ -206,88 +310,122 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       ? `inspector of pid ${pid} closed during sampling (${detail})`
       : `target pid ${pid} exited during sampling`;
 
-  // Slot k is due at slotBase + k·interval (slot 0 is the first sample, taken at once).
-  const slotBase = performance.now();
-  let k = 0;
+  // One timer serves both lanes (it fires at whichever slot is due first), so a heap request due with
+  // an RSS read costs no extra wakeup; neither lane ever waits for the other.
+  const laneStart = performance.now();
+  const rssLane = deadlineLane(intervalMs, laneStart);
+  const heapLane = deadlineLane(heapIntervalMs, laneStart);
 
-  const takeSample = async () => {
-    timer = null;
+  const schedule = () => {
     if (!running) return;
-    inFlight = true;
-    const t = now();
-    const [rss, heap] = await Promise.allSettled([readRss(pid), inspector.getHeapUsage(callTimeoutMs)]);
-    inFlight = false;
-    if (rss.status === "fulfilled" && heap.status === "fulfilled") {
-      const sample: Sample = { t, rss: rss.value, heapUsed: heap.value.usedSize, heapTotal: heap.value.totalSize };
-      firstT ??= t;
-      times.push(t);
-      durations.push(now() - t);
-      last = sample;
-      if (peakHeap === null || sample.heapUsed > peakHeap) peakHeap = sample.heapUsed;
-      if (peakRss === null || sample.rss > peakRss) peakRss = sample.rss;
-      write(sample);
-      if (times.length % HWM_EVERY_N_SAMPLES === 1) readHwm();
-      try {
-        options.onSample?.(sample);
-      } catch {
-        // a throwing observer must not stop the measurement
-      }
-    } else {
-      const err = rss.status === "rejected" ? rss.reason : heap.status === "rejected" ? heap.reason : null;
-      if ((rss.status === "rejected" && isGone(rss.reason)) || inspector.isClosed || !isAlive(pid)) {
-        for (const m of queuedMarks) write(m);
-        queuedMarks = [];
-        await finish(goneReason((err as Error)?.message ?? String(err)));
-        return;
-      }
-      failed++;
-    }
-    for (const m of queuedMarks) write(m);
-    queuedMarks = [];
-    if (!running) {
-      await finish(null);
+    if (timer) clearTimeout(timer);
+    const due = heapInFlight ? rssLane.dueAt : Math.min(rssLane.dueAt, heapLane.dueAt);
+    timer = setTimeout(tick, Math.max(0, due - performance.now()));
+  };
+
+  const readRss = () => {
+    const before = performance.now();
+    let rss: number;
+    try {
+      rss = reader.read();
+    } catch (e) {
+      void finish(goneReason((e as Error).message));
       return;
     }
-    const elapsed = performance.now() - slotBase;
-    const nextK = Math.max(k + 1, Math.ceil(elapsed / intervalMs));
-    missed += nextK - (k + 1);
-    k = nextK;
-    timer = setTimeout(takeSample, Math.max(0, slotBase + k * intervalMs - performance.now()));
+    const after = performance.now();
+    const sample: RssSample = { t: before - origin, rss };
+    rssTimes.push(sample.t);
+    rssReads.push(after - before);
+    lastRss = sample;
+    if (peakRss === null || rss > peakRss) peakRss = rss;
+    write(`{"t":${r3(sample.t)},"rss":${rss}}`);
+    if (after - lastHwmRead >= HWM_EVERY_MS) {
+      lastHwmRead = after;
+      readHwm();
+    }
+    try {
+      options.onRss?.(sample);
+    } catch {
+      // a throwing observer must not stop the measurement
+    }
+  };
+
+  const askHeap = () => {
+    heapInFlight = true;
+    const asked = now();
+    inspector.getHeapUsage(callTimeoutMs).then(
+      (h) => {
+        heapInFlight = false;
+        if (!running) return; // answered after sampling ended: outside the window
+        const t = now();
+        closeHeapStretch(t);
+        const sample: HeapSample = { t, heapUsed: h.usedSize, heapTotal: h.totalSize };
+        heapTimes.push(t);
+        heapWaits.push(t - asked);
+        lastHeap = sample;
+        if (peakHeap === null || sample.heapUsed > peakHeap) peakHeap = sample.heapUsed;
+        write(`{"t":${r3(t)},"heapUsed":${sample.heapUsed},"heapTotal":${sample.heapTotal}}`);
+        try {
+          options.onHeap?.(sample);
+        } catch {
+          // a throwing observer must not stop the measurement
+        }
+        heapLane.advance();
+        schedule();
+      },
+      (e: unknown) => {
+        heapInFlight = false;
+        if (!running) return;
+        if (inspector.isClosed || !isAlive(pid)) {
+          void finish(goneReason((e as Error)?.message ?? String(e)));
+          return;
+        }
+        failedHeap++;
+        heapLane.advance();
+        schedule();
+      },
+    );
+  };
+
+  const tick = () => {
+    timer = null;
+    if (!running) return;
+    const t = performance.now();
+    if (rssLane.isDue(t)) {
+      readRss();
+      rssLane.advance();
+    }
+    if (running && !heapInFlight && heapLane.isDue(t)) askHeap();
+    schedule();
   };
 
   // End promptly when the inspector socket closes (target killed), even between samples.
   void inspector.closed.then((reason) => {
-    if (!running || finishing) return;
-    if (inFlight) return; // the sample in flight fails and ends sampling with its own reason
-    void finish(goneReason(reason));
+    if (running) void finish(goneReason(reason));
   });
 
-  void takeSample();
+  tick();
 
   return {
     pid,
     now,
     mark(phase, extra) {
       const t = now();
-      const line = { t, phase, ...extra };
-      if (finishing) return t;
-      if (inFlight) queuedMarks.push(line);
-      else write(line);
+      if (!finishing) write(JSON.stringify({ t: r3(t), phase, ...extra }));
       return t;
     },
-    get last() {
-      return last;
+    get lastRss() {
+      return lastRss;
+    },
+    get lastHeap() {
+      return lastHeap;
     },
     get running() {
       return running;
     },
     ended,
     stop() {
-      if (running) {
-        running = false;
-        // With a sample in flight, takeSample finishes once it lands; otherwise finish now.
-        if (!inFlight) void finish(null);
-      }
+      if (running) void finish(null);
       return ended;
     },
   };

@@ -2,7 +2,8 @@
 // them? C concurrent sessions through the Node driver; its event-loop lag p99 is the figure
 // (target under 10 ms).
 import { monitorEventLoopDelay } from "node:perf_hooks";
-import { buildSubscribePayload, DEFAULT_SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/session.js";
+import { SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
+import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { type LoopLag, runSessions } from "../driver/node.js";
 import { median, quantile } from "../stats.js";
 
@@ -61,7 +62,7 @@ export async function measureCapacity(
       if (phase === "open") maxOpen = Math.max(maxOpen, ++open);
       else if (phase === "close") open--;
     },
-    subscribePayload: buildSubscribePayload(DEFAULT_SUBSCRIBE_TEMPLATE, after),
+    subscribePayload: buildSubscribePayload(SUBSCRIBE_TEMPLATE, after),
     timeoutMs: 120_000,
   });
   const wallMs = performance.now() - started;

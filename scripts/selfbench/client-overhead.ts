@@ -4,7 +4,8 @@
 // A B B A ..., so the ratio is measured side by side in one run.
 import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
-import { buildSubscribePayload, DEFAULT_SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/session.js";
+import { COMPLETION_MARKER, SUBSCRIBE_TAG, SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
+import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { runSessions } from "../driver/node.js";
 import { median, quantile } from "../stats.js";
 
@@ -44,7 +45,7 @@ export function rawSession(url: string, token: string, payload: unknown): Promis
       reject(new Error(`raw session timed out after ${TIMEOUT_MS} ms`));
     }, TIMEOUT_MS);
     ws.on("open", () => {
-      ws.send(JSON.stringify({ _tag: "Request", id: "1", tag: "orchestration.subscribeShell", payload, headers: [] }));
+      ws.send(JSON.stringify({ _tag: "Request", id: "1", tag: SUBSCRIBE_TAG, payload, headers: [] }));
       t0 = performance.now();
     });
     ws.on("message", (data) => {
@@ -56,7 +57,7 @@ export function rawSession(url: string, token: string, payload: unknown): Promis
         return;
       }
       chunks++;
-      if (msg.values.some((v) => v.kind === "synchronized")) {
+      if (msg.values.some((v) => v[COMPLETION_MARKER.field as "kind"] === COMPLETION_MARKER.value)) {
         const ms = performance.now() - t0;
         clearTimeout(timer);
         ws.close();
@@ -95,7 +96,7 @@ export async function measureOverhead(
   pairs: number,
   warmup = 5,
 ): Promise<OverheadResult> {
-  const payload = buildSubscribePayload(DEFAULT_SUBSCRIBE_TEMPLATE, after);
+  const payload = buildSubscribePayload(SUBSCRIBE_TEMPLATE, after);
   for (let i = 0; i < warmup; i++) {
     await rawSession(url, token, payload);
     await clientSession(url, token, payload);

@@ -6,11 +6,11 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateFixture } from "../../fixtures/generate.js";
+import { DEV_TOKEN as TOKEN } from "../../scenarios/lib/protocol.js";
 import { idleLoopLag, measureCapacity } from "./client-capacity.js";
 import { measureOverhead } from "./client-overhead.js";
 import { startBundledServer } from "./client-target.js";
 
-const TOKEN = "catchup-dev-token";
 const PAIRS = Number(process.env.CLIENT_BENCH_PAIRS ?? 40);
 const CLIENTS = Number(process.env.CLIENT_BENCH_CLIENTS ?? 1000);
 const RAMP_MS = Number(process.env.CLIENT_BENCH_RAMP_MS ?? 2000);

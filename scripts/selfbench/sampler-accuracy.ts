@@ -1,11 +1,15 @@
 // `npm run bench:sampler`: how far the out-of-process sampler can be trusted, measured on this machine.
-//  1. Cadence: achieved interval while the target idles vs while its event loop is blocked for 500 ms.
+//  1. Cadence of both lanes while the target idles vs while it is blocked for 500 ms: (a) by a
+//     JavaScript busy loop, where the inspector still answers; (b) by one native call (a calibrated
+//     crypto.pbkdf2Sync), where it cannot: the RSS lane must keep its cadence, the heap lane pauses.
 //  2. Peak RSS: sampled peak vs the kernel's VmHWM on a target that touches a known 256 MiB buffer.
-//  3. Cost: the target's throughput with vs without sampling, interleaved pairs, median paired ratio,
+//  3. Self CPU: the sampler's own CPU share while it samples at 1 ms and at 10 ms.
+//  4. Cost: the target's throughput with vs without sampling, interleaved pairs, median paired ratio,
 //     beside an A/A run (without vs without) that gives the noise band.
 // Targets are real child processes (scripts/selfbench/targets/probe-target.mjs) with the inspector on
 // 127.0.0.1 and a random port. Usage: node dist/scripts/selfbench/sampler-accuracy.js [--pairs N]
-//   [--work-ms MS] [--interval-ms MS] [--blocks N] [--only cadence,rss,cost] [--json FILE]
+//   [--work-ms MS] [--interval-ms MS] [--blocks N] [--self-cpu-ms MS]
+//   [--only cadence,native,rss,selfcpu,cost] [--json FILE]
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -16,7 +20,13 @@ import type { IntervalStats } from "../results.js";
 import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../sampler/inspector.js";
 import { intervalsOf } from "../sampler/interval-stats.js";
 import { readVmRss } from "../sampler/procfs.js";
-import { type Sample, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
+import {
+  type HeapSample,
+  type RssSample,
+  type Sampler,
+  type SamplerSummary,
+  startSampler,
+} from "../sampler/sampler.js";
 import { median, pairedRatios, quantile, type RatioSummary, summariseRatios } from "../stats.js";
 import { withTimeout } from "../timeout.js";
 import { enumFlag, intFlag, listFlag, UsageError } from "../usage.js";
@@ -98,15 +108,15 @@ async function startProbe(): Promise<Probe> {
   };
 }
 
-/** Counts samples; reach(n) resolves once n samples were taken. */
-function counter() {
+/** Counts samples of one lane; reach(n) resolves once n were taken. */
+function counter<S extends { t: number }>() {
   const times: number[] = [];
-  const samples: Sample[] = [];
+  const samples: S[] = [];
   let waiter: { n: number; resolve: () => void } | null = null;
   return {
     times,
     samples,
-    onSample: (s: Sample) => {
+    on: (s: S) => {
       times.push(s.t);
       samples.push(s);
       if (waiter && times.length >= waiter.n) {
@@ -129,60 +139,85 @@ function counter() {
 const fmt = (x: number, d = 2) => x.toFixed(d);
 const fmtStats = (s: IntervalStats | null) =>
   s ? `median ${fmt(s.median)} ms, p99 ${fmt(s.p99)} ms, max ${fmt(s.max)} ms` : "n/a";
+const stats = (d: number[]): IntervalStats | null =>
+  d.length === 0 ? null : { median: median(d), p99: quantile(d, 0.99), max: Math.max(...d) };
 
-/** 1. Cadence while idle vs while the event loop is blocked for blockMs. */
-async function cadence(intervalMs: number, blocks: number, blockMs: number) {
+/**
+ * 1. Cadence of both lanes while the target idles and while it is blocked for blockMs, either by a
+ * JavaScript busy loop ("block": the inspector still answers) or by one native call ("native":
+ * crypto.pbkdf2Sync, during which the inspector cannot answer).
+ */
+async function cadence(intervalMs: number, blocks: number, blockMs: number, how: "block" | "native") {
   const p = await startProbe();
-  const c = counter();
-  const s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onSample: c.onSample });
+  const rss = counter<RssSample>();
+  const heap = counter<HeapSample>();
+  const s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onRss: rss.on, onHeap: heap.on });
   const idle: number[] = [];
   const blocked: number[] = [];
   const blockMax: number[] = [];
-  const samplesPerBlock: number[] = [];
+  const rssPerBlock: number[] = [];
+  const heapPerBlock: number[] = [];
+  const tookMs: number[] = [];
   let summary: SamplerSummary | null = null;
   try {
     for (let b = 0; b < blocks; b++) {
-      // An idle window of ~50 samples, then a blocked window.
-      const idleFrom = c.times.length;
-      await c.reach(idleFrom + 50);
-      idle.push(...intervalsOf(c.times.slice(idleFrom)));
-      p.send(`block ${blockMs}`);
-      await p.waitFor("started", "block"); // printed just before the loop starts spinning
+      // An idle window of ~50 RSS samples, then a blocked window.
+      const idleFrom = rss.times.length;
+      await rss.reach(idleFrom + 50);
+      idle.push(...intervalsOf(rss.times.slice(idleFrom)));
+      p.send(`${how} ${blockMs}`);
+      await p.waitFor("started", how); // printed just before the block starts
       const from = s.now();
-      await p.waitFor("done", "block");
+      const done = await p.waitFor("done", how);
       const to = s.now();
-      const inside = c.times.filter((t) => t >= from && t <= to);
-      const d = intervalsOf(inside);
+      if (typeof done.tookMs === "number") tookMs.push(done.tookMs);
+      // Intervals that overlap the block: from the last sample before it to the first after it.
+      await rss.reach(rss.times.length + 1);
+      const i0 = Math.max(0, rss.times.filter((t) => t < from).length - 1);
+      const i1 = rss.times.findIndex((t) => t > to);
+      const d = intervalsOf(rss.times.slice(i0, i1 + 1));
       blocked.push(...d);
       blockMax.push(d.length > 0 ? Math.max(...d) : Number.NaN);
-      samplesPerBlock.push(inside.length);
+      rssPerBlock.push(rss.times.filter((t) => t >= from && t <= to).length);
+      heapPerBlock.push(heap.times.filter((t) => t > from && t < to).length);
     }
   } finally {
     summary = await s.stop();
     await p.stop();
   }
-  const stats = (d: number[]): IntervalStats => ({ median: median(d), p99: quantile(d, 0.99), max: Math.max(...d) });
   return {
-    sampleDurationMs: summary?.sampleDurationMs ?? null,
+    how,
     intervalMs,
+    heapIntervalMs: summary?.heapIntervalMs ?? null,
     blockMs,
     blocks,
+    blockTookMs: tookMs,
     idle: stats(idle),
     blocked: stats(blocked),
     blockMaxIntervals: blockMax,
-    samplesPerBlock,
+    rssSamplesPerBlock: rssPerBlock,
+    heapSamplesPerBlock: heapPerBlock,
+    /** Heap answers the block cost: those its slots would have given, minus those that came. */
+    heapSamplesLostPerBlock: heapPerBlock.map((n, i) =>
+      Math.max(0, Math.floor((tookMs[i] ?? blockMs) / (summary?.heapIntervalMs ?? intervalMs)) - n),
+    ),
+    rssLane: summary?.interval ?? null,
+    heapLane: summary?.heapInterval ?? null,
+    heapGapMaxMs: summary?.heapGapMaxMs ?? null,
+    rssReadMs: summary?.rssReadMs ?? null,
+    heapWaitMs: summary?.heapWaitMs ?? null,
   };
 }
 
-/** 2. Sampled peak RSS vs VmHWM around a touched allocation of bytes. */
+/** 2. Sampled peak RSS vs VmHWM around a touched allocation of bytes (Buffer.alloc fills it in native code). */
 async function peakRss(intervalMs: number, runs: number, bytes: number) {
   const rows = [];
   for (let r = 0; r < runs; r++) {
     const p = await startProbe();
-    const c = counter();
+    const c = counter<RssSample>();
     let s: Sampler | null = null;
     try {
-      s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onSample: c.onSample });
+      s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onRss: c.on });
       await c.reach(5);
       const baseline = median(c.samples.map((x) => x.rss));
       await p.command(`alloc ${bytes}`, "alloc");
@@ -206,7 +241,40 @@ async function peakRss(intervalMs: number, runs: number, bytes: number) {
   return { bytes, runs: rows };
 }
 
-/** 3. Throughput cost: work ops with vs without sampling, interleaved with rotation; plus A/A pairs. */
+/** 3. The sampler's own CPU (this process) while it samples an idle target for ms, at each interval. */
+async function selfCpu(intervals: number[], ms: number) {
+  const rows = [];
+  for (const intervalMs of intervals) {
+    const p = await startProbe();
+    try {
+      const c = counter<RssSample>();
+      const s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onRss: c.on });
+      await c.reach(5);
+      const cpu0 = process.cpuUsage();
+      const t0 = performance.now();
+      await new Promise((r) => setTimeout(r, ms));
+      const cpu = process.cpuUsage(cpu0);
+      const wall = performance.now() - t0;
+      const summary = await s.stop();
+      if (summary.error) throw new Error(summary.error);
+      rows.push({
+        intervalMs,
+        heapIntervalMs: summary.heapIntervalMs,
+        wallMs: wall,
+        cpuShareOfOneCore: (cpu.user + cpu.system) / 1000 / wall,
+        rssLane: summary.interval,
+        heapLane: summary.heapInterval,
+        rssSamples: summary.rssSamples,
+        heapSamples: summary.heapSamples,
+      });
+    } finally {
+      await p.stop();
+    }
+  }
+  return rows;
+}
+
+/** 4. Throughput cost: work ops with vs without sampling, interleaved with rotation; plus A/A pairs. */
 async function cost(intervalMs: number, pairs: number, workMs: number) {
   const p = await startProbe();
   const harnessCpu: number[] = [];
@@ -277,16 +345,18 @@ export async function main(argv: string[]): Promise<void> {
       "interval-ms": { type: "string", default: "10" },
       blocks: { type: "string", default: "5" },
       json: { type: "string" },
-      only: { type: "string", default: "cadence,rss,cost" },
+      only: { type: "string", default: "cadence,native,rss,selfcpu,cost" },
+      "self-cpu-ms": { type: "string", default: "5000" },
     },
     strict: true,
   });
   const pairs = intFlag("pairs", values.pairs, 2, 1000);
   const workMs = intFlag("work-ms", values["work-ms"], 100, 60_000);
-  const intervalMs = intFlag("interval-ms", values["interval-ms"], 1, 10_000);
+  const intervalMs = intFlag("interval-ms", values["interval-ms"], 1, 1_000);
+  const selfCpuMs = intFlag("self-cpu-ms", values["self-cpu-ms"], 500, 600_000);
   const blocks = intFlag("blocks", values.blocks, 1, 100);
   const parts = listFlag("only", values.only);
-  for (const part of parts) enumFlag("only", part, ["cadence", "rss", "cost"] as const);
+  for (const part of parts) enumFlag("only", part, ["cadence", "native", "rss", "selfcpu", "cost"] as const);
   const machine = {
     node: process.version,
     cpu: cpus()[0]?.model ?? "unknown",
@@ -300,13 +370,28 @@ export async function main(argv: string[]): Promise<void> {
   );
 
   const result: Record<string, unknown> = { machine };
-  if (parts.includes("cadence")) {
-    const cad = await cadence(intervalMs, blocks, 500);
-    result.cadence = cad;
-    out.write(`1. cadence at ${intervalMs} ms (${blocks} blocks of ${cad.blockMs} ms)\n`);
-    out.write(`   idle:    ${fmtStats(cad.idle)}\n`);
-    out.write(`   blocked: ${fmtStats(cad.blocked)}; samples per block ${cad.samplesPerBlock.join(", ")}\n`);
-    out.write(`   time to take one sample (RSS and heap, in parallel): ${fmtStats(cad.sampleDurationMs)}\n\n`);
+  for (const how of ["block", "native"] as const) {
+    if (!parts.includes(how === "block" ? "cadence" : "native")) continue;
+    const cad = await cadence(intervalMs, blocks, 500, how);
+    result[how === "block" ? "cadence" : "native"] = cad;
+    const what = how === "block" ? "a JavaScript busy loop" : "one native call (crypto.pbkdf2Sync)";
+    out.write(
+      `1${how === "block" ? "a" : "b"}. cadence at ${intervalMs} ms (heap lane ${cad.heapIntervalMs} ms), ${blocks} blocks of ${cad.blockMs} ms in ${what}\n`,
+    );
+    if (cad.blockTookMs.length > 0)
+      out.write(`   blocks took ${cad.blockTookMs.map((x) => fmt(x, 0)).join(", ")} ms\n`);
+    out.write(`   RSS lane, idle:            ${fmtStats(cad.idle)}\n`);
+    out.write(`   RSS lane, across blocks:   ${fmtStats(cad.blocked)}\n`);
+    out.write(`   RSS lane, whole run:       ${fmtStats(cad.rssLane)}\n`);
+    out.write(`   RSS samples inside each block: ${cad.rssSamplesPerBlock.join(", ")}\n`);
+    out.write(
+      `   heap answers inside each block: ${cad.heapSamplesPerBlock.join(", ")}; heap samples lost per block: ${cad.heapSamplesLostPerBlock.join(", ")}\n`,
+    );
+    out.write(
+      `   heap lane, whole run:      ${fmtStats(cad.heapLane)}; longest heap gap ${fmt(cad.heapGapMaxMs ?? Number.NaN, 1)} ms\n`,
+    );
+    out.write(`   one /proc RSS read:        ${fmtStats(cad.rssReadMs)}\n`);
+    out.write(`   heap request to answer:    ${fmtStats(cad.heapWaitMs)}\n\n`);
   }
   if (parts.includes("rss")) {
     const rss = await peakRss(intervalMs, 3, 256 * MiB);
@@ -319,11 +404,22 @@ export async function main(argv: string[]): Promise<void> {
     }
     out.write("\n");
   }
+  if (parts.includes("selfcpu")) {
+    const rows = await selfCpu([1, 10], selfCpuMs);
+    result.selfCpu = rows;
+    out.write(`3. the sampler's own CPU while sampling an idle target for ${selfCpuMs} ms\n`);
+    for (const r of rows) {
+      out.write(
+        `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core; RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
+      );
+    }
+    out.write("\n");
+  }
   if (parts.includes("cost")) {
     const cst = await cost(intervalMs, pairs, workMs);
     result.cost = cst;
     out.write(
-      `3. cost to the target: ops in ${workMs} ms of JSON work, with/without sampling, ${pairs} interleaved pairs\n`,
+      `4. cost to the target: ops in ${workMs} ms of JSON work, with/without sampling, ${pairs} interleaved pairs\n`,
     );
     const line = (label: string, r: RatioSummary | null) => {
       if (r)

@@ -1,9 +1,8 @@
 // Test helper: run the compiled CLI's `bench` as a real child process and wait on its output
 // (progress lines on stderr) with timeouts, never on sleeps.
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { descendants, isAlive } from "../../scripts/sampler/procfs.js";
+import { isAlive } from "../../scripts/sampler/procfs.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
@@ -80,19 +79,7 @@ export function startBench(args: string[]): BenchChild {
   return { child, pid: child.pid as number, stdout: () => out, stderr: () => err, waitFor, exited, exit };
 }
 
-/** Every process below pid (children, grandchildren, ... including detached groups it spawned). */
-export function processTree(pid: number): number[] {
-  return descendants(pid);
-}
-
-/** The command line of pid ("" once gone). */
-export function cmdline(pid: number): string {
-  try {
-    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0").join(" ");
-  } catch {
-    return "";
-  }
-}
+export { cmdline } from "../support/orphans.js";
 
 /** Resolves with the pids still alive after timeoutMs (empty when all ended in time), checking as they end. */
 export async function survivorsAfter(pids: number[], timeoutMs: number): Promise<number[]> {

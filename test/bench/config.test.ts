@@ -44,8 +44,9 @@ describe("resolveConfig", () => {
   it("has the issue's defaults", () => {
     const c = resolveConfig({});
     expect(c.cases).toEqual(["snapshot", "resume-none", "resume-one", "resume-many"]);
-    expect(c.trials).toBe(3);
-    expect(c.memoryTrials).toBe(1);
+    // Interleaved rounds: 8 latency rounds and 3 memory rounds give each cell enough paired ratios.
+    expect(c.trials).toBe(8);
+    expect(c.memoryTrials).toBe(3);
     expect(c.ackDelayMs).toBe(100);
     expect(c.holdMs).toBe(100);
     expect(c.clients).toEqual([1, 4]);
@@ -170,9 +171,9 @@ describe("bench CLI usage errors", () => {
     }
   });
 
-  it("refuses --driver k6 without k6 on PATH, before running anything (exit 1)", async () => {
+  it("refuses --driver k6 without k6 on PATH, before running anything (exit 3: no result)", async () => {
     const o = await runCli(["bench", "--driver", "k6", "--no-memory"], { PATH: "/nonexistent" });
-    expect(o.code).toBe(1);
+    expect(o.code).toBe(3);
     expect(o.stderr).toContain("k6 not found on PATH; install k6 >= 1.6 or use --driver node");
   });
 });

@@ -1,7 +1,8 @@
 // Default fixtures are built when missing and rebuilt when they do not match what the run asks for.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { readFixtureMeta } from "../../fixtures/meta.js";
 import { ensureFixture, privateCopy } from "../../scripts/bench/fixtures.js";
@@ -26,11 +27,14 @@ describe("ensureFixture", () => {
     expect(reseeded.meta.seed).toBe(2);
     writeFileSync(first.path, "not sqlite");
     expect(ensureFixture(dir, 12, 64, 10, 2, onBuild).meta.seed).toBe(2);
-    expect(builds).toEqual([
-      "missing",
-      "stale: other generator version or seed",
-      "stale: other generator version or seed",
-    ]);
+    // A damaged page (truncated file) and rows edited behind the metadata's back are "corrupt" too.
+    writeFileSync(first.path, readFileSync(first.path).subarray(0, 4096));
+    expect(ensureFixture(dir, 12, 64, 10, 2, onBuild).meta.seed).toBe(2);
+    const db = new Database(first.path);
+    db.prepare("UPDATE orchestration_events SET occurred_at = 'x' WHERE sequence = 2").run();
+    db.close();
+    expect(ensureFixture(dir, 12, 64, 10, 2, onBuild).meta.seed).toBe(2);
+    expect(builds).toEqual(["missing", "stale: other generator version or seed", "corrupt", "corrupt", "corrupt"]);
   });
 
   it("gives each target its own copy", () => {

@@ -5,8 +5,10 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results, SampleLine } from "../../scripts/results.js";
+import { descendants } from "../../scripts/sampler/procfs.js";
+import { sigkillAndWatch } from "../support/orphans.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
-import { cmdline, processTree, startBench, survivorsAfter } from "./bench-child.js";
+import { cmdline, startBench, survivorsAfter } from "./bench-child.js";
 
 let fixtures: TempFixtures | undefined;
 let dir: string;
@@ -90,7 +92,7 @@ describe("foreign targets", () => {
       join(dir, "junk"),
     ]);
     const { code } = await bench.exit(30_000);
-    expect(code).toBe(1);
+    expect(code).toBe(3);
     expect(bench.stderr()).toMatch(/target junk at ws:\/\/127\.0\.0\.1:\d+\/ws did not complete a warm-up session/);
   });
 
@@ -115,9 +117,9 @@ describe("foreign targets", () => {
       "--out",
       join(dir, "dies"),
     ]);
-    expect((await idle.exit(20_000)).code).toBe(1);
+    expect((await idle.exit(20_000)).code).toBe(3);
     expect(idle.stderr()).toContain("target idle never became ready within 1500 ms");
-    expect((await dies.exit(20_000)).code).toBe(1);
+    expect((await dies.exit(20_000)).code).toBe(3);
     expect(dies.stderr()).toMatch(/target dies exited before it was ready \(exit code 3\); last stderr lines:\s+boom/);
   });
 });
@@ -144,7 +146,7 @@ async function killServerDuringTrial2(out: string, extra: string[] = []) {
     ...extra,
   ]);
   await bench.waitFor(/\[1\/3\]/, 60_000);
-  const server = processTree(bench.pid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
+  const server = descendants(bench.pid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
   expect(server).toBeDefined();
   process.kill(server as number, "SIGKILL");
   return bench;
@@ -155,7 +157,9 @@ describe("robustness", () => {
     const out = join(dir, "crash");
     const bench = await killServerDuringTrial2(out);
     const { code } = await bench.exit(60_000);
-    expect(code, bench.stderr()).toBe(0);
+    // A crashed target is a finding: recorded, and the run has no trustworthy result (exit 3).
+    expect(code, bench.stderr()).toBe(3);
+    expect(readResults(out).targetCrashes?.map((c) => [c.variant, c.signal])).toEqual([["legacy", "SIGKILL"]]);
     const rows = readResults(out).latency;
     expect(rows.map((r) => [r.trial, r.ok])).toEqual([
       [1, true],
@@ -165,11 +169,11 @@ describe("robustness", () => {
     expect(rows[1]?.error).toMatch(/target legacy exited \(signal SIGKILL\)/);
   }, 120_000);
 
-  it("with --fail-fast stops at the failed trial, keeps the rows and exits 1", async () => {
+  it("with --fail-fast stops at the failed trial, keeps the rows and exits 3 (no result)", async () => {
     const out = join(dir, "fail-fast");
     const bench = await killServerDuringTrial2(out, ["--fail-fast"]);
     const { code } = await bench.exit(60_000);
-    expect(code, bench.stderr()).toBe(1);
+    expect(code, bench.stderr()).toBe(3);
     expect(bench.stderr()).toMatch(/--fail-fast: resume-many legacy trial 2 failed: .*exited \(signal SIGKILL\)/);
     const r = readResults(out);
     expect(r.run.interrupted).toBe(true);
@@ -188,6 +192,7 @@ describe("robustness", () => {
       `cand=${wrapped("batched")}`,
       "--trials",
       "5",
+      "--no-aa",
       "--fixture",
       fixture,
       "--no-memory",
@@ -195,7 +200,7 @@ describe("robustness", () => {
       out,
     ]);
     await bench.waitFor(/\[3\/\d+\]/, 30_000);
-    const tree = processTree(bench.pid);
+    const tree = descendants(bench.pid);
     expect(tree.filter((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)))).toHaveLength(2);
     bench.child.kill("SIGINT");
     const { code } = await bench.exit(20_000);
@@ -226,12 +231,10 @@ describe("robustness", () => {
         join(dir, `kill-${_kind}`),
       ]);
       await bench.waitFor(/\[1\/\d+\]/, 30_000);
-      const tree = processTree(bench.pid);
+      const tree = descendants(bench.pid);
       expect(tree.some((p) => cmdline(p).includes("server-under-test/main.js"))).toBe(true);
-      bench.child.kill("SIGKILL");
-      await bench.exit(5_000);
-      const left = await survivorsAfter(tree, 2000);
-      expect(left.map((p) => `${p} ${cmdline(p)}`)).toEqual([]);
+      const report = await sigkillAndWatch(bench.child, `bench (${_kind} target)`);
+      expect(report.left).toEqual([]);
     },
     60_000,
   );

@@ -3,8 +3,10 @@ import { describe, expect, it } from "vitest";
 import {
   afterSequenceFor,
   latencyPlan,
+  latencyRound,
   memoryCells,
   memoryPlan,
+  memoryRound,
   memoryTrialId,
   rotation,
 } from "../../scripts/bench/plan.js";
@@ -60,6 +62,38 @@ describe("memoryPlan", () => {
     const plan = memoryPlan(memoryCells([1024], [4], ["snapshot"]), ["a/b", "c"], 1);
     expect(memoryTrialId(plan[0] as (typeof plan)[0])).toBe("memory-s1024-c4-snapshot-a_b-t1");
     expect(memoryTrialId(plan[1] as (typeof plan)[0], "aa-")).toBe("aa-memory-s1024-c4-snapshot-c-t1");
+  });
+});
+
+describe("rounds with the interleaved A/A copy", () => {
+  it("runs baseline, candidate and the baseline's copy in every round, the start rotated each round", () => {
+    const plan = latencyPlan(["snapshot"], ["legacy", "batched", "A2"], 4);
+    expect(plan.map((t) => `${t.trial}:${t.variant}`)).toEqual([
+      "1:legacy",
+      "1:batched",
+      "1:A2",
+      "2:batched",
+      "2:A2",
+      "2:legacy",
+      "3:A2",
+      "3:legacy",
+      "3:batched",
+      "4:legacy",
+      "4:batched",
+      "4:A2",
+    ]);
+  });
+
+  it("builds a single extra round for chosen cells, numbered and rotated as round N", () => {
+    expect(latencyRound(["resume-many"], ["legacy", "batched", "A2"], 9).map((t) => `${t.trial}:${t.variant}`)).toEqual(
+      ["9:A2", "9:legacy", "9:batched"],
+    );
+    const cell = memoryCells([8192], [4], ["memory"]);
+    expect(memoryRound(cell, ["legacy", "batched", "A2"], 5).map((t) => `${t.trial}:${t.variant}`)).toEqual([
+      "5:batched",
+      "5:A2",
+      "5:legacy",
+    ]);
   });
 });
 

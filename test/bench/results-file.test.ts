@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { emptyRow } from "../../scripts/bench/memory.js";
 import { ResultsFile, resultsFromJsonl } from "../../scripts/bench/results-file.js";
-import { fillCommand } from "../../scripts/bench/target.js";
+import { fillCommand } from "../../scripts/target/command.js";
 import type { LatencyRow, MemoryRow, RunInfo } from "../../scripts/results.js";
 
 const run: RunInfo = {

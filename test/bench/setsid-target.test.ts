@@ -5,8 +5,9 @@ import { readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results } from "../../scripts/results.js";
+import { descendants } from "../../scripts/sampler/procfs.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
-import { cmdline, processTree, ROOT, startBench, survivorsAfter } from "./bench-child.js";
+import { cmdline, ROOT, startBench, survivorsAfter } from "./bench-child.js";
 
 let fixtures: TempFixtures | undefined;
 let dir: string;
@@ -23,7 +24,7 @@ function sessionOf(pid: number): number {
 
 /** The server process in the bench's tree, checked to run in a session of its own (else the test proves nothing). */
 function setsidServer(benchPid: number): number {
-  const server = processTree(benchPid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
+  const server = descendants(benchPid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
   expect(server).toBeDefined();
   expect(sessionOf(server as number)).toBe(server);
   expect(sessionOf(server as number)).not.toBe(sessionOf(benchPid));
@@ -60,7 +61,7 @@ describe("a foreign target that calls setsid", () => {
     // Inside the project (reports/ is git-ignored) so the "Results:" line is shown relative to it.
     const bench = startBench([...args(doneDir, 2), "--ack-delay-ms", "300"]);
     await bench.waitFor(/\[1\/2\]/, 30_000);
-    const tree = processTree(bench.pid);
+    const tree = descendants(bench.pid);
     setsidServer(bench.pid);
     const { code } = await bench.exit(30_000);
     expect(code, bench.stderr()).toBe(0);
@@ -81,7 +82,7 @@ describe("a foreign target that calls setsid", () => {
   it("leaves nothing alive 2 s after the harness is SIGKILLed", async () => {
     const bench = startBench(args(join(dir, "killed"), 20));
     await bench.waitFor(/\[1\/20\]/, 30_000);
-    const tree = processTree(bench.pid);
+    const tree = descendants(bench.pid);
     setsidServer(bench.pid);
     bench.child.kill("SIGKILL");
     await bench.exit(5_000);

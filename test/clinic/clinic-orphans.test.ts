@@ -1,13 +1,15 @@
 // `catchup-bench clinic` killed with SIGKILL leaves nothing behind: clinic, the server under it and
-// the hold command end within 2 s (the bench's reaper kills clinic's process group). bubbleprof is
+// the hold command end within 2 s (the reaper of scripts/target/ stops clinic's process group). bubbleprof is
 // the tool clinic keeps running longest after its parent dies (about 4 s without the reaper).
 // Ctrl-C (SIGINT to the CLI) stops the drive early and still leaves the HTML report.
 import { type ChildProcess, spawn } from "node:child_process";
 import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { descendants } from "../../scripts/sampler/procfs.js";
 import { withTimeout } from "../../scripts/timeout.js";
-import { cmdline, processTree, survivorsAfter } from "../bench/bench-child.js";
+import { cmdline, survivorsAfter } from "../bench/bench-child.js";
+import { sigkillAndWatch } from "../support/orphans.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
@@ -50,16 +52,13 @@ describe("clinic killed with SIGKILL", () => {
       // TMPDIR: the runner's private fixture copy, left behind by a SIGKILL, goes with our temp dir.
       { stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, TMPDIR: fixtures.dir } },
     );
-    const exited = new Promise((resolve) => cli.once("exit", resolve));
     try {
       await waitForStderr(cli, /driving resume-many/, 60_000);
-      const tree = processTree(cli.pid as number);
+      const tree = descendants(cli.pid as number);
       // Else the test proves nothing: clinic and the server must be running under the CLI.
       expect(tree.map(cmdline).join("\n")).toMatch(/clinic\/bin\.js bubbleprof[\s\S]*server-under-test\/main\.js/);
-      cli.kill("SIGKILL");
-      await exited;
-      const left = await survivorsAfter(tree, 2000);
-      expect(left.map((p) => `${p} ${cmdline(p)}`)).toEqual([]);
+      const report = await sigkillAndWatch(cli, "clinic bubbleprof");
+      expect(report.left).toEqual([]);
     } finally {
       cli.kill("SIGKILL");
     }
@@ -82,7 +81,7 @@ describe("clinic stopped with Ctrl-C", () => {
     const exited = new Promise<number | null>((resolve) => cli.once("close", (code) => resolve(code)));
     try {
       await waitForStderr(cli, /driving resume-many/, 60_000);
-      const tree = processTree(cli.pid as number);
+      const tree = descendants(cli.pid as number);
       cli.kill("SIGINT");
       // Without the Ctrl-C the drive would last 600 s.
       const code = await withTimeout(exited, 120_000, "the CLI's exit after SIGINT");

@@ -1,12 +1,6 @@
 // Pure parts of the clinic runner: clinic's command line, the ready line and the report path it prints.
 import { describe, expect, it } from "vitest";
-import {
-  clinicArgs,
-  clinicStopsServer,
-  parseHtmlPath,
-  parseReadyLine,
-  shellQuote,
-} from "../../scripts/clinic/tools.js";
+import { clinicArgs, clinicStopsServer, parseHtmlPath, shellQuote } from "../../scripts/clinic/tools.js";
 
 describe("clinicArgs", () => {
   it("asks for no browser, a destination, the hold command on-port, and the loopback server", () => {
@@ -17,9 +11,7 @@ describe("clinicArgs", () => {
       holdScript: "/d/hold.js",
       controlPort: 4321,
       node: "/usr/bin/node",
-      serverMain: "/d/main.js",
-      db: "/tmp/x y/f.sqlite",
-      delivery: "batched",
+      server: ["/usr/bin/node", "/d/main.js", "--db", "/tmp/x y/f.sqlite", "--delivery", "batched"],
     });
     expect(args).toEqual([
       "/n/clinic/bin.js",
@@ -34,13 +26,8 @@ describe("clinicArgs", () => {
       "/d/main.js",
       "--db",
       "/tmp/x y/f.sqlite",
-      "--host",
-      "127.0.0.1",
-      "--port",
-      "0",
       "--delivery",
       "batched",
-      "--exit-with-parent",
     ]);
   });
 });
@@ -51,18 +38,6 @@ describe("shellQuote", () => {
     expect(shellQuote("/a b/c")).toBe("'/a b/c'");
     expect(shellQuote("it's")).toBe("'it'\\''s'");
     expect(shellQuote("$(rm -rf /)")).toBe("'$(rm -rf /)'");
-  });
-});
-
-describe("parseReadyLine", () => {
-  it("reads the bundled server's ready line and ignores clinic's chatter", () => {
-    expect(parseReadyLine('{"event":"listening","url":"ws://127.0.0.1:5/ws","pid":42,"delivery":"legacy"}')).toEqual({
-      url: "ws://127.0.0.1:5/ws",
-      pid: 42,
-    });
-    expect(parseReadyLine("To generate the report press: Ctrl + C")).toBeNull();
-    expect(parseReadyLine('{"event":"other"}')).toBeNull();
-    expect(parseReadyLine("{not json")).toBeNull();
   });
 });
 

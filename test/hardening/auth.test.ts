@@ -1,14 +1,15 @@
-// Auth and exposure (issue 7): no token, wrong token, token in the wrong place, token without the
+// Auth and exposure: no token, wrong token, token in the wrong place, token without the
 // scope, very long token -> 401 (or 431 for a header over Node's limit) or a tagged failure, with no
 // fixture data in any error; the server and its inspector listen on loopback only.
 import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTarget } from "../../scripts/fuzz/target.js";
+import { closeWithin } from "../../scripts/fuzz/ws-close.js";
 import { listeningSockets } from "../../scripts/sampler/procfs.js";
 import { type RunningServer, startServer } from "../support/server.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
-import { call, closeWs, httpGet, tryUpgrade } from "./support/raw.js";
+import { call, httpGet, tryUpgrade } from "./support/raw.js";
 
 const FULL = "full-token-0123456789";
 const READ = "read-token-0123456789";
@@ -60,7 +61,7 @@ beforeAll(async () => {
     ...p.scripts.map((s) => s.command.slice(0, 80)),
   ]);
   expect(secrets.length).toBeGreaterThan(30);
-  await closeWs(up.ws);
+  await closeWithin(up.ws);
 });
 
 afterAll(async () => {
@@ -114,7 +115,7 @@ describe("upgrade without a valid token in the Authorization header or ?token=",
     it(`${c.name}: HTTP ${c.status.join(" or ")}, no upgrade, no fixture data`, async () => {
       const url = `${server.url}${c.path ?? ""}`;
       const r = await tryUpgrade(url, { headers: c.headers ?? {}, protocols: c.protocols ?? [] });
-      if (r.kind === "open") await closeWs(r.ws);
+      if (r.kind === "open") await closeWithin(r.ws);
       if (c.reset && r.kind === "error") {
         expect(r.message).toMatch(/ECONNRESET|EPIPE|socket hang up/);
         return;
@@ -131,7 +132,7 @@ describe("upgrade without a valid token in the Authorization header or ?token=",
       const url = "headers" in options ? server.url : `${server.url}?token=${FULL}`;
       const r = await tryUpgrade(url, options);
       expect(r.kind).toBe("open");
-      if (r.kind === "open") await closeWs(r.ws);
+      if (r.kind === "open") await closeWithin(r.ws);
     }
   });
 
@@ -171,7 +172,7 @@ describe("a token without the scope: a tagged failure, the connection stays up",
       const projects = (snap.values[0] as { projects: { id: string; title: string }[] }).projects;
       expect(projects.find((p) => p.id === projectId)?.title).not.toBe("scope-test");
     } finally {
-      await closeWs(ws);
+      await closeWithin(ws);
     }
   });
 
@@ -191,7 +192,7 @@ describe("a token without the scope: a tagged failure, the connection stays up",
       }
       expect(ws.readyState).toBe(ws.OPEN);
     } finally {
-      await closeWs(ws);
+      await closeWithin(ws);
     }
   });
 
@@ -219,7 +220,7 @@ describe("a token without the scope: a tagged failure, the connection stays up",
         expect(r.exit?.raw).toContain('"AuthorizationError"');
       }
     } finally {
-      await closeWs(ws);
+      await closeWithin(ws);
     }
   });
 
@@ -227,7 +228,7 @@ describe("a token without the scope: a tagged failure, the connection stays up",
     const ws = await open(FULL);
     const r = await call(ws, "1", "server.getConfig", {});
     expect(r.exit?.success).toBe(true);
-    await closeWs(ws);
+    await closeWithin(ws);
     expect(server.child.exitCode).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-// The bad-input catalogue (issue 7): every command and its flags given out-of-range numbers, wrong
+// The bad-input catalogue: every command and its flags given out-of-range numbers, wrong
 // types, unknown flags and enum values, malformed JSON templates, missing/unreadable/non-SQLite
 // fixtures and fixtures of another schema version. Each must exit 2 with ONE line that names the
 // flag or file and what is allowed, and leave no file behind. Runs the real compiled CLI.

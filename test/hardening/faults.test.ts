@@ -1,14 +1,13 @@
-// Harness faults (issue 7): each injected fault gives a clear message, keeps finished rows in
+// Harness faults: each injected fault gives a clear message, keeps finished rows in
 // results.jsonl, leaves no process behind and ends in bounded time. The harness runs as the real
 // compiled CLI; faulty targets are small foreign servers (targets/*.mjs) passed with --target.
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { descendants, isAlive } from "../../scripts/sampler/procfs.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import {
-  descendantsOf,
   FAULTY,
-  isAlive,
   NEVER_READY,
   processesWith,
   rowsOf,
@@ -76,7 +75,8 @@ describe("a target that misbehaves mid-trial: that trial fails with a clear reas
       const out = outDir();
       const r = await runCli([...base(out), "--target", good(), "--target", faulty(c.fault)], 60_000, env());
       expect(r.signal, r.stderr).toBeNull();
-      expect(r.code, r.stderr).toBe(0);
+      // A target that died (sigkill) is recorded as a crash: no trustworthy result, exit 3.
+      expect(r.code, r.stderr).toBe(c.fault === "sigkill" ? 3 : 0);
       const rows = rowsOf(join(out, "results.jsonl"));
       const goodRows = rows.filter((row) => row.variant === "good");
       const badRows = rows.filter((row) => row.variant === "bad");
@@ -95,7 +95,7 @@ describe("a target that misbehaves mid-trial: that trial fails with a clear reas
 });
 
 describe("harness-level faults", () => {
-  it("a target that never becomes ready: exit 1, message names it with its stderr, bounded by --start-timeout-ms", async () => {
+  it("a target that never becomes ready: exit 3, message names it with its stderr, bounded by --start-timeout-ms", async () => {
     const out = outDir();
     const args = base(out).map((a) => (a === "10000" ? "2000" : a));
     const r = await runCli(
@@ -103,7 +103,7 @@ describe("harness-level faults", () => {
       30_000,
       env(),
     );
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     const first = r.stderr.split("\n")[0] ?? "";
     expect(first).toMatch(/target bad never became ready within 2000 ms/);
     expect(r.stderr).toContain("loading a very large model");
@@ -169,7 +169,7 @@ describe("harness-level faults", () => {
       const targets = kind === "bundled" ? [] : ["--target", good(), "--target", faulty("none")];
       const { run, jsonl } = await startLongRun(out, targets);
       const pid = run.child.pid as number;
-      const family = descendantsOf(pid);
+      const family = descendants(pid);
       expect(family.length).toBeGreaterThanOrEqual(2);
       const rowsBefore = rowsOf(jsonl).length;
       const killedAt = performance.now();

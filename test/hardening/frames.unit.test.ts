@@ -1,6 +1,7 @@
 // The fuzz frame generator is pure and seeded: these tests pin reproducibility and that each kind
 // really produces the malformed traffic its name promises.
 import { describe, expect, it } from "vitest";
+import { randomFloats } from "../../fixtures/prng.js";
 import {
   DEFAULT_WEIGHTS,
   FRAME_KINDS,
@@ -14,7 +15,6 @@ import {
   pickWeighted,
   type WireFrame,
 } from "../../scripts/fuzz/frames.js";
-import { mulberry32 } from "../../scripts/stats.js";
 
 function sentFrames(action: FuzzAction): WireFrame[] {
   return action.steps.flatMap((s) => (s.op === "send" ? [s.frame] : []));
@@ -178,7 +178,7 @@ describe("FrameFuzzer", () => {
 
 describe("pickWeighted", () => {
   it("never picks a zero weight and follows the weights roughly", () => {
-    const rng = mulberry32(5);
+    const rng = randomFloats(5);
     const counts = { a: 0, b: 0, c: 0 };
     for (let i = 0; i < 10_000; i++) counts[pickWeighted(rng, { a: 1, b: 3, c: 0 })]++;
     expect(counts.c).toBe(0);

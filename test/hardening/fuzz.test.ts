@@ -1,4 +1,4 @@
-// The bounded CI fuzz run (issue 7): ~20 s, fixed seed, at least 10,000 frames against the real
+// The bounded CI fuzz run: ~20 s, fixed seed, at least 10,000 frames against the real
 // bundled server (compiled, own process) while a healthy client subscribes, dispatches and catches up.
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
@@ -31,7 +31,7 @@ describe("fuzz run against the bundled server", () => {
       },
     });
     const report = formatFuzzReport(result.figures, result).join("\n");
-    // The report goes to the test log: these are the figures quoted in the README.
+    // The report goes to the test log: these are the figures quoted in docs/measurements.md.
     console.log(report);
     for (const check of result.checks) expect(check.pass, `${check.name}: ${check.detail}`).toBe(true);
     expect(result.pass).toBe(true);

@@ -1,4 +1,4 @@
-// The fuzz verdict is pure: each pass criterion of issue 7 fails when its figure is bad.
+// The fuzz verdict is pure: each pass criterion fails when its figure is bad.
 import { describe, expect, it } from "vitest";
 import { type FuzzFigures, formatFuzzReport, judgeFuzz } from "../../scripts/fuzz/verdict.js";
 import { encodeClientFrame, OPCODE } from "../../scripts/fuzz/wsframe.js";
@@ -39,7 +39,7 @@ function passing(): FuzzFigures {
 }
 
 describe("judgeFuzz", () => {
-  it("passes good figures and prints the figures the README quotes", () => {
+  it("passes good figures and prints the figures docs/measurements.md quotes", () => {
     const f = passing();
     const v = judgeFuzz(f);
     expect(v.pass).toBe(true);

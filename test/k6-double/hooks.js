@@ -14,8 +14,18 @@ export async function resolve(specifier, context, next) {
   if (target) return { url: new URL(target, import.meta.url).href, shortCircuit: true };
   const parent = context.parentURL ?? "";
   const fromScenario = parent.includes("/scenarios/") && !parent.includes("/node_modules/");
-  if (fromScenario && !specifier.startsWith("./") && !specifier.startsWith("../")) {
+  const relative = specifier.startsWith("./") || specifier.startsWith("../");
+  if (fromScenario && !relative) {
     throw new Error(`k6 double: ${parent} imports ${JSON.stringify(specifier)}, which k6 cannot resolve`);
   }
-  return next(specifier, context);
+  const resolved = await next(specifier, context);
+  // k6 gives each VU its own instance of every module: a VU's script (loaded as ...?vu=N) passes
+  // its query on to the modules it imports, so module-level state is never shared between VUs.
+  const vu = /[?&]vu=(\d+)/.exec(parent)?.[1];
+  if (vu !== undefined && relative && resolved.url.startsWith("file:")) {
+    const url = new URL(resolved.url);
+    url.searchParams.set("vu", vu);
+    return { ...resolved, url: url.href };
+  }
+  return resolved;
 }

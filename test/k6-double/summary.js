@@ -61,11 +61,30 @@ function metricValues(type, samples, stats, durationMs) {
   }
 }
 
-/** Evaluates "stat op number" threshold expressions such as "p(95)<500" or "count==0". */
-export function evaluateThreshold(expr, values) {
+/** A configuration error: k6 refuses the options before the test starts (exit 104). */
+export class ConfigError extends Error {}
+
+/** The aggregations k6 allows in a threshold, per metric type. */
+const AGGREGATIONS = {
+  counter: (s) => s === "count" || s === "rate",
+  gauge: (s) => s === "value",
+  rate: (s) => s === "rate",
+  trend: (s) => ["avg", "min", "max", "med"].includes(s) || /^p\(\d+(?:\.\d+)?\)$/.test(s),
+};
+
+/** Parses "stat op number" and checks the stat is an aggregation of the metric's type, as k6 does. */
+export function parseThreshold(expr, type, key) {
   const m = /^\s*([a-z]+|p\(\d+(?:\.\d+)?\))\s*(<=|>=|==|===|!=|<|>)\s*(-?\d+(?:\.\d+)?)\s*$/.exec(expr);
-  if (!m) throw new Error(`k6 double: unsupported threshold expression ${JSON.stringify(expr)}`);
-  const [, stat, op, num] = m;
+  if (!m) throw new ConfigError(`k6 double: threshold ${key}: cannot parse ${JSON.stringify(expr)}`);
+  if (!AGGREGATIONS[type]?.(m[1])) {
+    throw new ConfigError(`k6 double: threshold ${key}: aggregation ${m[1]} is not valid for a ${type} metric`);
+  }
+  return m;
+}
+
+/** Evaluates "stat op number" threshold expressions such as "p(95)<500" or "count==0". */
+export function evaluateThreshold(expr, values, type = "trend", key = "") {
+  const [, stat, op, num] = parseThreshold(expr, type, key);
   const v = stat === "value" ? values.value : values[stat];
   if (typeof v !== "number") throw new Error(`k6 double: threshold ${expr} reads ${stat}, which this metric lacks`);
   const n = Number(num);
@@ -92,6 +111,7 @@ export function evaluateThreshold(expr, values) {
  * @returns {{ metrics: Record<string, object>, thresholdsFailed: boolean }}
  */
 export function buildSummaryMetrics(recorded, options, durationMs) {
+  checkThresholds(recorded, options);
   const stats = options.summaryTrendStats ?? ["avg", "min", "med", "max", "p(90)", "p(95)"];
   const metrics = {};
   let thresholdsFailed = false;
@@ -102,7 +122,7 @@ export function buildSummaryMetrics(recorded, options, durationMs) {
   }
   const describe = (name, samples) => {
     const def = recorded.metrics.get(name);
-    if (!def) throw new Error(`k6 double: threshold on unknown metric ${name}`);
+    if (!def) throw new ConfigError(`k6 double: threshold on unknown metric ${name}`);
     return {
       type: def.type,
       contains: def.isTime ? "time" : "default",
@@ -117,11 +137,24 @@ export function buildSummaryMetrics(recorded, options, durationMs) {
     entry.thresholds = {};
     for (const t of list) {
       const expr = typeof t === "string" ? t : t.threshold;
-      const ok = evaluateThreshold(expr, entry.values);
+      const ok = evaluateThreshold(expr, entry.values, entry.type, key);
       entry.thresholds[expr] = { ok };
       if (!ok) thresholdsFailed = true;
     }
     metrics[key] = entry;
   }
   return { metrics, thresholdsFailed };
+}
+
+/**
+ * k6 validates thresholds before the test runs: an unknown metric or an aggregation its type lacks
+ * is a configuration error (exit 104). The runner calls this after init.
+ */
+export function checkThresholds(recorded, options) {
+  for (const [key, list] of Object.entries(options.thresholds ?? {})) {
+    const { name } = parseMetricKey(key);
+    const def = recorded.metrics.get(name);
+    if (!def) throw new ConfigError(`k6 double: threshold on unknown metric ${name}`);
+    for (const t of list) parseThreshold(typeof t === "string" ? t : t.threshold, def.type, key);
+  }
 }

@@ -1,9 +1,10 @@
-// The regression guard: FAIL (exit 1) when the median paired ratio of a guarded metric exceeds the
-// ceiling, one line per metric stating the rule; PASS otherwise; unknown metrics are refused.
+// The regression guard, per cell: FAIL (exit 1) when a guarded cell's median paired ratio exceeds the
+// ceiling, one line per cell stating the rule; no verdict (exit 3) for missing pairs; unknown metrics refused.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { EXIT } from "../../scripts/exit-codes.js";
 import { judge } from "../../scripts/report/guard.js";
 import { syntheticResults } from "./synthetic-run.js";
 
@@ -18,19 +19,35 @@ afterAll(() => {
 });
 
 describe("judge", () => {
-  it("passes a faster, leaner candidate with one PASS line per metric", () => {
+  it("passes a faster, leaner candidate with one PASS line per guarded cell and a summary", () => {
     const d = judge(results({}), { ceiling: 1.03, metrics: ["completionMs", "peakHeapBytes"] });
     expect(d.pass).toBe(true);
-    expect(d.lines).toHaveLength(2);
-    expect(d.lines[0]).toMatch(/^completionMs: median of 12 paired ratios 0\.\d{3} <= ceiling 1\.03: PASS$/);
-    expect(d.lines[1]).toMatch(/^peakHeapBytes: median of 8 paired ratios 0\.\d{3} <= ceiling 1\.03: PASS$/);
+    expect(d.exitCode).toBe(EXIT.ok);
+    expect(d.lines).toHaveLength(4 + 8 + 1);
+    expect(d.lines[0]).toMatch(
+      /^completionMs snapshot: median paired ratio 0\.\d{3} \(3 pairs, 95% CI [\d.–]+\); median <= ceiling 1\.03: PASS$/,
+    );
+    expect(d.lines[4]).toMatch(
+      /^peakHeapBytes 1024x1\/memory: median paired ratio [01]\.\d{3} \(1 pair\); median (<=|>) ceiling 1\.03: (PASS|FAIL)$/,
+    );
   });
 
-  it("fails when the variants are swapped (the old path as candidate), saying why", () => {
+  it("fails every cell when the variants are swapped (the old path as candidate), naming them", () => {
     const d = judge(results({ swapped: true }), { ceiling: 1.03, metrics: ["completionMs", "peakHeapBytes"] });
     expect(d.pass).toBe(false);
-    expect(d.lines[0]).toMatch(/^completionMs: median of 12 paired ratios 1\.\d{3} > ceiling 1\.03: FAIL$/);
-    expect(d.lines[1]).toMatch(/^peakHeapBytes: median of 8 paired ratios 1\.\d{3} > ceiling 1\.03: FAIL$/);
+    expect(d.exitCode).toBe(EXIT.regression);
+    expect(d.failed).toEqual(
+      expect.arrayContaining([
+        "completionMs snapshot",
+        "completionMs resume-none",
+        "completionMs resume-one",
+        "completionMs resume-many",
+        "peakHeapBytes 8192x4/memory",
+        "peakHeapBytes 8192x4/snapshot",
+      ]),
+    );
+    expect(d.lines[0]).toMatch(/^completionMs snapshot: median paired ratio 1\.\d{3} .*median > ceiling 1\.03: FAIL$/);
+    expect(d.lines.at(-1)).toMatch(/^guard: FAIL \(median above 1\.03\) in \d+ cells: completionMs snapshot, /);
   });
 
   it("fails a 5% regression against a 1.03 ceiling and passes it against 1.10", () => {
@@ -39,12 +56,15 @@ describe("judge", () => {
     expect(judge(r, { ceiling: 1.1, metrics: ["completionMs"] }).pass).toBe(true);
   });
 
-  it("fails a metric with no usable pairs rather than letting it through", () => {
+  it("gives no verdict (exit 3) for a metric with no usable pairs rather than letting it through", () => {
     const r = results({});
     for (const row of r.latency) if (row.variant === "batched") row.ok = false;
     const d = judge(r, { ceiling: 1.03, metrics: ["completionMs"] });
     expect(d.pass).toBe(false);
-    expect(d.lines).toEqual(["completionMs: no paired ratios (no trial ok in both variants): FAIL"]);
+    expect(d.exitCode).toBe(EXIT.noResult);
+    expect(d.lines[0]).toBe(
+      "completionMs snapshot: 0 of 3 planned pairs ok: MISSING (no verdict; --allow-missing judges the pairs there are)",
+    );
   });
 
   it("refuses an unknown metric, listing the allowed ones", () => {

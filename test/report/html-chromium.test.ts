@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type BrowserContext, chromium } from "playwright-core";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeReports } from "../../scripts/report/write.js";
 import { syntheticResults } from "./synthetic-run.js";
@@ -53,9 +53,30 @@ interface PageReport {
   charts: number;
   chartErrors: string[];
   canvases: { id: string; inked: number; width: number }[];
+  /** The phase labels drawn on the memory timelines, as boxes in CSS pixels. */
+  labels: { chart: string; text: string; x0: number; x1: number; y0: number; y1: number }[];
 }
 
-async function open(htmlPath: string, screenshot: string): Promise<PageReport> {
+type Box = PageReport["labels"][number];
+
+/** Pairs of labels of one chart whose boxes intersect. */
+function overlaps(labels: Box[]): string[] {
+  const out: string[] = [];
+  labels.forEach((a, i) => {
+    for (const b of labels.slice(i + 1)) {
+      if (a.chart === b.chart && a.x0 < b.x1 && b.x0 < a.x1 && a.y0 < b.y1 && b.y0 < a.y1) {
+        out.push(`${a.chart}: "${a.text}" overlaps "${b.text}"`);
+      }
+    }
+  });
+  return out;
+}
+
+async function open(
+  htmlPath: string,
+  screenshot: string,
+  interact?: (page: Page) => Promise<void>,
+): Promise<PageReport> {
   const page = await browser.newPage();
   const consoleErrors: string[] = [];
   const requests: string[] = [];
@@ -70,8 +91,9 @@ async function open(htmlPath: string, screenshot: string): Promise<PageReport> {
   await page.waitForFunction(() => Array.isArray((window as unknown as { __charts?: unknown[] }).__charts), null, {
     timeout: 10_000,
   });
+  await interact?.(page);
   const state = await page.evaluate(() => {
-    const w = window as unknown as { __charts: unknown[]; __chartErrors: string[] };
+    const w = window as unknown as { __charts: unknown[]; __chartErrors: string[]; __phaseLabels?: Box[] };
     // A chart "drew" when its plot canvas has non-transparent pixels (axes, grid, series).
     const canvases = [...document.querySelectorAll<HTMLDivElement>("div.chart")].map((div) => {
       const canvas = div.querySelector("canvas");
@@ -82,7 +104,7 @@ async function open(htmlPath: string, screenshot: string): Promise<PageReport> {
       if (px) for (let i = 3; i < px.length; i += 4) if ((px[i] as number) > 0) inked++;
       return { id: div.id, inked, width: canvas.width };
     });
-    return { charts: w.__charts.length, chartErrors: w.__chartErrors, canvases };
+    return { charts: w.__charts.length, chartErrors: w.__chartErrors, canvases, labels: w.__phaseLabels ?? [] };
   });
   await page.screenshot({ path: screenshot, fullPage: true });
   await page.close();
@@ -93,7 +115,7 @@ describe("report.html in headless Chromium", () => {
   it("opens with no console errors and no network, draws every chart, and is screenshotted", async () => {
     const dir = KEEP ?? mkdtempSync(join(tmpdir(), "catchup-html-"));
     if (!KEEP) dirs.push(dir);
-    syntheticResults(dir, { withFailure: true, aa: true });
+    syntheticResults(dir, { withFailure: true, aa: true, memoryTrials: 3, trials: 8 });
     const { htmlPath } = await writeReports(dir);
     const html = readFileSync(htmlPath, "utf8");
     expect(html).not.toMatch(/<script[^>]+src=|<link[^>]+href=|https?:\/\/(?!github\.com)/);
@@ -112,6 +134,33 @@ describe("report.html in headless Chromium", () => {
       expect(c.inked, c.id).toBeGreaterThan(2000);
     }
     expect(statSync(png).size).toBeGreaterThan(50_000);
+    // Every phase of every memory timeline is labelled, and no two labels overlap.
+    expect(r.labels.length).toBeGreaterThanOrEqual(8 * 2 * 6);
+    expect(overlaps(r.labels)).toEqual([]);
+    // Each memory cell offers its three trials.
+    expect(html.match(/<div class="trials">trial: /g)).toHaveLength(8);
+  });
+
+  it("lets the reader pick another trial of a memory cell, and redraws it", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "catchup-html-"));
+    dirs.push(dir);
+    syntheticResults(dir, { memoryTrials: 3 });
+    const { htmlPath } = await writeReports(dir);
+    let before = "";
+    let after = "";
+    const r = await open(htmlPath, join(dir, "report.png"), async (page) => {
+      const picture = () =>
+        page.evaluate(() => document.querySelector<HTMLCanvasElement>("#memory-0 canvas")?.toDataURL() ?? "");
+      before = await picture();
+      await page.click('button[data-chart="memory-0"][data-pick="2"]');
+      after = await picture();
+      expect(await page.getAttribute('button[data-chart="memory-0"][data-pick="2"]', "class")).toBe("on");
+    });
+    expect(r.consoleErrors).toEqual([]);
+    expect(r.chartErrors).toEqual([]);
+    expect(r.charts).toBe(12);
+    expect(after).not.toBe(before); // trial 3's timeline, not trial 1's
+    expect(overlaps(r.labels)).toEqual([]);
   });
 
   it("still opens cleanly and marks the gap when a samples file is missing", async () => {

@@ -1,4 +1,4 @@
-// report.md: the four tables with real figures, paired statistics with honest verdicts, failures,
+// report.md: the four tables with real figures, per-cell verdicts with honest intervals, failures,
 // environment and "not measured" lines, and byte-for-byte reproducible rendering.
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -47,66 +47,114 @@ describe("report.md", () => {
     const { markdown } = await writeReports(dir);
     const memory = section(markdown, "Memory");
     expect(memory).toContain(
-      "| script size / subscriptions | mode | peak heap | peak RSS | post-GC heap | retained heap |",
+      "| script size / subscriptions | mode | ok trials | peak heap | peak RSS | post-GC heap | retained heap |",
     );
     // 8 cells: {1, 8 KiB} x {1, 4} x {memory, snapshot}
     expect(memory.split("\n").filter((l) => /^\| (1|8) KiB \/ (1|4) \|/.test(l))).toHaveLength(8);
-    expect(memory).toMatch(/\| 8 KiB \/ 4 \| memory \| \d+\.\d → \d+\.\d MiB \| \d+\.\d → \d+\.\d MiB \|/);
+    expect(memory).toMatch(/\| 8 KiB \/ 4 \| memory \| 1 \/ 1 \| \d+\.\d → \d+\.\d MiB \| \d+\.\d → \d+\.\d MiB \|/);
     expect(memory).toMatch(/10\.1 \/ 1\d\.\d \/ 1\d\.\d → 10\.1 \/ 1\d\.\d \/ 1\d\.\d/);
   });
 
-  it("holds the probe table and the paired statistics with N pairs and a verdict", async () => {
+  it("holds the probe table and, per metric, a per-cell verdict table with the pooled ratio under it", async () => {
     const dir = runDir();
     syntheticResults(dir);
     const { markdown } = await writeReports(dir);
     const probe = section(markdown, "Concurrent probe");
     expect(probe).toContain("| cell | max probe | median probe |");
     expect(probe).toMatch(/\| memory: 8 KiB \/ 4 \/ snapshot \| \d+\.\d → \d+\.\d ms \| \d+\.\d → \d+\.\d ms \|/);
-    const paired = section(markdown, "Paired statistics");
-    // 4 cases x 3 trials = 12 pairs, candidate clearly faster
-    expect(paired).toMatch(
-      /\| completionMs: completion time \(latency cases\) \| 0\.\d{3} \| 0\.\d{3}–0\.\d{3} \| 0\.\d{3} \| 12 \| candidate lower: −\d+\.\d% \|/,
+    const verdicts = section(markdown, "Verdicts per cell");
+    expect(verdicts).toContain("### completionMs: completion time (latency cases)\n");
+    expect(verdicts).toContain(
+      "| cell | median paired ratio | 95% CI | pairs | smallest detectable change | verdict |",
     );
-    expect(paired).toMatch(
-      /\| peakHeapBytes: peak heap \(memory cells\) \| 0\.\d{3} \| [\d.]+–[\d.]+ \| [\d.]+ \| 8 \|/,
+    // 3 pairs per case, candidate clearly faster: ranked lower, interval marked indicative
+    expect(verdicts).toMatch(
+      /\| resume-many \| 0\.\d{3} \| 0\.\d{3}–0\.\d{3} \(indicative\) \| 3 \/ 3 \| ±\d+\.\d% \| lower \(interval below 1\.0\) \|/,
     );
-    expect(paired).not.toContain("A/A band");
+    expect(verdicts).toMatch(
+      /\| 8192x4\/memory \| 0\.\d{3} \| 1 pair, no interval \| 1 \/ 1 \| n\/a \| noise \(1 pair: too few to rank\) \|/,
+    );
+    expect(verdicts).toMatch(
+      /Pooled over all cells \(a summary, never a verdict\): median of 12 paired ratios batched\/legacy 0\.\d{3} \(95% CI/,
+    );
+    expect(verdicts).toContain("Intervals from fewer than 8 pairs are marked indicative");
+    expect(verdicts).not.toContain("A/A band |");
   });
 
-  it('labels a change whose interval spans 1.0 "no difference detected", never ranked', async () => {
+  it('calls a cell whose interval spans 1.0 "noise", never ranked', async () => {
     const dir = runDir();
-    syntheticResults(dir, { candidateFactor: 1, seed: 4 });
+    syntheticResults(dir, { candidateFactor: 1, seed: 4, trials: 8 });
     const { markdown } = await writeReports(dir);
-    const row = markdown.split("\n").find((l) => l.startsWith("| completionMs:"));
-    expect(row).toContain("no difference detected (interval spans 1.0)");
-    expect(row).not.toMatch(/candidate (lower|higher)/);
+    const table = section(markdown, "Verdicts per cell").split("### ")[1] ?? "";
+    const rows = table.split("\n").filter((l) => /^\| (snapshot|resume-)/.test(l));
+    expect(rows).toHaveLength(4);
+    let spanning = 0;
+    for (const r of rows) {
+      const [, low, high] = /\| ([\d.]+)–([\d.]+) \|/.exec(r) ?? [];
+      if (Number(low) <= 1 && Number(high) >= 1) {
+        spanning++;
+        expect(r).toMatch(/\| noise \(interval spans 1\.0\) \|$/);
+      }
+    }
+    expect(spanning).toBeGreaterThanOrEqual(2);
   });
 
-  it("shows the A/A band and refuses to rank a difference inside it", async () => {
+  it("shows each cell's A/A band and refuses to rank a difference inside it", async () => {
     const dir = runDir();
-    // A real 2% change, detected (interval above 1.0), on a machine whose A/A runs differ by ~6%.
-    const results = syntheticResults(dir, { candidateFactor: 1.02, aa: true, trials: 5, seed: 2 });
+    // A real 2% change, detected (interval above 1.0), on a machine whose A/A copies differ by ~6%.
+    const results = syntheticResults(dir, { candidateFactor: 1.02, aa: true, trials: 8, seed: 2, latencyNoise: 0.01 });
     for (const r of results.aa?.latency ?? []) {
-      if (r.variant === "A2" && r.completionMs !== null) r.completionMs *= 1.06;
+      if (r.completionMs !== null) r.completionMs *= 1.06;
     }
     writeFileSync(join(dir, "results.json"), JSON.stringify(results));
     const { markdown } = await writeReports(dir);
-    const paired = section(markdown, "Paired statistics");
-    expect(paired).toContain("| A/A band | verdict |");
-    const row = paired.split("\n").find((l) => l.startsWith("| completionMs:")) ?? "";
-    const [, median, low] = /\| completionMs:[^|]+\| ([\d.]+) \| ([\d.]+)–/.exec(row) ?? [];
+    const table = section(markdown, "Verdicts per cell").split("### ")[1] ?? "";
+    expect(table).toContain("| cell | median paired ratio | 95% CI | A/A band | pairs |");
+    const row = table.split("\n").find((l) => l.startsWith("| resume-many |")) ?? "";
+    const [, median, low] = /\| resume-many \| ([\d.]+) \| ([\d.]+)–/.exec(row) ?? [];
     expect(Number(low)).toBeGreaterThan(1); // the interval alone would call it a difference
     expect(Number(median)).toBeLessThan(1.06);
-    expect(row).toMatch(/\| 0\.9[0-4]\d–1\.0[6-9]\d \| no difference detected \(inside the A\/A band\) \|$/);
+    expect(row).toMatch(/\| 0\.9[0-4]\d–1\.0[6-9]\d \| 8 \/ 8 \| ±\d+\.\d% \| noise \(inside the A\/A band\) \|$/);
   });
 
-  it("gives no interval for a single pair and marks verdicts from few pairs as indicative", async () => {
+  it("shows a single target's figures in every table, without ratios, and no verdicts", async () => {
     const dir = runDir();
-    syntheticResults(dir, { trials: 1 });
+    syntheticResults(dir, { single: true });
+    const { markdown, htmlPath } = await writeReports(dir);
+    expect(markdown).toContain(
+      "A single target, **legacy**: its figures, with nothing to compare them with (no ratios).",
+    );
+    const latency = section(markdown, "Latency");
+    expect(latency).toContain("| case | legacy median | chunks | ok trials |");
+    expect(latency).toMatch(/\| resume, all events after the cursor \| 7\d\d\.\d ms \| 4 \| 3 \|/);
+    const memory = section(markdown, "Memory");
+    expect(memory).toMatch(/\| 8 KiB \/ 4 \| memory \| 1 \| \d+\.\d MiB \| \d+\.\d MiB \|/);
+    expect(section(markdown, "Concurrent probe")).toMatch(/\| latency: snapshot \| \d+\.\d ms \| \d+\.\d ms \|/);
+    expect(markdown).not.toContain("→");
+    expect(markdown).not.toContain("No latency trials");
+    expect(markdown).not.toContain("## Verdicts per cell");
+    const html = readFileSync(htmlPath, "utf8");
+    expect(html).toContain("A single target");
+    expect(html).toMatch(/<td>resume, all events after the cursor<\/td><td>7\d\d\.\d ms<\/td>/);
+    expect(html).not.toContain("→");
+  });
+
+  it("states the guard's decision per cell at the top when the run was guarded", async () => {
+    const dir = runDir();
+    syntheticResults(dir, {
+      candidateFactor: 1,
+      caseFactor: { "resume-many": 1.2 },
+      trials: 8,
+      latencyNoise: 0.01,
+      guard: { ceiling: 1.03, metrics: ["completionMs"] },
+    });
     const { markdown } = await writeReports(dir);
-    expect(section(markdown, "Latency")).toMatch(/\| snapshot \|.*\| 0\.\d{3} \(1 pair, no interval\) \| 1 \/ 1 \|/);
-    const row = markdown.split("\n").find((l) => l.startsWith("| completionMs:"));
-    expect(row).toMatch(/\| 4 \| candidate lower: −\d+\.\d% \(only 4 pairs: indicative\) \|$/);
+    expect(markdown).toContain(
+      "**Guard (median paired ratio per cell against ceiling 1.03): FAIL in completionMs resume-many.**",
+    );
+    expect(section(markdown, "Verdicts per cell")).toMatch(
+      /\| resume-many \| 1\.\d{3} \|.*\| fail \(median 1\.\d{3} > ceiling 1\.03\) \|/,
+    );
   });
 
   it("lists failed trials and keeps them out of the medians", async () => {
@@ -117,7 +165,9 @@ describe("report.md", () => {
       "- resume-one batched trial 1: socket closed before completion (code 1006)",
     );
     expect(section(markdown, "Latency")).toMatch(/\| resume, one event \|.*\| 3 \/ 2 \|/);
-    expect(markdown.split("\n").find((l) => l.startsWith("| completionMs:"))).toMatch(/\| 11 \|/);
+    expect(section(markdown, "Verdicts per cell")).toMatch(
+      /\| resume-one \|.*\| 2 \/ 3 \| .*\| missing \(2 of 3 pairs\) \|/,
+    );
   });
 
   it("ends with an environment line and a not-measured line", async () => {

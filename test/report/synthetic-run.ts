@@ -1,8 +1,9 @@
 // Test aid: builds a realistic, synthetic run directory (results.json + samples/*.jsonl) shaped like
 // the bench runner's output, with seeded noise, so the reports can be rendered and checked without
-// measuring. Figures imitate the reference study (DESIGN §2): legacy 2/2/3/4 chunks, batched 1/1/1/1.
+// measuring. Figures imitate the reference study's shape: legacy 2/2/3/4 chunks, batched 1/1/1/1.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { randomFloats } from "../../fixtures/prng.js";
 import {
   type LatencyCase,
   type LatencyRow,
@@ -11,7 +12,6 @@ import {
   RESULTS_SCHEMA,
   type Results,
 } from "../../scripts/results.js";
-import { mulberry32 } from "../../scripts/stats.js";
 
 export interface SyntheticOptions {
   trials?: number;
@@ -20,10 +20,19 @@ export interface SyntheticOptions {
   candidateFactor?: number;
   /** Swap the roles (batched as baseline), as `--variants batched,legacy` would. */
   swapped?: boolean;
+  /** The interleaved A/A control: rows of a second baseline copy "A2" under `aa`. */
   aa?: boolean;
   /** Make one latency trial of the candidate fail. */
   withFailure?: boolean;
   memoryTrials?: number;
+  /** Multiply the candidate's completionMs in these cases only (on top of candidateFactor). */
+  caseFactor?: Partial<Record<LatencyCase, number>>;
+  /** Relative noise of every latency figure (default 0.04: uniform in ±4%). */
+  latencyNoise?: number;
+  /** Only the baseline: a single-target run. */
+  single?: boolean;
+  /** The guard recorded in the run's config (bench writes --ceiling/--guard there). */
+  guard?: { ceiling: number; metrics: string[]; confidence?: boolean; allowMissing?: boolean };
 }
 
 const MIB = 1024 * 1024;
@@ -45,9 +54,11 @@ const LEGACY_CHUNKS: Record<LatencyCase, number> = { snapshot: 2, "resume-none":
 export function syntheticResults(dir: string, options: SyntheticOptions = {}): Results {
   const trials = options.trials ?? 3;
   const memoryTrials = options.memoryTrials ?? 1;
-  const random = mulberry32(options.seed ?? 1);
+  const random = randomFloats(options.seed ?? 1);
   const noise = (sd: number) => 1 + sd * (random() * 2 - 1);
   const names = options.swapped ? ["batched", "legacy"] : ["legacy", "batched"];
+  if (options.single) names.pop();
+  const latencyNoise = options.latencyNoise ?? 0.04;
   const factorOf = (variant: string) =>
     variant === "batched" && options.candidateFactor !== undefined ? options.candidateFactor : 1;
   const msOf = (variant: string, c: LatencyCase) =>
@@ -64,12 +75,13 @@ export function syntheticResults(dir: string, options: SyntheticOptions = {}): R
         for (const v of variants) {
           const p = profile(v);
           const failed = options.withFailure === true && v === names[1] && c === "resume-one" && t === 1;
+          const caseFactor = v === names[1] ? (options.caseFactor?.[c] ?? 1) : 1;
           rows.push({
             case: c,
             variant: v,
             trial: t,
             ok: !failed,
-            completionMs: failed ? null : msOf(p, c) * noise(0.04),
+            completionMs: failed ? null : msOf(p, c) * caseFactor * noise(latencyNoise),
             firstChunkMs: failed ? null : 20 * noise(0.1),
             chunks: failed ? 0 : p === "legacy" ? LEGACY_CHUNKS[c] : 1,
             values: p === "legacy" ? LEGACY_CHUNKS[c] + 1 : c === "snapshot" ? 1001 : 2,
@@ -139,30 +151,38 @@ export function syntheticResults(dir: string, options: SyntheticOptions = {}): R
       cores: 2,
       loadAverage: [0.52, 0.61, 0.7],
       gitCommit: "0123456789abcdef0123456789abcdef01234567",
-      config: { trials, projects: 1000, events: 1000, ackDelayMs: 100, probeTag: "server.getConfig" },
+      config: {
+        trials,
+        memoryTrials,
+        projects: 1000,
+        events: 1000,
+        ackDelayMs: 100,
+        probeTag: "server.getConfig",
+        ...(options.guard
+          ? {
+              ceiling: options.guard.ceiling,
+              guard: options.guard.metrics,
+              guardConfidence: options.guard.confidence === true,
+              allowMissing: options.guard.allowMissing === true,
+            }
+          : {}),
+      },
     },
-    variants: [
-      {
-        name: names[0] as string,
-        kind: "bundled",
-        command: `node dist/server-under-test/main.js --delivery ${names[0]}`,
-        role: "baseline",
-      },
-      {
-        name: names[1] as string,
-        kind: "bundled",
-        command: `node dist/server-under-test/main.js --delivery ${names[1]}`,
-        role: "candidate",
-      },
-    ],
+    variants: names.map((name, i) => ({
+      name,
+      kind: "bundled" as const,
+      command: `node dist/server-under-test/main.js --delivery ${name}`,
+      role: i === 0 ? ("baseline" as const) : ("candidate" as const),
+    })),
     latency: latencyRows(names, (v) => v),
     memory: memoryRows(names, (v) => v, ""),
   };
   if (options.aa) {
     const base = names[0] as string;
+    // Interleaved A/A: only the second copy's rows; its partner is the baseline's own rows.
     results.aa = {
-      latency: latencyRows(["A1", "A2"], () => base),
-      memory: memoryRows(["A1", "A2"], () => base, "aa-"),
+      latency: latencyRows(["A2"], () => base),
+      memory: memoryRows(["A2"], () => base, ""),
     };
   }
   writeFileSync(join(dir, "results.json"), `${JSON.stringify(results, null, 2)}\n`);

@@ -5,6 +5,8 @@ import {
   findListeningPid,
   isAlive,
   listeningPorts,
+  openRssReader,
+  pageSize,
   parseListeningSockets,
   readVmHwm,
   readVmRss,
@@ -114,5 +116,28 @@ describe("readVmHwm / readVmRss", () => {
   it("throw a clear error for a pid that does not exist", () => {
     expect(() => readVmHwm(2 ** 22 + 12345)).toThrow(/\/proc\/\d+\/status/);
     expect(() => resetVmHwm(2 ** 22 + 12345)).toThrow(/cannot reset VmHWM of pid \d+/);
+  });
+});
+
+describe("openRssReader", () => {
+  it("re-reads /proc/PID/statm through one open file: a touched 64 MiB buffer shows in the next read", async () => {
+    const t = await startProbe();
+    const reader = openRssReader(t.pid);
+    try {
+      const before = reader.read();
+      // statm and status count the same pages (status in kB): the same figure within a page or two.
+      expect(Math.abs(before - (readVmRss(t.pid) as number))).toBeLessThanOrEqual(64 * pageSize());
+      await t.command(`alloc ${64 * 1024 * 1024}`);
+      await t.nextLine(); // {"done":"alloc"}
+      expect(reader.read()).toBeGreaterThanOrEqual(before + 60 * 1024 * 1024);
+      t.kill();
+      await t.waitExit();
+      expect(() => reader.read()).toThrow(/gone|statm/);
+    } finally {
+      reader.close();
+    }
+  });
+  it("refuses a pid that does not exist, naming the file", () => {
+    expect(() => openRssReader(2 ** 22 + 12345)).toThrow(/\/proc\/\d+\/statm/);
   });
 });

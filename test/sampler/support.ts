@@ -5,9 +5,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { withTimeout } from "../../scripts/timeout.js";
 
-export const PROBE_TARGET = fileURLToPath(
-  new URL("../../scripts/selfbench/targets/probe-target.mjs", import.meta.url),
-);
+export const PROBE_TARGET = fileURLToPath(new URL("../../scripts/selfbench/targets/probe-target.mjs", import.meta.url));
 export const WRAPPER = fileURLToPath(new URL("./targets/wrapper.mjs", import.meta.url));
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 

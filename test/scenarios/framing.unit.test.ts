@@ -10,7 +10,8 @@ import {
   normaliseId,
   utf8ByteLength,
 } from "../../scenarios/lib/framing.js";
-import { buildSubscribePayload, DEFAULT_SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/session.js";
+import { SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
+import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { effect3, effect4 } from "./support/dialects.js";
 
 const recorded = JSON.parse(readFileSync(new URL("./frames/effect3-recorded.json", import.meta.url), "utf8")) as Record<
@@ -122,11 +123,11 @@ describe("ids", () => {
 
 describe("buildSubscribePayload", () => {
   it("substitutes the cursor, or drops the property for a snapshot", () => {
-    expect(buildSubscribePayload(DEFAULT_SUBSCRIBE_TEMPLATE, 1000)).toEqual({
+    expect(buildSubscribePayload(SUBSCRIBE_TEMPLATE, 1000)).toEqual({
       afterSequence: 1000,
       requestCompletionMarker: true,
     });
-    expect(buildSubscribePayload(DEFAULT_SUBSCRIBE_TEMPLATE, null)).toEqual({ requestCompletionMarker: true });
+    expect(buildSubscribePayload(SUBSCRIBE_TEMPLATE, null)).toEqual({ requestCompletionMarker: true });
     expect(buildSubscribePayload('{"cursor":{"after":"{after}"},"list":[{after}]}', 5)).toEqual({
       cursor: { after: 5 },
       list: [5],
@@ -136,7 +137,7 @@ describe("buildSubscribePayload", () => {
 
   it("names the template when it is not JSON, and refuses a negative cursor", () => {
     expect(() => buildSubscribePayload("{after", 1)).toThrow(/subscribe payload template is not JSON/);
-    expect(() => buildSubscribePayload(DEFAULT_SUBSCRIBE_TEMPLATE, -1)).toThrow(/integer >= 0 or null/);
+    expect(() => buildSubscribePayload(SUBSCRIBE_TEMPLATE, -1)).toThrow(/integer >= 0 or null/);
   });
 });
 

@@ -4,7 +4,8 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSubscribePayload, DEFAULT_SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/session.js";
+import { SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
+import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { findK6, K6_NOT_FOUND, runSessionsK6 } from "../../scripts/driver/k6.js";
 import type { SessionFigures } from "../../scripts/results.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
@@ -167,7 +168,7 @@ describe("the k6 driver", () => {
       token: DEV_TOKEN,
       ackDelayMs: 20,
       holdMs: 0,
-      subscribePayload: buildSubscribePayload(DEFAULT_SUBSCRIBE_TEMPLATE, meta.latestSequence - 1),
+      subscribePayload: buildSubscribePayload(SUBSCRIBE_TEMPLATE, meta.latestSequence - 1),
       k6Path: fake,
     });
     expect(result.exitCode).toBe(0);

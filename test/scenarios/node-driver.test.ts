@@ -1,7 +1,8 @@
 // The Node driver runs concurrent delayed-ACK sessions through the shared client against the real
-// bundled server, and its rows' chunk counts follow the delivery strategy (DESIGN §2).
+// bundled server, and its rows' chunk counts follow the delivery strategy.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildSubscribePayload, DEFAULT_SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/session.js";
+import { SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
+import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { runSessions } from "../../scripts/driver/node.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { smallFixture } from "./support/fixture.js";
@@ -42,7 +43,7 @@ describe.each([
         url: server.url,
         token: DEV_TOKEN,
         ackDelayMs: 100,
-        subscribePayload: buildSubscribePayload(DEFAULT_SUBSCRIBE_TEMPLATE, after),
+        subscribePayload: buildSubscribePayload(SUBSCRIBE_TEMPLATE, after),
         onPhase: (i, phase) => phases.set(i, [...(phases.get(i) ?? []), phase]),
       });
       expect(rows.map((r) => r.error)).toEqual([null, null, null, null]);
@@ -67,7 +68,7 @@ describe("runSessions against the real server's failures", () => {
       clients: 1,
       url: server.url,
       token: DEV_TOKEN,
-      subscribePayload: buildSubscribePayload(DEFAULT_SUBSCRIBE_TEMPLATE, 10_000_000),
+      subscribePayload: buildSubscribePayload(SUBSCRIBE_TEMPLATE, 10_000_000),
     });
     expect(rows[0]).toMatchObject({ ok: false, chunks: 0 });
     expect(rows[0]?.error).toMatch(/orchestration\.subscribeShell failed: Fail: .*beyond the latest sequence/);

@@ -1,4 +1,4 @@
-// Chunk counts through completion, legacy vs batched, over a real loopback socket (issue 3).
+// Chunk counts through completion, legacy vs batched, over a real loopback socket.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RawConnection, subscribeThroughCompletion } from "../support/raw-ws.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";

@@ -1,12 +1,13 @@
 // The seeded PRNG and bootstrap are reproducible: same seed, same numbers; a report re-renders byte for byte.
 import { describe, expect, it } from "vitest";
-import { bootstrapMedianCI, bootstrapRatioCI, mulberry32, seedFromString } from "../../scripts/stats.js";
+import { randomFloats } from "../../fixtures/prng.js";
+import { bootstrapMedianCI, bootstrapRatioCI, seedFromString } from "../../scripts/stats.js";
 
-describe("mulberry32", () => {
+describe("randomFloats (mulberry32)", () => {
   it("gives the same stream for the same seed and a different one for another seed", () => {
-    const a = mulberry32(123);
-    const b = mulberry32(123);
-    const c = mulberry32(124);
+    const a = randomFloats(123);
+    const b = randomFloats(123);
+    const c = randomFloats(124);
     const xa = Array.from({ length: 5 }, a);
     expect(Array.from({ length: 5 }, b)).toEqual(xa);
     expect(Array.from({ length: 5 }, c)).not.toEqual(xa);
@@ -17,7 +18,7 @@ describe("mulberry32", () => {
   });
 
   it("is roughly uniform", () => {
-    const r = mulberry32(9);
+    const r = randomFloats(9);
     let sum = 0;
     for (let i = 0; i < 10_000; i++) sum += r();
     expect(sum / 10_000).toBeGreaterThan(0.48);

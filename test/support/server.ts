@@ -1,12 +1,13 @@
-// Test support: start the bundled server (compiled JS) on loopback and wait for its ready line.
-import { type ChildProcess, spawn } from "node:child_process";
-import { once } from "node:events";
+// Test support: start the bundled server (compiled JS) on loopback through the harness's own target
+// module (process group, reaper, ready line) and wait for its ready line.
+import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
+import { startBundled } from "../../scripts/target/bundled.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const SERVER_MAIN = fileURLToPath(new URL("../../dist/server-under-test/main.js", import.meta.url));
-/** The documented default dev token (both scopes). */
-export const DEV_TOKEN = "catchup-dev-token";
+/** The documented default dev token (both scopes), as the client knows it. */
+export { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 
 export interface RunningServer {
   url: string;
@@ -18,8 +19,9 @@ export interface RunningServer {
 }
 
 /**
- * Spawns `node [...nodeArgs] dist/server-under-test/main.js --db DB --port 0 ...args`; rejects if not
- * ready in timeoutMs. nodeArgs are Node's own flags (e.g. `--inspect=127.0.0.1:0`).
+ * Spawns `node [...nodeArgs] dist/server-under-test/main.js --db DB --host 127.0.0.1 --port 0 ...args`
+ * (no --exit-with-parent unless args has it); rejects if not ready in timeoutMs. nodeArgs are Node's
+ * own flags (e.g. `--inspect=127.0.0.1:0`).
  */
 export async function startServer(
   db: string,
@@ -27,43 +29,25 @@ export async function startServer(
   timeoutMs = 20_000,
   nodeArgs: string[] = [],
 ): Promise<RunningServer> {
-  const child = spawn(process.execPath, [...nodeArgs, SERVER_MAIN, "--db", db, "--port", "0", ...args], {
-    stdio: ["pipe", "pipe", "pipe"],
-  });
-  let err = "";
-  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
-    err += d;
-  });
-  const exited = once(child, "exit");
-  const ready = await new Promise<Record<string, unknown>>((resolve, reject) => {
-    let out = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`server not ready within ${timeoutMs} ms; stderr:\n${err}`));
-    }, timeoutMs);
-    child.stdout?.setEncoding("utf8").on("data", (d: string) => {
-      out += d;
-      const nl = out.indexOf("\n");
-      if (nl >= 0) {
-        clearTimeout(timer);
-        try {
-          resolve(JSON.parse(out.slice(0, nl)));
-        } catch (e) {
-          reject(new Error(`bad ready line ${out.slice(0, nl)}: ${(e as Error).message}`));
-        }
-      }
-    });
-    child.once("exit", (code, signal) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited (code ${code}, signal ${signal}) before ready; stderr:\n${err}`));
-    });
-  });
+  const { proc, ready } = await startBundled({ db, extra: args, timeoutMs, nodeArgs, lifeline: false });
+  let timer: NodeJS.Timeout | undefined;
+  /** Sends signal and waits for the exit; SIGKILL after 10 s. */
   const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    const timer = setTimeout(() => child.kill("SIGKILL"), 10_000);
-    const [code, sig] = (await exited) as [number | null, NodeJS.Signals | null];
+    if (!proc.exitInfo()) proc.signal(signal);
+    const killed = new Promise<void>((resolve) => {
+      timer = setTimeout(() => resolve(proc.kill()), 10_000);
+    });
+    await Promise.race([proc.exited, killed]);
     clearTimeout(timer);
-    return { code, signal: sig };
+    const info = await proc.stop(0);
+    return { code: info.code, signal: info.signal };
   };
-  return { url: String(ready.url), pid: Number(ready.pid), ready, child, stderr: () => err, stop };
+  return {
+    url: ready.url,
+    pid: ready.pid,
+    ready: ready.fields,
+    child: proc.child,
+    stderr: () => proc.stderrTail(100_000),
+    stop,
+  };
 }

@@ -106,6 +106,3 @@ export function processesWith(marker: string): { pid: number; cmd: string }[] {
   }
   return found;
 }
-
-// Process-tree readers come from the product's /proc helpers so tests and harness agree on them.
-export { descendants as descendantsOf, isAlive } from "../../../scripts/sampler/procfs.js";

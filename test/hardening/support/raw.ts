@@ -114,6 +114,3 @@ export function call(
     ws.send(JSON.stringify({ _tag: "Request", id, tag, payload, headers: options.headers ?? [] }));
   });
 }
-
-/** Closes a socket; resolves when closed (terminates after 2 s). Shared with the fuzzer's healthy client. */
-export { closeWithin as closeWs } from "../../../scripts/fuzz/ws-close.js";

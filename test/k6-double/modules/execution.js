@@ -18,6 +18,7 @@ export default {
       iterationInTest: s.iterationInTest,
       iterationInInstance: s.iterationInTest,
       executor: "per-vu-iterations",
+      // k6 numbers iterations across the whole test, also when runners split it by segment.
     };
   },
   get test() {

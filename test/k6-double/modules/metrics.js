@@ -2,7 +2,8 @@
 // may only be created in the init context (module top level).
 import { state } from "./state.js";
 
-const NAME = /^[\p{L}\p{N}._!?/&#()<>%-]{1,128}$/u;
+// k6's metric-name rule (metrics/registry.go).
+const NAME = /^[a-zA-Z_][a-zA-Z0-9_]{1,128}$/;
 
 class Metric {
   constructor(type, name, isTime = false) {
@@ -11,6 +12,8 @@ class Metric {
     if (!NAME.test(name)) throw new Error(`k6 double: invalid metric name ${JSON.stringify(name)}`);
     const known = s.metrics.get(name);
     if (known && known.type !== type) throw new Error(`k6 double: metric ${name} redeclared as ${type}`);
+    if (known && known.isTime !== Boolean(isTime))
+      throw new Error(`k6 double: metric ${name} redeclared with another value type`);
     s.metrics.set(name, { type, isTime: Boolean(isTime) });
     this.name = name;
     this.type = type;

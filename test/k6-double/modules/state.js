@@ -4,7 +4,8 @@ const KEY = Symbol.for("catchup-bench.k6-double");
 /**
  * @returns {{ stage: "init" | "vu" | "summary", samples: Array<{metric: string, type: string, isTime: boolean, value: number, tags: Record<string, string>}>,
  *   metrics: Map<string, {type: string, isTime: boolean}>, pending: Set<unknown>, vu: number, iterationInTest: number,
- *   iterationInScenario: number, scenario: string, abort: ((reason?: string) => void) | null }}
+ *   iterationInScenario: number, scenario: string, abort: ((reason?: string) => void) | null,
+ *   idleWaiters: Array<() => void>, fatal: (reason: string) => void }}
  */
 export function state() {
   globalThis[KEY] ??= {
@@ -18,6 +19,10 @@ export function state() {
     scenario: "default",
     abort: null,
     idleWaiters: [],
+    // Something real k6 would not survive (it would hang): the runner reports it and exits non-zero.
+    fatal: (reason) => {
+      throw new Error(reason);
+    },
   };
   return globalThis[KEY];
 }

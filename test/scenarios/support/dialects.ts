@@ -1,4 +1,4 @@
-// Test support: server frames in the two Effect RPC wire dialects (DESIGN §4), written by hand
+// Test support: server frames in the two Effect RPC wire dialects, written by hand
 // from the documented shapes. Effect 3: ids echoed normalised, cause as a tree. Effect 4: ids
 // echoed exactly as sent, flat cause array, void success as `value: null`, optional `headers`.
 export interface Dialect {

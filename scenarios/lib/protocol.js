@@ -1,0 +1,25 @@
+// The client side's protocol constants, defined once: the RPC tags, the bundled server's dev token,
+// the subscribe payload template, the completion marker and the latency case names. The harness
+// (scripts/) and the k6 scripts import them from here; the bundled server keeps its own copies
+// because it must not import the client. Plain JS: k6 loads this file.
+
+/** The streaming subscription every session opens. */
+export const SUBSCRIBE_TAG = "orchestration.subscribeShell";
+/** The unary RPC sent as a probe while a chunk's ACK is held (and used to read the fixture's cursors). */
+export const PROBE_TAG = "server.getConfig";
+/** The bundled server's documented dev token (both scopes); a foreign server has its own. */
+export const DEV_TOKEN = "catchup-dev-token";
+/** `{after}` is replaced by the resume cursor; with no cursor the property holding it is dropped. */
+export const SUBSCRIBE_TEMPLATE = '{"afterSequence":{after},"requestCompletionMarker":true}';
+/**
+ * The stream value that marks the end of the catch-up.
+ * @type {{ field: string, value: string }}
+ */
+export const COMPLETION_MARKER = { field: "kind", value: "synchronized" };
+/** The WebSocket path of the bundled server. */
+export const URL_PATH = "/ws";
+
+/** The harness's latency cases, in report order. */
+export const LATENCY_CASES = /** @type {const} */ (["snapshot", "resume-none", "resume-one", "resume-many"]);
+/** The k6 scripts' CASE names (the same cases, shorter). */
+export const SCENARIO_CASES = /** @type {const} */ (["snapshot", "none", "one", "many"]);

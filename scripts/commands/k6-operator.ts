@@ -1,0 +1,123 @@
+// `catchup-bench k6-operator SCRIPT --parallelism N --out DIR`: writes DIR/testrun.json (a k6-operator
+// TestRun), DIR/run.sh (k6 archive, ConfigMap, apply) and DIR/README.md, and prints the commands.
+import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { basename, join, relative, resolve } from "node:path";
+import type { CommandModule } from "yargs";
+import {
+  ARCHIVE_FILE,
+  type OperatorOptions,
+  readme,
+  runScript,
+  SINGLE_VU_SCRIPTS,
+  shipCommands,
+  testRunManifest,
+} from "../k6operator/manifest.js";
+import { K6_OPERATOR_COMMAND, K6_OPERATOR_OPTIONS } from "../options/k6-operator.js";
+import { readFlags } from "../options/spec.js";
+import { applyOptions } from "../options/yargs.js";
+import { UsageError, writableDirFlag } from "../usage.js";
+
+export interface K6OperatorArgs {
+  script: string;
+  [flag: string]: unknown;
+}
+
+const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/** Validates the arguments into the manifest's options (a UsageError names the first bad one). */
+export function operatorOptions(args: K6OperatorArgs): { options: OperatorOptions; outDir: string } {
+  const f = readFlags(K6_OPERATOR_OPTIONS, args);
+  if (f.parallelism === undefined) throw new UsageError("--parallelism is required (the number of k6 runners)");
+  if (f.out === undefined) throw new UsageError("--out is required (the directory for the manifest)");
+  const script = args.script;
+  if (!script.endsWith(".js") || !existsSync(script) || !statSync(script).isFile()) {
+    throw new UsageError(`<script> must be an existing k6 script (.js) (got ${JSON.stringify(script)})`);
+  }
+  if (f.parallelism > 1 && (SINGLE_VU_SCRIPTS as readonly string[]).includes(basename(script))) {
+    throw new UsageError(
+      `${basename(script)} runs one VU, so --parallelism ${f.parallelism} would leave runners idle; use scenarios/scaleout.js (one session per VU)`,
+    );
+  }
+  for (const [flag, value] of [
+    ["name", f.name],
+    ["namespace", f.namespace],
+    ["token-secret", f["token-secret"]],
+    ["pvc", f.pvc],
+  ] as const) {
+    if (value !== undefined && (!DNS_LABEL.test(value) || value.length > 53)) {
+      throw new UsageError(
+        `--${flag} must be a DNS label (a-z, 0-9, -; at most 53 characters) (got ${JSON.stringify(value)})`,
+      );
+    }
+  }
+  const env: Record<string, string> = {};
+  for (const kv of f.env ?? []) {
+    const i = kv.indexOf("=");
+    const key = i > 0 ? kv.slice(0, i) : "";
+    if (!ENV_KEY.test(key))
+      throw new UsageError(`--env must be KEY=VALUE with KEY a variable name (got ${JSON.stringify(kv)})`);
+    if (key === "TOKEN")
+      throw new UsageError("--env TOKEN=... would put the token in the manifest; use --token-secret");
+    if (key === "SUMMARY")
+      throw new UsageError("--env SUMMARY is set by the manifest (each runner's file on the volume)");
+    env[key] = kv.slice(i + 1);
+  }
+  const clients = env.CLIENTS === undefined ? null : Number(env.CLIENTS);
+  if (clients !== null && Number.isInteger(clients) && clients < f.parallelism) {
+    throw new UsageError(
+      `--env CLIENTS=${clients} is fewer than --parallelism ${f.parallelism}: some runners would get no VU`,
+    );
+  }
+  if (f.output === "prometheus" && f["prometheus-url"] === undefined) {
+    throw new UsageError("--output prometheus needs --prometheus-url (the remote-write endpoint)");
+  }
+  const outDir = writableDirFlag("out", f.out);
+  return {
+    outDir,
+    options: {
+      scriptPath: relative(outDir, resolve(script)),
+      parallelism: f.parallelism,
+      separate: f.separate,
+      name: f.name,
+      namespace: f.namespace ?? null,
+      image: f.image,
+      env,
+      tokenSecret: f["token-secret"] ?? null,
+      output: f.output as "json" | "prometheus",
+      prometheusUrl: f["prometheus-url"] ?? null,
+      pvc: f.pvc,
+      archivePath: ARCHIVE_FILE,
+    },
+  };
+}
+
+function writeAtomically(path: string, text: string, mode = 0o644): void {
+  const tmp = `${path}.${process.pid}.tmp`;
+  writeFileSync(tmp, text, { mode });
+  renameSync(tmp, path);
+}
+
+/** The command's work, callable from a program: writes the files and returns what it wrote. */
+export function writeOperatorRun(args: K6OperatorArgs, out: (text: string) => void): string[] {
+  const { options, outDir } = operatorOptions(args);
+  const manifestFile = "testrun.json";
+  mkdirSync(outDir, { recursive: true });
+  const files = [join(outDir, manifestFile), join(outDir, "run.sh"), join(outDir, "README.md")];
+  writeAtomically(files[0] as string, `${JSON.stringify(testRunManifest(options), null, 2)}\n`);
+  writeAtomically(files[1] as string, runScript(options, manifestFile), 0o755);
+  writeAtomically(files[2] as string, readme(options, manifestFile));
+  out(`Wrote ${files.join(", ")}\nFrom ${outDir}, run:\n`);
+  for (const c of shipCommands(options, manifestFile)) out(`  ${c}\n`);
+  return files;
+}
+
+export const k6OperatorCommand: CommandModule<object, K6OperatorArgs> = {
+  command: K6_OPERATOR_COMMAND.command,
+  describe: K6_OPERATOR_COMMAND.describe,
+  // --env takes several KEY=VALUE after one flag.
+  builder: (y) => applyOptions(y, K6_OPERATOR_COMMAND).array("env") as never,
+  handler: (argv) => {
+    writeOperatorRun(argv, (t) => process.stdout.write(t));
+  },
+};

@@ -1,0 +1,230 @@
+// `bench` flags: the one table from which its yargs options, --help, docs/cli.md and validation come.
+import { defaultFixturePath, FIXTURE_DATA_DIR } from "../../fixtures/options.js";
+import {
+  COMPLETION_MARKER,
+  LATENCY_CASES,
+  PROBE_TAG,
+  SUBSCRIBE_TAG,
+  SUBSCRIBE_TEMPLATE,
+  URL_PATH,
+} from "../../scenarios/lib/protocol.js";
+import { GUARD_OPTIONS } from "./guard.js";
+import { REFS_OPTIONS } from "./refs.js";
+import type { CommandSpec } from "./spec.js";
+
+export const DELIVERIES = ["legacy", "batched"] as const;
+export const DRIVERS = ["node", "k6"] as const;
+
+const MATRIX = "Matrix:";
+const MEMORY = "Memory cells:";
+const TARGETS = "Targets:";
+const PROTOCOL = "Protocol (foreign targets):";
+const REFS = "Versions by git ref:";
+const GUARD = "Regression guard:";
+const OUTPUT = "Output and run control:";
+
+export const BENCH_OPTIONS = {
+  cases: {
+    type: "enum-list",
+    choices: LATENCY_CASES,
+    default: LATENCY_CASES,
+    describe: "latency cases",
+    group: MATRIX,
+  },
+  trials: {
+    type: "int",
+    min: 1,
+    max: 1000,
+    default: 8,
+    defaultText: "8 (1 with --quick)",
+    describe: "trials (rounds) per latency case: each round runs every variant once, in rotated order",
+    group: MATRIX,
+  },
+  "ack-delay-ms": {
+    type: "int",
+    min: 0,
+    max: 60_000,
+    default: 100,
+    describe: "client ACK delay per chunk, ms",
+    group: MATRIX,
+  },
+  latency: {
+    type: "boolean",
+    default: true,
+    describe: "run the latency matrix (--no-latency to skip)",
+    group: MATRIX,
+  },
+  memory: { type: "boolean", default: true, describe: "run the memory matrix (--no-memory to skip)", group: MATRIX },
+  quick: {
+    type: "boolean",
+    default: false,
+    describe: "a smaller run: 600 projects, 1 trial, 1 KiB memory cells only (still 1,000 events)",
+    group: MATRIX,
+  },
+  aa: {
+    type: "boolean",
+    default: true,
+    defaultText: "true (false with --quick)",
+    describe:
+      "A/A control: a second copy of the baseline runs in every round, so each cell gets a noise band (--no-aa to skip)",
+    group: MATRIX,
+  },
+  "auto-sample": {
+    type: "number",
+    min: 1,
+    max: 86_400,
+    describe:
+      "after the planned rounds, keep adding rounds to guarded cells whose interval straddles the ceiling, for up to this many seconds",
+    group: MATRIX,
+  },
+  "memory-trials": {
+    type: "int",
+    min: 1,
+    max: 1000,
+    default: 3,
+    defaultText: "3 (1 with --quick)",
+    describe: "trials (rounds) per memory cell, each on a fresh server, variants in rotated order",
+    group: MEMORY,
+  },
+  "hold-ms": {
+    type: "int",
+    min: 0,
+    max: 60_000,
+    default: 100,
+    describe: "hold the completion chunk this long, then close, ms",
+    group: MEMORY,
+  },
+  clients: { type: "int-list", min: 1, max: 1000, default: [1, 4], describe: "concurrent clients", group: MEMORY },
+  "script-bytes": {
+    type: "int-list",
+    min: 64,
+    max: 1_048_576,
+    default: [1024, 8192],
+    defaultText: "1024,8192 (1024 with --quick)",
+    describe: "script sizes of the memory cells' fixtures, bytes",
+    group: MEMORY,
+  },
+  "sample-interval-ms": {
+    type: "int",
+    min: 1,
+    max: 1_000,
+    default: 10,
+    describe: "RSS sampling interval, ms (the heap lane asks every max(this, 10) ms)",
+    group: MEMORY,
+  },
+  variants: {
+    type: "enum-list",
+    choices: DELIVERIES,
+    default: DELIVERIES,
+    describe: "bundled delivery strategies, first is the baseline",
+    group: TARGETS,
+  },
+  target: {
+    type: "string",
+    repeatable: true,
+    describe: "foreign target NAME=COMMAND, repeatable, first is the baseline; {port} and {db} are filled in",
+    group: TARGETS,
+  },
+  "start-timeout-ms": {
+    type: "int",
+    min: 100,
+    max: 600_000,
+    default: 20_000,
+    describe: "a target that is not ready by then is an error, ms",
+    group: TARGETS,
+  },
+  "trial-timeout-ms": {
+    type: "int",
+    min: 100,
+    max: 3_600_000,
+    default: 60_000,
+    describe: "a session that has not completed by then fails, ms",
+    group: TARGETS,
+  },
+  "ready-line": {
+    type: "string",
+    describe:
+      "a foreign target is ready when a line of its stdout or stderr matches this regex (instead of its port accepting); a (?<port>\\d+) group names the port",
+    group: TARGETS,
+  },
+  "stop-grace-ms": {
+    type: "int",
+    min: 0,
+    max: 600_000,
+    default: 5000,
+    describe: "a stopped target gets SIGTERM, then SIGKILL after this grace (its cleanup runs in between), ms",
+    group: TARGETS,
+  },
+  driver: { type: "enum", choices: DRIVERS, default: "node", describe: "what runs the clients", group: TARGETS },
+  ...REFS_OPTIONS(REFS),
+  "url-path": { type: "string", default: URL_PATH, describe: "WebSocket path of a target", group: PROTOCOL },
+  token: {
+    type: "string",
+    secret: true,
+    defaultText: "$CATCHUP_TOKEN, else the bundled server's dev token",
+    describe: "bearer token (never written: results and logs keep a sha256 prefix)",
+    group: PROTOCOL,
+  },
+  header: {
+    type: "string",
+    repeatable: true,
+    describe: "extra header of the WebSocket upgrade, NAME: VALUE, repeatable (values are never written)",
+    group: PROTOCOL,
+  },
+  "token-file": {
+    type: "string",
+    describe: "read the bearer token from this file (keeps it off the command line); not with --token",
+    group: PROTOCOL,
+  },
+  "subscribe-tag": { type: "string", default: SUBSCRIBE_TAG, describe: "streaming RPC tag", group: PROTOCOL },
+  "subscribe-payload": {
+    type: "string",
+    default: SUBSCRIBE_TEMPLATE,
+    describe: "JSON template of the subscribe payload, {after} standing for afterSequence",
+    group: PROTOCOL,
+  },
+  completion: {
+    type: "string",
+    default: `${COMPLETION_MARKER.field}=${COMPLETION_MARKER.value}`,
+    describe: "FIELD=VALUE of the stream value marking completion, or exit",
+    group: PROTOCOL,
+  },
+  "probe-tag": { type: "string", default: PROBE_TAG, describe: "unary probe RPC tag", group: PROTOCOL },
+  "probe-payload": { type: "json", default: "{}", describe: "probe payload", group: PROTOCOL },
+  ...GUARD_OPTIONS(GUARD),
+  out: { type: "string", defaultText: "reports/<timestamp>", describe: "run directory", group: OUTPUT },
+  fixture: {
+    type: "string",
+    defaultText: `${defaultFixturePath({ projects: 1000, scriptBytesMin: 1024, scriptBytesMax: 1024, events: 1000 })}, built if missing`,
+    describe: "fixture for the latency matrix",
+    group: OUTPUT,
+  },
+  "fixtures-dir": {
+    type: "string",
+    defaultText: `${FIXTURE_DATA_DIR}/`,
+    describe: "where default fixtures are found or built",
+    group: OUTPUT,
+  },
+  seed: {
+    type: "int",
+    min: 0,
+    max: 4_294_967_295,
+    default: 1,
+    describe: "seed of the default fixtures",
+    group: OUTPUT,
+  },
+  "fail-fast": { type: "boolean", default: false, describe: "stop at the first failed trial", group: OUTPUT },
+  "memory-check": {
+    type: "boolean",
+    default: true,
+    describe:
+      "before starting, refuse memory cells estimated not to fit the server's heap or this machine (--no-memory-check runs them anyway)",
+    group: OUTPUT,
+  },
+} as const satisfies CommandSpec["options"];
+
+export const BENCH_COMMAND = {
+  command: "bench",
+  describe: "Measure reconnect latency and server memory, baseline vs candidate; write reports/<run>/",
+  options: BENCH_OPTIONS,
+} satisfies CommandSpec;

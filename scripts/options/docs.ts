@@ -1,0 +1,68 @@
+// Renders docs/cli.md from the options tables and the exit codes (pure). A unit test checks the
+// committed page equals this output, so the flag reference cannot drift from the CLI.
+import { EXIT, EXIT_MEANINGS } from "../exit-codes.js";
+import { COMMAND_SPECS } from "./commands.js";
+import { type CommandSpec, defaultShown, type OptionSpec, typeShown } from "./spec.js";
+
+const cell = (text: string) => text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+const code = (text: string) => (text.includes("`") ? `\`\` ${text} \`\`` : `\`${text}\``);
+
+function optionRows(entries: [string, OptionSpec][]): string[] {
+  return [
+    "| Flag | Type | Default | Description |",
+    "|------|------|---------|-------------|",
+    ...entries.map(([flag, o]) => {
+      const shown = defaultShown(o);
+      const dflt = shown === undefined ? "" : o.defaultText !== undefined ? cell(shown) : code(cell(shown));
+      const name = o.type === "boolean" && o.default === true ? `--${flag}, --no-${flag}` : `--${flag}`;
+      return `| ${code(name)} | ${cell(typeShown(o))} | ${dflt} | ${cell(o.describe)} |`;
+    }),
+  ];
+}
+
+function commandSection(spec: CommandSpec): string[] {
+  const lines = [`## \`catchup-bench ${spec.command}\``, "", spec.describe, ""];
+  const positionals = Object.entries(spec.positionals ?? {});
+  if (positionals.length > 0) {
+    lines.push("| Argument | Description |", "|----------|-------------|");
+    for (const [name, p] of positionals) {
+      const choices = p.choices ? ` (${p.choices.join(", ")})` : "";
+      lines.push(`| ${code(`<${name}>`)} | ${cell(p.describe + choices)} |`);
+    }
+    lines.push("");
+  }
+  const entries = Object.entries(spec.options);
+  const groups = [...new Set(entries.map(([, o]) => o.group ?? ""))];
+  for (const group of groups) {
+    if (group !== "") lines.push(`**${group.replace(/:$/, "")}**`, "");
+    lines.push(...optionRows(entries.filter(([, o]) => (o.group ?? "") === group)), "");
+  }
+  if (entries.length === 0 && !spec.notes) lines.push("No flags.", "");
+  if (spec.notes) lines.push(spec.notes, "");
+  return lines;
+}
+
+/** The whole page. */
+export function renderCliDoc(specs: readonly CommandSpec[] = COMMAND_SPECS): string {
+  const lines = [
+    "# Command-line reference",
+    "",
+    "<!-- Generated from scripts/options/ by `npm run docs:cli`; do not edit by hand. -->",
+    "",
+    "Every command also takes `--help`; `catchup-bench --version` prints the version. Integer flags take",
+    "decimal integers only (`0x10` and `1e3` are refused); a single-value flag may be given once; lists",
+    "are comma-separated or given by repeating the flag. A bad flag is one line on stderr and exit 2.",
+    "",
+    "The bearer token of `bench` comes from `--token`, else `--token-file`, else the environment",
+    "variable `CATCHUP_TOKEN`, else the bundled server's dev token. It is never written: results, logs",
+    "and stderr show `redacted (sha256 prefix XXXXXXXX)` instead, as they do for `?token=` and",
+    "`?wsTicket=` in URLs and for `Authorization` headers.",
+    "",
+  ];
+  for (const spec of specs) lines.push(...commandSection(spec));
+  lines.push("## Exit codes", "", "| Code | Meaning |", "|------|---------|");
+  for (const [name, value] of Object.entries(EXIT)) {
+    lines.push(`| ${value} | ${cell(EXIT_MEANINGS[name as keyof typeof EXIT])} |`);
+  }
+  return `${lines.join("\n")}\n`;
+}

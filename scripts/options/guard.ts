@@ -1,0 +1,72 @@
+// The regression guard's flags, shared by `bench` and `report`, and their one validation.
+import { defaultGuard, GUARD_METRICS } from "../report/guard.js";
+import { UsageError } from "../usage.js";
+import { type OptionTable, parseOption } from "./spec.js";
+
+/** --ceiling and --guard, listed under `group` in help. */
+export const GUARD_OPTIONS = (group?: string) =>
+  ({
+    ceiling: {
+      type: "number",
+      min: 0.01,
+      max: 100,
+      describe: "fail (exit 1) when a guarded cell's median paired ratio candidate/baseline exceeds this, e.g. 1.03",
+      ...(group ? { group } : {}),
+    },
+    guard: {
+      type: "enum-list",
+      choices: GUARD_METRICS,
+      defaultText: defaultGuard().join(","),
+      describe: "metrics the guard judges (needs --ceiling)",
+      ...(group ? { group } : {}),
+    },
+    "guard-confidence": {
+      type: "boolean",
+      default: false,
+      describe: "a guarded cell fails only when the lower bound of its 95% interval exceeds the ceiling",
+      ...(group ? { group } : {}),
+    },
+    "allow-missing": {
+      type: "boolean",
+      default: false,
+      describe: "judge a guarded cell on the pairs it has when some are missing (else: no verdict, exit 3)",
+      ...(group ? { group } : {}),
+    },
+  }) as const satisfies OptionTable;
+
+export interface GuardFlags {
+  ceiling: number | null;
+  /** Guarded metrics: --guard's, else the headline figure of each matrix that runs. */
+  metrics: string[];
+  /** --guard-confidence: fail on the interval's lower bound instead of the median. */
+  confidence: boolean;
+  /** --allow-missing: judge cells with missing pairs on the pairs they have. */
+  allowMissing: boolean;
+}
+
+/** Validates --ceiling and --guard (raw values as typed); the one place both commands check them. */
+export function guardFromFlags(
+  raw: { ceiling?: unknown; guard?: unknown; "guard-confidence"?: unknown; "allow-missing"?: unknown },
+  matrices: { latency: boolean; memory: boolean } = { latency: true, memory: true },
+): GuardFlags {
+  const spec = GUARD_OPTIONS();
+  const metrics =
+    raw.guard === undefined ? defaultGuard(matrices) : (parseOption("guard", spec.guard, raw.guard) as string[]);
+  const switches = {
+    confidence:
+      raw["guard-confidence"] === undefined
+        ? false
+        : (parseOption("guard-confidence", spec["guard-confidence"], raw["guard-confidence"]) as boolean),
+    allowMissing:
+      raw["allow-missing"] === undefined
+        ? false
+        : (parseOption("allow-missing", spec["allow-missing"], raw["allow-missing"]) as boolean),
+  };
+  if (raw.ceiling === undefined) {
+    if (raw.guard !== undefined) {
+      throw new UsageError("--guard needs --ceiling (the ratio above which a guarded metric fails, e.g. 1.03)");
+    }
+    return { ceiling: null, metrics, ...switches };
+  }
+  return { ceiling: parseOption("ceiling", spec.ceiling, raw.ceiling) as number, metrics, ...switches };
+}

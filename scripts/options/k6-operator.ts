@@ -1,0 +1,47 @@
+// `k6-operator` flags: the one table from which yargs, --help, docs/cli.md and validation come.
+import type { CommandSpec } from "./spec.js";
+
+export const K6_OPERATOR_OPTIONS = {
+  parallelism: { type: "int", min: 1, max: 1000, describe: "number of k6 runners (pods) the VUs are split across" },
+  out: { type: "string", describe: "directory for testrun.json, run.sh and README.md (created)" },
+  name: {
+    type: "string",
+    default: "catchup-bench",
+    describe: "TestRun name (DNS label: a-z, 0-9, -); the ConfigMap is NAME-script",
+  },
+  namespace: { type: "string", describe: "Kubernetes namespace (default: kubectl's current one)" },
+  env: {
+    type: "string",
+    repeatable: true,
+    describe: "script parameter KEY=VALUE for every runner, e.g. URL=ws://target:8080/ws CLIENTS=400",
+  },
+  "token-secret": {
+    type: "string",
+    describe: "Secret whose key `token` holds the bearer token (a token never goes into the manifest)",
+  },
+  output: {
+    type: "enum",
+    choices: ["json", "prometheus"],
+    default: "json",
+    describe: "per-runner machine-readable output: k6 JSON lines on the volume, or experimental-prometheus-rw",
+  },
+  "prometheus-url": { type: "string", describe: "remote-write URL, with --output prometheus" },
+  pvc: {
+    type: "string",
+    default: "catchup-results",
+    describe: "ReadWriteMany PersistentVolumeClaim mounted at /results for the runners' summaries",
+  },
+  separate: {
+    type: "boolean",
+    default: false,
+    describe: "one runner per node (needs at least --parallelism schedulable nodes, else runners stay Pending)",
+  },
+  image: { type: "string", default: "grafana/k6:1.6.0", describe: "runner image (k6 >= 1.6)" },
+} as const satisfies CommandSpec["options"];
+
+export const K6_OPERATOR_COMMAND = {
+  command: "k6-operator <script>",
+  describe: "Write a k6-operator TestRun that runs a k6 script across --parallelism runners, and its run.sh",
+  positionals: { script: { describe: "k6 script (scenarios/scaleout.js splits its sessions across runners)" } },
+  options: K6_OPERATOR_OPTIONS,
+} satisfies CommandSpec;

@@ -1,0 +1,48 @@
+// `bench`'s flags for measuring versions of a server by git ref (--repo/--ref/--swap). Declared here
+// for help and docs/cli.md; the rules between them live in scripts/refs/plan.ts (parseRefFlags).
+import { DEFAULT_BUILD_TIMEOUT_MS, WORKTREE } from "../refs/plan.js";
+import type { OptionTable } from "./spec.js";
+
+export const REFS_OPTIONS = (group: string) =>
+  ({
+    repo: {
+      type: "string",
+      describe: "git repository of the server to measure at several revisions (with --ref and --start)",
+      group,
+    },
+    ref: {
+      type: "string",
+      repeatable: true,
+      describe: `NAME=REV, repeatable, first is the baseline; REV a git revision or ${WORKTREE} (uncommitted changes included)`,
+      group,
+    },
+    build: {
+      type: "string",
+      describe: "build command run once per commit in its checkout, cached by commit (e.g. 'npm ci && npm run build')",
+      group,
+    },
+    start: {
+      type: "string",
+      describe: "start command run in each checkout; {port} and {db} are filled in",
+      group,
+    },
+    "build-timeout-ms": {
+      type: "int",
+      min: 1000,
+      max: 86_400_000,
+      defaultText: String(DEFAULT_BUILD_TIMEOUT_MS),
+      describe: "a build that has not finished by then fails, ms",
+      group,
+    },
+    "swap-from": {
+      type: "string",
+      describe: "[NAME=]REV: the baseline is the one --ref's tree with only the --swap files taken from REV",
+      group,
+    },
+    swap: {
+      type: "string",
+      repeatable: true,
+      describe: "files (repository-relative) the baseline takes from --swap-from; repeatable or comma-separated",
+      group,
+    },
+  }) as const satisfies OptionTable;

@@ -1,0 +1,27 @@
+// `report` flags: the one table from which yargs, --help, docs/cli.md and validation come.
+import { GUARD_OPTIONS } from "./guard.js";
+import type { CommandSpec } from "./spec.js";
+
+export const REPORT_OPTIONS = {
+  ...GUARD_OPTIONS(),
+  merge: {
+    type: "string",
+    repeatable: true,
+    describe:
+      "merge the per-runner summaries of one distributed k6 run (summary*.json files, or directories holding them) into one report, instead of a <run>",
+    group: "Distributed k6 runs:",
+  },
+  out: {
+    type: "string",
+    describe: "with --merge: also write merged.md and merged.json into this directory",
+    group: "Distributed k6 runs:",
+  },
+} as const satisfies CommandSpec["options"];
+
+export const REPORT_COMMAND = {
+  command: "report [run]",
+  describe:
+    "Re-render report.md and report.html of a run directory (reports/<run>) from its results.json, or merge a distributed k6 run's summaries (--merge)",
+  positionals: { run: { describe: "run directory holding results.json" } },
+  options: REPORT_OPTIONS,
+} satisfies CommandSpec;

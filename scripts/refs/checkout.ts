@@ -1,0 +1,324 @@
+// A refs run's checkouts: each revision resolved to a full commit, checked out with
+// `git worktree add --detach` into <git-common-dir>/catchup-bench/worktrees/<commit>, built once per
+// commit and build command (a later run with the same trees builds nothing). WORKTREE is the working
+// tree as it is: its files (untracked ones too, ignored ones not) are written into a tree object from
+// a private index, committed on top of HEAD as a synthetic commit with fixed metadata, so the same
+// changes give the same commit and reuse the same checkout and build. The swapped baseline is the
+// candidate's tree with only the named files replaced by their version in --swap-from.
+import { createHash } from "node:crypto";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join, resolve } from "node:path";
+import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { isAlive } from "../sampler/procfs.js";
+import { UsageError } from "../usage.js";
+import { runBuild } from "./build.js";
+import { git, RefsError, requireGit } from "./git.js";
+import {
+  type BuildRecord,
+  type CacheLayout,
+  cacheLayout,
+  type RefRecord,
+  type RefsRequest,
+  refVariantNames,
+  WORKTREE,
+} from "./plan.js";
+
+export { RefsError } from "./git.js";
+
+/** A variant ready to start: its checkout directory and what results.json records about it. */
+export interface PreparedRef {
+  name: string;
+  dir: string;
+  record: RefRecord;
+}
+
+/** Fixed identity and dates: a synthetic commit's hash then depends only on its tree and parent. */
+const SYNTHETIC_ENV = {
+  GIT_AUTHOR_NAME: "catchup-bench",
+  GIT_AUTHOR_EMAIL: "catchup-bench@localhost",
+  GIT_COMMITTER_NAME: "catchup-bench",
+  GIT_COMMITTER_EMAIL: "catchup-bench@localhost",
+  GIT_AUTHOR_DATE: "2000-01-01T00:00:00+0000",
+  GIT_COMMITTER_DATE: "2000-01-01T00:00:00+0000",
+};
+
+interface Repo {
+  top: string;
+  layout: CacheLayout;
+}
+
+/** The repository at path: its top level and cache. A missing directory or a non-repository is a UsageError. */
+export function openRepo(path: string): Repo {
+  const abs = resolve(path);
+  let isDir = false;
+  try {
+    isDir = statSync(abs).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDir) throw new UsageError(`--repo ${abs}: no such directory`);
+  requireGit();
+  const top = git(abs, ["rev-parse", "--show-toplevel"], { allowFail: true });
+  if (!top) throw new UsageError(`--repo ${abs} is not a git repository (or is a bare one: a working tree is needed)`);
+  const common = git(abs, ["rev-parse", "--path-format=absolute", "--git-common-dir"]);
+  return { top, layout: cacheLayout(common) };
+}
+
+/** The full hash of rev's commit; an unknown revision is a UsageError naming the flag. */
+function resolveCommit(repo: Repo, flag: string, rev: string): string {
+  const commit = git(repo.top, ["rev-parse", "--verify", "--quiet", "--end-of-options", `${rev}^{commit}`], {
+    allowFail: true,
+  });
+  if (!commit) throw new UsageError(`${flag}: unknown revision ${JSON.stringify(rev)} in ${repo.top}`);
+  return commit;
+}
+
+function syntheticCommit(repo: Repo, tree: string, parent: string, message: string): string {
+  return git(repo.top, ["commit-tree", "--no-gpg-sign", tree, "-p", parent, "-m", message], { env: SYNTHETIC_ENV });
+}
+
+/** A private index file (the user's index is never written), removed by the caller. */
+function privateIndex(repo: Repo): string {
+  mkdirSync(repo.layout.tmp, { recursive: true });
+  return join(repo.layout.tmp, `index-${process.pid}-${Date.now()}`);
+}
+
+interface Resolved {
+  commit: string;
+  checkoutCommit: string;
+  dirty: boolean;
+  diffDigest: string | null;
+}
+
+/** WORKTREE: HEAD plus every change in the working tree, untracked (not ignored) files included. */
+function resolveWorktree(repo: Repo): Resolved {
+  const head = git(repo.top, ["rev-parse", "--verify", "--quiet", "HEAD^{commit}"], { allowFail: true });
+  if (!head) throw new UsageError(`--ref ...=${WORKTREE}: ${repo.top} has no commit yet (HEAD is unborn)`);
+  const index = privateIndex(repo);
+  try {
+    const real = git(repo.top, ["rev-parse", "--path-format=absolute", "--git-path", "index"]);
+    if (existsSync(real)) copyFileSync(real, index); // its stat cache makes `add -A` fast
+    const env = { GIT_INDEX_FILE: index };
+    git(repo.top, ["add", "-A", "--", "."], { env });
+    const tree = git(repo.top, ["write-tree"], { env });
+    if (tree === git(repo.top, ["rev-parse", `${head}^{tree}`])) {
+      return { commit: head, checkoutCommit: head, dirty: false, diffDigest: null };
+    }
+    const diff = git(repo.top, ["diff", "--binary", "--no-color", "--no-ext-diff", head, tree], { raw: true });
+    return {
+      commit: head,
+      checkoutCommit: syntheticCommit(repo, tree, head, "catchup-bench: WORKTREE"),
+      dirty: true,
+      diffDigest: createHash("sha256").update(diff).digest("hex"),
+    };
+  } finally {
+    rmSync(index, { force: true });
+  }
+}
+
+/** The candidate's tree with only `files` taken from `fromCommit`, as a synthetic commit on the candidate. */
+function swappedCommit(repo: Repo, candidate: string, fromRev: string, fromCommit: string, files: string[]): string {
+  const index = privateIndex(repo);
+  try {
+    const env = { GIT_INDEX_FILE: index };
+    git(repo.top, ["read-tree", candidate], { env });
+    for (const file of files) {
+      const entry = git(repo.top, ["ls-tree", "-z", "--full-tree", fromCommit, "--", file]).replace(/\0$/, "");
+      const m = /^(\d+) blob ([0-9a-f]+)\t(.*)$/s.exec(entry);
+      if (!m || m[3] !== file) {
+        throw new UsageError(`--swap ${file}: not a file in ${fromRev} (${fromCommit.slice(0, 12)})`);
+      }
+      git(repo.top, ["update-index", "--add", "--cacheinfo", `${m[1]},${m[2]},${file}`], { env });
+    }
+    const tree = git(repo.top, ["write-tree"], { env });
+    return syntheticCommit(repo, tree, candidate, `catchup-bench: ${files.join(", ")} from ${fromRev}`);
+  } finally {
+    rmSync(index, { force: true });
+  }
+}
+
+const readPid = (file: string): number | null => {
+  try {
+    const n = Number(readFileSync(file, "utf8").trim());
+    return Number.isInteger(n) && n > 1 ? n : null;
+  } catch {
+    return null;
+  }
+};
+
+/** Removes a checkout from disk and from git's worktree list. */
+function removeCheckout(repo: Repo, key: string): void {
+  const dir = repo.layout.worktree(key);
+  git(repo.top, ["worktree", "remove", "--force", "--force", dir], { allowFail: true });
+  rmSync(dir, { recursive: true, force: true });
+  rmSync(repo.layout.checkoutDone(key), { force: true });
+  rmSync(repo.layout.building(key), { force: true });
+  rmSync(repo.layout.buildRecord(key), { force: true });
+}
+
+/**
+ * Cleans what a killed run left: checkouts that never completed and checkouts whose build was
+ * interrupted are removed (a run still alive keeps its own), then `git worktree prune` forgets
+ * registered worktrees whose directory is gone. Returns the keys removed.
+ */
+export function sweepStale(repo: Repo): string[] {
+  const dir = join(repo.layout.root, "worktrees");
+  const removed: string[] = [];
+  let keys: string[] = [];
+  try {
+    keys = readdirSync(dir);
+  } catch {
+    // no cache yet
+  }
+  for (const key of keys) {
+    const owner = readPid(repo.layout.lock(key));
+    if (owner !== null && owner !== process.pid && isAlive(owner)) continue;
+    if (!existsSync(repo.layout.checkoutDone(key)) || existsSync(repo.layout.building(key))) {
+      removeCheckout(repo, key);
+      removed.push(key);
+    }
+    rmSync(repo.layout.lock(key), { force: true });
+  }
+  git(repo.top, ["worktree", "prune"]);
+  rmSync(repo.layout.tmp, { recursive: true, force: true });
+  return removed;
+}
+
+function ensureCheckout(repo: Repo, key: string): string {
+  const dir = repo.layout.worktree(key);
+  if (existsSync(repo.layout.checkoutDone(key)) && existsSync(dir)) return dir;
+  removeCheckout(repo, key);
+  mkdirSync(join(repo.layout.root, "worktrees"), { recursive: true });
+  git(repo.top, ["worktree", "add", "--detach", "--force", dir, key]);
+  writeFileSync(repo.layout.checkoutDone(key), `${new Date().toISOString()}\n`);
+  return dir;
+}
+
+function readRecord(file: string): BuildRecord | null {
+  try {
+    const r = JSON.parse(readFileSync(file, "utf8")) as BuildRecord;
+    return typeof r.buildMs === "number" && typeof r.log === "string" ? r : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Resolves, checks out and builds every --ref (and the swapped baseline), in variant order.
+ * UsageError: a missing directory, not a repository, an unknown revision, a --swap file missing
+ * from --swap-from. RefsError: git missing or failing. BuildFailed: a build that failed, timed
+ * out or was interrupted (its log is kept).
+ */
+export async function prepareRefs(req: RefsRequest, log: (line: string) => void): Promise<PreparedRef[]> {
+  const repo = openRepo(req.repo);
+  mkdirSync(join(repo.layout.root, "state"), { recursive: true });
+  for (const key of sweepStale(repo))
+    log(`refs: removed the unfinished checkout ${key.slice(0, 12)} a killed run left`);
+
+  const resolved = new Map<string, Resolved>();
+  for (const r of req.refs) {
+    resolved.set(
+      r.name,
+      r.rev === WORKTREE
+        ? resolveWorktree(repo)
+        : (() => {
+            const commit = resolveCommit(repo, `--ref ${r.name}=${r.rev}`, r.rev);
+            return { commit, checkoutCommit: commit, dirty: false, diffDigest: null };
+          })(),
+    );
+  }
+  const variants: { name: string; ref: string; resolved: Resolved; swap: RefRecord["swap"] }[] = [];
+  if (req.swap) {
+    const cand = req.refs[0];
+    const c = cand ? resolved.get(cand.name) : undefined;
+    if (!cand || !c) throw new RefsError("--swap-from needs one --ref");
+    const fromCommit = resolveCommit(repo, `--swap-from ${req.swap.from}`, req.swap.from);
+    const checkoutCommit = swappedCommit(repo, c.checkoutCommit, req.swap.from, fromCommit, req.swap.files);
+    variants.push({
+      name: req.swap.name,
+      ref: cand.rev,
+      resolved: { ...c, checkoutCommit },
+      swap: { from: req.swap.from, commit: fromCommit, files: req.swap.files },
+    });
+  }
+  for (const r of req.refs)
+    variants.push({ name: r.name, ref: r.rev, resolved: resolved.get(r.name) as Resolved, swap: null });
+
+  const keys = [...new Set(variants.map((v) => v.resolved.checkoutCommit))];
+  const builds = new Map<string, { buildMs: number; log: string; cached: boolean }>();
+  const dirs = new Map<string, string>();
+  try {
+    for (const key of keys) writeFileSync(repo.layout.lock(key), `${process.pid}\n`);
+    for (const key of keys) {
+      const names = variants.filter((v) => v.resolved.checkoutCommit === key).map((v) => v.name);
+      const label = `${names.join(", ")} (${key.slice(0, 12)})`;
+      const dir = ensureCheckout(repo, key);
+      dirs.set(key, dir);
+      if (req.build === null) continue;
+      const record = readRecord(repo.layout.buildRecord(key));
+      if (record && record.command === req.build) {
+        builds.set(key, { buildMs: record.buildMs, log: record.log, cached: true });
+        log(
+          `refs: ${label}: build cached, nothing to build (built ${record.finishedAt} in ${(record.buildMs / 1000).toFixed(1)} s)`,
+        );
+        continue;
+      }
+      const logFile = repo.layout.buildLog(key, req.build);
+      mkdirSync(join(repo.layout.root, "logs"), { recursive: true });
+      mkdirSync(join(repo.layout.root, "builds"), { recursive: true });
+      log(`refs: ${label}: building in ${dir}: ${req.build} (log ${logFile})`);
+      // From here the checkout holds no finished build (this one may change what an earlier one made).
+      rmSync(repo.layout.buildRecord(key), { force: true });
+      writeFileSync(repo.layout.building(key), `${process.pid}\n`);
+      let buildMs: number;
+      try {
+        buildMs = await runBuild({ command: req.build, cwd: dir, log: logFile, timeoutMs: req.buildTimeoutMs, label });
+      } catch (e) {
+        // A half-built checkout is not reused: the next run checks it out afresh.
+        removeCheckout(repo, key);
+        throw e;
+      }
+      const done: BuildRecord = { command: req.build, buildMs, log: logFile, finishedAt: new Date().toISOString() };
+      const file = repo.layout.buildRecord(key);
+      writeFileAtomic(file, `${JSON.stringify(done, null, 2)}\n`);
+      rmSync(repo.layout.building(key), { force: true });
+      builds.set(key, { buildMs, log: logFile, cached: false });
+      log(`refs: ${label}: built in ${(buildMs / 1000).toFixed(1)} s`);
+    }
+  } finally {
+    for (const key of keys) rmSync(repo.layout.lock(key), { force: true });
+  }
+
+  return variants.map((v): PreparedRef => {
+    const key = v.resolved.checkoutCommit;
+    const b = builds.get(key);
+    return {
+      name: v.name,
+      dir: dirs.get(key) as string,
+      record: {
+        ref: v.ref,
+        commit: v.resolved.commit,
+        dirty: v.resolved.dirty,
+        diffDigest: v.resolved.diffDigest,
+        swap: v.swap,
+        checkoutCommit: key,
+        checkout: dirs.get(key) as string,
+        build: req.build,
+        buildMs: b ? Math.round(b.buildMs) : null,
+        buildLog: b?.log ?? null,
+        buildCached: b?.cached ?? false,
+      },
+    };
+  });
+}
+
+export { refVariantNames };

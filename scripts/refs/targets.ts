@@ -1,0 +1,30 @@
+// A bench config's --ref variants made real: each placeholder target gets its checkout as working
+// directory and its RefRecord (what results.json records), once the checkouts are built.
+import type { BenchConfig, TargetSpec } from "../bench/config.js";
+import { EXIT } from "../exit-codes.js";
+import { BuildFailed } from "./build.js";
+import { prepareRefs, RefsError } from "./checkout.js";
+
+/** Checks out and builds the --ref revisions of config (if any) and returns the config with their targets. */
+export async function withRefTargets(config: BenchConfig, log: (line: string) => void): Promise<BenchConfig> {
+  if (!config.refs) return config;
+  const prepared = await prepareRefs(config.refs, log);
+  const byName = new Map(prepared.map((p) => [p.name, p]));
+  const targets = config.targets.map((t): TargetSpec => {
+    const p = byName.get(t.name);
+    return p && t.kind === "command" ? { ...t, cwd: p.dir, ref: p.record } : t;
+  });
+  return { ...config, targets };
+}
+
+/**
+ * The exit code for an error of the refs stage, or null when it is not one: a failed build or a git
+ * failure is "no result" (3); a build stopped by Ctrl-C/SIGTERM exits as the signal would.
+ */
+export function refsExitCode(e: unknown): number | null {
+  if (e instanceof BuildFailed) {
+    return e.signal === "SIGINT" ? EXIT.sigint : e.signal === "SIGTERM" ? EXIT.sigterm : EXIT.noResult;
+  }
+  if (e instanceof RefsError) return EXIT.noResult;
+  return null;
+}

@@ -1,0 +1,48 @@
+// Reading the runner summaries named on the command line for `report --merge`: a file is taken as
+// is; a directory contributes its summary*.json files (a runner's k6 `--out json` file beside them
+// is NDJSON, not a summary). Every problem is a MergeInputError naming the path.
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { asRunnerSummary, MergeInputError, type NamedSummary } from "./merge.js";
+
+/** The summary files under the given paths, in a stable order. */
+export function summaryFiles(paths: readonly string[]): string[] {
+  const files: string[] = [];
+  for (const path of paths) {
+    let isDir: boolean;
+    let isFile: boolean;
+    try {
+      const st = statSync(path);
+      isDir = st.isDirectory();
+      isFile = st.isFile();
+    } catch (e) {
+      throw new MergeInputError(`--merge ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    if (!isDir) {
+      // A FIFO or a device would block the read or never end: only regular files are summaries.
+      if (!isFile) throw new MergeInputError(`--merge ${path}: not a regular file or a directory`);
+      files.push(path);
+      continue;
+    }
+    const found = readdirSync(path)
+      .filter((f) => /^summary.*\.json$/.test(f))
+      .sort()
+      .map((f) => join(path, f));
+    if (found.length === 0) throw new MergeInputError(`--merge ${path}: no summary*.json in this directory`);
+    files.push(...found);
+  }
+  return files;
+}
+
+/** Reads and checks every summary. */
+export function readRunnerSummaries(paths: readonly string[]): NamedSummary[] {
+  return summaryFiles(paths).map((source) => {
+    let value: unknown;
+    try {
+      value = JSON.parse(readFileSync(source, "utf8"));
+    } catch (e) {
+      throw new MergeInputError(`--merge ${source}: not readable JSON (${(e as Error).message})`);
+    }
+    return { source, summary: asRunnerSummary(source, value) };
+  });
+}

@@ -1,0 +1,281 @@
+// Per-cell verdicts (pure): every metric is judged in every latency case and every memory cell on its
+// own, from the paired ratios candidate/baseline of that cell: their median, its bootstrap interval,
+// the cell's A/A band (the baseline against a second copy of itself, interleaved in the same rounds),
+// and the smallest change the cell could have shown. A pooled figure is only ever a summary line:
+// pooling hides a regression confined to one cell.
+import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
+import type { LatencyRow, MemoryRow, Results } from "../results.js";
+import { type Interval, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
+import { isLatencyMetric, METRICS, type Metric, metricRatios, type Roles, rolesOf } from "./metrics.js";
+
+/** Bootstrap resamples for every interval in a verdict (seeded per metric and cell). */
+export const RESAMPLES = 4000;
+/** Below this many pairs no direction is ranked. */
+export const MIN_PAIRS = 3;
+/** Below this many pairs the 95% interval covers the truth well under 95% of the time (test/stats): "indicative". */
+export const RELIABLE_PAIRS = 8;
+/** z quantiles for the smallest detectable change: two-sided 5% test, 80% power. */
+const Z_ALPHA = 1.959964;
+const Z_POWER = 0.841621;
+
+export type GuardedVerdict = "pass" | "fail" | "noise" | "missing";
+export type OpenVerdict = "lower" | "higher" | "noise" | "missing";
+export type CellVerdictName = GuardedVerdict | OpenVerdict;
+
+export interface GuardSettings {
+  ceiling: number;
+  metrics: readonly string[];
+  /** FAIL only when the interval's lower bound exceeds the ceiling (default: the median does). */
+  confidence?: boolean;
+  /** Judge a cell on the pairs it has when some are missing (default: such a cell is "missing"). */
+  allowMissing?: boolean;
+}
+
+/** One metric in one cell: what results.json keeps under `verdicts` and the reports render. */
+export interface CellVerdict {
+  metric: Metric;
+  /** The case name for latency ("resume-many"), SCRIPTBYTESxCLIENTS/MODE for memory ("8192x4/memory"). */
+  cell: string;
+  pairs: number;
+  plannedPairs: number;
+  median: number | null;
+  ciLow: number | null;
+  ciHigh: number | null;
+  aaLow: number | null;
+  aaHigh: number | null;
+  verdict: CellVerdictName;
+  guarded: boolean;
+  /** Smallest change (as a ratio above 1, e.g. 1.08 = 8%) this cell could have ranked; null without an interval. */
+  detectable: number | null;
+  /** Fewer than RELIABLE_PAIRS pairs: the interval undercovers, read it as indicative only. */
+  indicative: boolean;
+  /** A guarded cell above the ceiling but inside its A/A band: no verdict either way. */
+  undecided: boolean;
+  /** Why the verdict, in a few words. */
+  reason: string;
+}
+
+export interface MetricVerdicts {
+  metric: Metric;
+  guarded: boolean;
+  cells: CellVerdict[];
+  /** Every pair of every cell pooled: a summary line, never the basis of a verdict. */
+  pooled: RatioSummary | null;
+}
+
+/** The cell id of a memory row: "8192x4/memory". */
+export function memoryCellId(r: Pick<MemoryRow, "scriptBytes" | "clients" | "mode">): string {
+  return `${r.scriptBytes}x${r.clients}/${r.mode}`;
+}
+
+export const CASE_ORDER: readonly string[] = LATENCY_CASES;
+
+function caseRank(c: string): number {
+  const i = CASE_ORDER.indexOf(c);
+  return i < 0 ? CASE_ORDER.length : i;
+}
+
+/** The cells of a matrix in report order (cases in protocol order; memory by size, clients, mode). */
+export function latencyCellIds(rows: readonly LatencyRow[]): string[] {
+  return [...new Set(rows.map((r) => r.case as string))].sort(
+    (a, b) => caseRank(a) - caseRank(b) || a.localeCompare(b),
+  );
+}
+
+export function memoryCellIds(rows: readonly MemoryRow[]): string[] {
+  const cells = new Map<string, MemoryRow>();
+  for (const r of rows) if (!cells.has(memoryCellId(r))) cells.set(memoryCellId(r), r);
+  return [...cells.values()]
+    .sort((a, b) => a.scriptBytes - b.scriptBytes || a.clients - b.clients || a.mode.localeCompare(b.mode))
+    .map(memoryCellId);
+}
+
+/** The rows of one cell of a metric's matrix. */
+function cellRows(results: Pick<Results, "latency" | "memory">, metric: Metric, cell: string) {
+  return isLatencyMetric(metric)
+    ? { latency: results.latency.filter((r) => r.case === cell), memory: [] }
+    : { latency: [], memory: results.memory.filter((r) => memoryCellId(r) === cell) };
+}
+
+/**
+ * The A/A rows and roles. Today's runs keep only the second baseline copy ("A2") under `aa`: its
+ * partner is the baseline itself, measured in the same rounds. Older runs kept both copies there.
+ */
+export function aaPairing(
+  results: Results,
+  roles: Roles,
+): { rows: Pick<Results, "latency" | "memory">; roles: Roles } | null {
+  const aa = results.aa;
+  if (!aa || (aa.latency.length === 0 && aa.memory.length === 0)) return null;
+  const names = [...new Set([...aa.latency, ...aa.memory].map((r) => r.variant))].sort();
+  if (names.length >= 2) return { rows: aa, roles: { baseline: names[0] as string, candidate: names[1] as string } };
+  const copy = names[0] as string;
+  return {
+    rows: {
+      latency: [...results.latency.filter((r) => r.variant === roles.baseline), ...aa.latency],
+      memory: [...results.memory.filter((r) => r.variant === roles.baseline), ...aa.memory],
+    },
+    roles: { baseline: roles.baseline, candidate: copy },
+  };
+}
+
+/** The A/A noise band [1/m, m], m the farther bound of the A/A median's interval from 1. */
+export function aaBandOf(aa: RatioSummary | null): Interval | null {
+  if (!aa) return null;
+  const m = Math.max(aa.ci.high, 1 / aa.ci.low, aa.median, 1 / aa.median);
+  return { low: 1 / m, high: m };
+}
+
+/**
+ * The smallest change this cell could have ranked, as a ratio above 1: the change whose interval, at
+ * the width this cell's interval has, would clear 1.0 with 80% probability (a two-sided 5% test):
+ * exp(half-width of the log interval x (z(0.975) + z(0.8)) / z(0.975)); at least the A/A band's edge,
+ * since nothing inside the band is ranked. Null with fewer than 2 pairs (no interval).
+ */
+export function detectableChange(summary: RatioSummary | null, band: Interval | null): number | null {
+  if (!summary || summary.n < 2) return null;
+  const half = (Math.log(summary.ci.high) - Math.log(summary.ci.low)) / 2;
+  const mde = Math.exp((half * (Z_ALPHA + Z_POWER)) / Z_ALPHA);
+  return band ? Math.max(mde, band.high) : mde;
+}
+
+/** Planned pairs per cell: the configured trials, or more where auto-sampling added rounds. */
+function plannedOf(results: Results, metric: Metric, rows: ReturnType<typeof cellRows>): number {
+  const config = results.run.config ?? {};
+  const key = isLatencyMetric(metric) ? "trials" : "memoryTrials";
+  const configured = typeof config[key] === "number" ? (config[key] as number) : 0;
+  const all: { trial: number }[] = [...rows.latency, ...rows.memory];
+  const seen = all.reduce((m, r) => Math.max(m, r.trial), 0);
+  return Math.max(configured, seen);
+}
+
+function ratioText(x: number): string {
+  return x.toFixed(3);
+}
+
+/** Decides one cell. Pure; exported for the tests of each rule. */
+export function decideCell(
+  input: {
+    metric: Metric;
+    cell: string;
+    summary: RatioSummary | null;
+    plannedPairs: number;
+    band: Interval | null;
+  },
+  guard: GuardSettings | null,
+): CellVerdict {
+  const { metric, cell, summary, plannedPairs, band } = input;
+  const guarded = guard?.metrics.includes(metric) === true;
+  const pairs = summary?.n ?? 0;
+  const base = {
+    metric,
+    cell,
+    pairs,
+    plannedPairs,
+    median: summary?.median ?? null,
+    ciLow: summary && summary.n > 1 ? summary.ci.low : null,
+    ciHigh: summary && summary.n > 1 ? summary.ci.high : null,
+    aaLow: band?.low ?? null,
+    aaHigh: band?.high ?? null,
+    guarded,
+    detectable: detectableChange(summary, band),
+    indicative: pairs < RELIABLE_PAIRS,
+    undecided: false,
+  };
+  const missingCount = Math.max(0, plannedPairs - pairs);
+  if (!summary) return { ...base, verdict: "missing", reason: `no pairs (${plannedPairs} planned)` };
+  if (missingCount > 0 && !guard?.allowMissing) {
+    return { ...base, verdict: "missing", reason: `${pairs} of ${plannedPairs} pairs` };
+  }
+  const inBand = band !== null && summary.median >= band.low && summary.median <= band.high;
+  if (guarded && guard) {
+    const c = guard.ceiling;
+    const over = guard.confidence ? summary.n > 1 && summary.ci.low > c : summary.median > c;
+    const rule = guard.confidence
+      ? `interval low ${ratioText(summary.ci.low)} ${over ? ">" : "<="} ceiling ${c}`
+      : `median ${ratioText(summary.median)} ${over ? ">" : "<="} ceiling ${c}`;
+    if (over && inBand) {
+      return { ...base, verdict: "noise", undecided: true, reason: `${rule}, but inside the A/A band: no verdict` };
+    }
+    if (over) return { ...base, verdict: "fail", reason: rule };
+    if (inBand) return { ...base, verdict: "noise", reason: `${rule}; inside the A/A band` };
+    return { ...base, verdict: "pass", reason: rule };
+  }
+  if (summary.n < MIN_PAIRS)
+    return { ...base, verdict: "noise", reason: `${pairs} pair${pairs === 1 ? "" : "s"}: too few to rank` };
+  if (summary.ci.low <= 1 && summary.ci.high >= 1) return { ...base, verdict: "noise", reason: "interval spans 1.0" };
+  if (inBand) return { ...base, verdict: "noise", reason: "inside the A/A band" };
+  return summary.median < 1
+    ? { ...base, verdict: "lower", reason: "interval below 1.0" }
+    : { ...base, verdict: "higher", reason: "interval above 1.0" };
+}
+
+/** The metrics a run has rows for, in report order. */
+export function presentMetrics(results: Pick<Results, "latency" | "memory">): Metric[] {
+  return METRICS.filter((m) => (isLatencyMetric(m) ? results.latency.length > 0 : results.memory.length > 0));
+}
+
+/** The guard settings recorded in a run's config (bench writes them there), or null. */
+export function guardFromConfig(config: Record<string, unknown>): GuardSettings | null {
+  const ceiling = config.ceiling;
+  if (typeof ceiling !== "number") return null;
+  const metrics = Array.isArray(config.guard) ? (config.guard as unknown[]).map(String) : [];
+  return {
+    ceiling,
+    metrics,
+    confidence: config.guardConfidence === true,
+    allowMissing: config.allowMissing === true,
+  };
+}
+
+/** Every metric's per-cell verdicts and pooled summary. Empty when the run has nothing to compare. */
+export function metricVerdicts(results: Results, guard: GuardSettings | null): MetricVerdicts[] {
+  const roles = rolesOf(results);
+  if (!roles) return [];
+  const aa = aaPairing(results, roles);
+  return presentMetrics(results).map((metric) => {
+    const cells = isLatencyMetric(metric) ? latencyCellIds(results.latency) : memoryCellIds(results.memory);
+    const verdicts = cells.map((cell) => {
+      const rows = cellRows(results, metric, cell);
+      const seed = seedFromString(`${metric}:${cell}`);
+      const summary = summariseRatios(metricRatios(metric, rows, roles), { resamples: RESAMPLES, seed });
+      const aaSummary = aa
+        ? summariseRatios(metricRatios(metric, cellRows(aa.rows, metric, cell), aa.roles), {
+            resamples: RESAMPLES,
+            seed: seed ^ 0xaa,
+          })
+        : null;
+      return decideCell(
+        { metric, cell, summary, plannedPairs: plannedOf(results, metric, rows), band: aaBandOf(aaSummary) },
+        guard,
+      );
+    });
+    const pooled = summariseRatios(metricRatios(metric, results, roles), {
+      resamples: RESAMPLES,
+      seed: seedFromString(metric),
+    });
+    return { metric, guarded: guard?.metrics.includes(metric) ?? false, cells: verdicts, pooled };
+  });
+}
+
+/** The flat `verdicts` array of results.json. */
+export function verdictsOf(results: Results, guard: GuardSettings | null): CellVerdict[] {
+  return metricVerdicts(results, guard).flatMap((m) => m.cells);
+}
+
+/**
+ * Auto-sampling: the guarded cells that another interleaved round could still decide. A cell whose
+ * interval straddles the ceiling (low <= C < high), or that is above the ceiling inside its A/A band,
+ * gets another round; a missing cell does not (more rounds cannot bring back a failed pair).
+ */
+export function cellsToResample(results: Results, guard: GuardSettings): { latency: string[]; memory: string[] } {
+  const latency = new Set<string>();
+  const memory = new Set<string>();
+  for (const v of verdictsOf(results, guard)) {
+    if (!v.guarded || v.verdict === "missing") continue;
+    const straddles = v.ciLow !== null && v.ciHigh !== null && v.ciLow <= guard.ceiling && guard.ceiling < v.ciHigh;
+    if (!straddles && !v.undecided && v.pairs >= 2) continue;
+    (isLatencyMetric(v.metric) ? latency : memory).add(v.cell);
+  }
+  return { latency: [...latency], memory: [...memory] };
+}

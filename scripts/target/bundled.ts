@@ -1,0 +1,103 @@
+// The bundled server as a process the harness starts (it never imports the server's code): where its
+// compiled entry point is, the arguments that start it on loopback, and starting it until its ready
+// line. This is the one module that starts server-under-test/main.js.
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { inspectorUrlFromStderr } from "../sampler/inspector.js";
+import { spawnProcess, type TargetProcess } from "./process.js";
+import { parseReadyLine, type ReadyLine } from "./ready.js";
+import { NotReadyError, waitReady } from "./wait.js";
+
+/**
+ * dist/server-under-test/main.js: next to this module once compiled (dist/scripts/target/), or under
+ * dist/ when this module runs from source (tests); measured processes always run the compiled server.
+ */
+function serverMain(): string {
+  const candidates = [
+    new URL("../../server-under-test/main.js", import.meta.url),
+    new URL("../../dist/server-under-test/main.js", import.meta.url),
+  ].map((u) => fileURLToPath(u));
+  return candidates.find((p) => existsSync(p)) ?? (candidates[0] as string);
+}
+
+const SERVER_MAIN = serverMain();
+
+/** `node [--inspect=127.0.0.1:0] SERVER_MAIN ...args`: the bundled server's full command line. */
+export function bundledServerArgv(args: string[], options: { inspect?: boolean } = {}): string[] {
+  return [process.execPath, ...(options.inspect ? ["--inspect=127.0.0.1:0"] : []), SERVER_MAIN, ...args];
+}
+
+/** The command line results describe a bundled variant with ({db} stands for the private copy). */
+export function bundledCommandLine(delivery: string): string {
+  return `node --inspect=127.0.0.1:0 ${SERVER_MAIN} --db {db} --port 0 --delivery ${delivery} --exit-with-parent`;
+}
+
+/**
+ * Server arguments that start it on 127.0.0.1 with a kernel-chosen port, ending when its stdin closes
+ * (--exit-with-parent); extra goes last.
+ */
+export function bundledServerArgs(db: string, extra: string[] = [], lifeline = true): string[] {
+  return ["--db", db, "--host", "127.0.0.1", "--port", "0", ...(lifeline ? ["--exit-with-parent"] : []), ...extra];
+}
+
+export interface BundledOptions {
+  db: string;
+  /** Extra server flags (--delivery, --token, ...). */
+  extra?: string[];
+  /** Start its inspector on a loopback port and wait for its URL on stderr. */
+  inspect?: boolean;
+  /** Node's own flags before the entry point (besides --inspect). */
+  nodeArgs?: string[];
+  /** Pass --exit-with-parent (default true); the reaper guards the server either way. */
+  lifeline?: boolean;
+  timeoutMs?: number;
+  graceMs?: number;
+  signal?: AbortSignal;
+}
+
+export interface BundledServer {
+  proc: TargetProcess;
+  ready: ReadyLine;
+  /** The inspector's ws:// URL when options.inspect, else null. */
+  inspectorUrl: string | null;
+}
+
+/** Spawns the bundled server with args passed through (`serve`); no readiness wait. */
+export function spawnBundled(args: string[], options: { output?: "pipe" | "inherit"; graceMs?: number } = {}) {
+  return spawnProcess({ argv: bundledServerArgv(args), output: options.output, graceMs: options.graceMs });
+}
+
+/**
+ * Starts the bundled server on options.db and resolves once its ready line is printed (and its
+ * inspector URL, with inspect); stops it and rejects with a NotReadyError (stderr tail included) otherwise.
+ */
+export async function startBundled(options: BundledOptions): Promise<BundledServer> {
+  const argv = bundledServerArgv(bundledServerArgs(options.db, options.extra, options.lifeline ?? true), {
+    inspect: options.inspect,
+  });
+  if (options.nodeArgs?.length) argv.splice(1, 0, ...options.nodeArgs);
+  const proc = spawnProcess({ argv, graceMs: options.graceMs });
+  let inspectorUrl: string | null = null;
+  let ready: ReadyLine | null = null;
+  try {
+    await waitReady(proc, {
+      line: (line, stream) => {
+        if (stream === "stderr") inspectorUrl ??= inspectorUrlFromStderr(line);
+        else ready ??= parseReadyLine(line);
+        return ready && (!options.inspect || inspectorUrl) ? true : null;
+      },
+      timeoutMs: options.timeoutMs ?? 20_000,
+      signal: options.signal,
+    });
+  } catch (e) {
+    await proc.stop();
+    const tail = proc.stderrTail();
+    const why = e instanceof NotReadyError ? e.message : String(e);
+    throw new NotReadyError(
+      e instanceof NotReadyError ? e.reason : "exited",
+      `bundled server ${why}${ready && !inspectorUrl ? " (no inspector URL on stderr)" : ""}${tail ? `; last stderr lines:\n${tail}` : " (no stderr output)"}`,
+      proc.exitInfo(),
+    );
+  }
+  return { proc, ready: ready as unknown as ReadyLine, inspectorUrl };
+}

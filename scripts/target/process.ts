@@ -1,0 +1,263 @@
+// One process the harness starts (a target server, clinic, k6): spawned in a process group of its
+// own, watched by a reaper, its output read line by line with a tail kept for error messages, and
+// stopped politely: SIGTERM to the group, a grace period, then SIGKILL. The group is never killed
+// merely because its top-level process exited (a wrapper's server may still run, or its cleanup trap).
+//
+// Nothing here outlives the harness: a reaper process holds a pipe from us and, when it closes (we
+// exited, crashed or were SIGKILLed), sends the group and the pids we named to it SIGTERM, then
+// SIGKILL after the grace period; a normal exit of the harness also sends SIGTERM to every group still
+// registered at once.
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { isAlive } from "../sampler/procfs.js";
+import { groupMembers, signalAll } from "./group.js";
+import { LineSplitter } from "./ready.js";
+
+/** Default time a stopped process gets to clean up between SIGTERM and SIGKILL. */
+export const DEFAULT_STOP_GRACE_MS = 5000;
+
+export interface ExitInfo {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export type StreamName = "stdout" | "stderr";
+
+export interface SpawnOptions {
+  /** Executable and arguments (no shell). Use shellScript() and ["sh", "-c", script] for a shell command. */
+  argv: string[];
+  env?: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** "pipe" (default): read line by line and keep a tail; "inherit": pass through to ours. */
+  output?: "pipe" | "inherit";
+  /** Called for each line on stdout/stderr (output "pipe" only). */
+  onLine?: (line: string, stream: StreamName) => void;
+  /** Grace between SIGTERM and SIGKILL, for stop() and for the reaper. */
+  graceMs?: number;
+  /** How much of stderr to keep for stderrTail() (default 64 KiB of text). */
+  stderrChars?: number;
+}
+
+export interface TargetProcess {
+  /** The spawned pid; it leads the process group. */
+  readonly pid: number;
+  readonly child: ChildProcess;
+  /** The spawned (top-level) process's exit. */
+  readonly exited: Promise<ExitInfo>;
+  exitInfo(): ExitInfo | null;
+  /** The last lines of stderr (pipe mode). */
+  stderrTail(lines?: number): string;
+  /** The last lines of stdout and stderr interleaved as they came (pipe mode). */
+  outputTail(chars?: number): string;
+  /** Adds a line listener; returns its remover. */
+  onLine(listener: (line: string, stream: StreamName) => void): () => void;
+  /** A pid outside the group that belongs to this target (a `setsid` server): stopped and reaped with it. */
+  adopt(pid: number): void;
+  /** True while any process of the group, or an adopted pid, is alive. */
+  running(): boolean;
+  /** Sends sig to the group and adopted pids. */
+  signal(sig: NodeJS.Signals): void;
+  /** SIGTERM, grace, SIGKILL; resolves once nothing of it is left (at most graceMs + 2 s). */
+  stop(graceMs?: number): Promise<ExitInfo>;
+  /** SIGKILL now, without waiting. */
+  kill(): void;
+}
+
+/** The compiled reaper: next to this module once compiled, or under dist/ when this module runs from source (tests). */
+function reaperMain(): string {
+  const candidates = [
+    new URL("./reaper.js", import.meta.url),
+    new URL("../../dist/scripts/target/reaper.js", import.meta.url),
+  ].map((u) => fileURLToPath(u));
+  return candidates.find((p) => existsSync(p)) ?? (candidates[0] as string);
+}
+export const REAPER_MAIN = reaperMain();
+
+// Processes still running, SIGTERMed synchronously if the harness exits without stopping them (the
+// reaper follows up with SIGKILL after the grace).
+const live = new Set<TargetProcess>();
+let exitHookInstalled = false;
+function register(p: TargetProcess): void {
+  if (!exitHookInstalled) {
+    exitHookInstalled = true;
+    process.on("exit", () => {
+      for (const q of live) q.signal("SIGTERM");
+    });
+  }
+  live.add(p);
+}
+
+/** SIGKILLs every process still running (a second Ctrl-C: do not wait for anything). */
+export function killAllNow(): void {
+  for (const p of live) p.kill();
+  live.clear();
+}
+
+/** The last lines of a stream, at most maxChars of text in all. */
+class Tail {
+  private items: string[] = [];
+  private chars = 0;
+  constructor(private readonly maxChars: number) {}
+  push(line: string): void {
+    this.items.push(line);
+    this.chars += line.length + 1;
+    while (this.chars > this.maxChars && this.items.length > 1) this.chars -= (this.items.shift() as string).length + 1;
+  }
+  lines(n: number): string[] {
+    const all = this.items.length && this.items.at(-1) === "" ? this.items.slice(0, -1) : this.items;
+    return all.slice(-n);
+  }
+  text(): string {
+    return this.items.map((l) => `${l}\n`).join("");
+  }
+}
+
+const until = (cond: () => boolean, timeoutMs: number, pollMs = 20): Promise<boolean> =>
+  new Promise((resolve) => {
+    const deadline = Date.now() + timeoutMs;
+    const check = () => {
+      if (cond()) return resolve(true);
+      if (Date.now() >= deadline) return resolve(false);
+      setTimeout(check, pollMs);
+    };
+    check();
+  });
+
+/** Starts a process in its own group with a reaper; throws if it cannot be spawned. */
+export function spawnProcess(options: SpawnOptions): TargetProcess {
+  const graceMs = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
+  const stderrChars = options.stderrChars ?? 65_536;
+  const [file, ...args] = options.argv;
+  if (!file) throw new Error("spawnProcess: empty argv");
+  const piped = (options.output ?? "pipe") === "pipe";
+  let exit: ExitInfo | null = null;
+  const child = spawn(file, args, {
+    // Stdin is a pipe we hold: the bundled server's lifeline (--exit-with-parent).
+    stdio: ["pipe", piped ? "pipe" : "inherit", piped ? "pipe" : "inherit"],
+    detached: true,
+    env: options.env,
+    cwd: options.cwd,
+  });
+  child.stdin?.on("error", () => undefined); // EPIPE from a process that ignores its stdin is not ours to report
+  let spawnError: Error | null = null;
+  // A process that cannot be spawned (ENOENT) reports "error" and never "exit".
+  child.once("error", (e) => {
+    spawnError = e;
+    if (exit === null && child.pid !== undefined && child.exitCode === null) child.emit("exit", 127, null);
+  });
+  const pgid = child.pid;
+  if (pgid === undefined) {
+    throw new Error(`cannot start ${file}: ${spawnError ?? "spawn failed (no such file, or not executable)"}`);
+  }
+  // The reaper holds our pipe; when it closes (we died, even by SIGKILL) it stops the group.
+  const reaper = spawn(process.execPath, [REAPER_MAIN, String(pgid), String(graceMs)], {
+    stdio: ["pipe", "ignore", "ignore"],
+    detached: true,
+  });
+  reaper.unref();
+  reaper.stdin?.on("error", () => undefined); // a dismissed reaper's pipe is not ours to report
+  (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  let reaperDismissed = false;
+  const dismissReaper = () => {
+    if (reaperDismissed) return;
+    reaperDismissed = true;
+    reaper.kill("SIGTERM");
+  };
+
+  const adopted = new Set<number>();
+  const exited = new Promise<ExitInfo>((resolve) => {
+    child.once("exit", (code, signal) => {
+      exit = { code, signal };
+      resolve(exit);
+    });
+  });
+  // "close": every holder of its output pipes is gone and the last lines have been read.
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+
+  const stderr = new Tail(stderrChars);
+  const output = new Tail(65_536);
+  const listeners = new Set<(line: string, stream: StreamName) => void>();
+  if (options.onLine) listeners.add(options.onLine);
+  const read = (stream: NodeJS.ReadableStream | null, name: StreamName) => {
+    if (!stream) return;
+    const lines = new LineSplitter();
+    const emit = (line: string) => {
+      if (name === "stderr") stderr.push(line);
+      output.push(line);
+      for (const l of listeners) l(line, name);
+    };
+    stream.setEncoding("utf8");
+    stream.on("data", (d: string) => {
+      for (const line of lines.push(d)) emit(line);
+    });
+    stream.on("end", () => {
+      const last = lines.flush();
+      if (last !== null) emit(last);
+    });
+  };
+  read(child.stdout, "stdout");
+  read(child.stderr, "stderr");
+
+  const running = () => exit === null || groupMembers(pgid).length > 0 || [...adopted].some(isAlive);
+  const signal = (sig: NodeJS.Signals) => {
+    signalAll(pgid, adopted, sig);
+  };
+  const finished = () => {
+    live.delete(proc);
+    dismissReaper();
+  };
+
+  let stopping: Promise<ExitInfo> | null = null;
+  const stop = (grace = graceMs): Promise<ExitInfo> => {
+    stopping ??= (async () => {
+      if (running()) {
+        signal("SIGTERM");
+        if (!(await until(() => !running(), grace))) {
+          signal("SIGKILL");
+          await until(() => !running(), 2000);
+        }
+      }
+      finished();
+      // The last output lines (for stderrTail) arrive until "close"; a process outside the group
+      // holding the pipes (adopted, already signalled) must not hold us long.
+      await Promise.race([closed, until(() => false, 1000)]);
+      // The top-level exit has been seen by now (not running); "exit" can trail the group's end briefly.
+      return (
+        exit ?? (await Promise.race([exited, until(() => false, 1000).then(() => ({ code: null, signal: null }))]))
+      );
+    })();
+    return stopping;
+  };
+
+  const proc: TargetProcess = {
+    pid: pgid,
+    child,
+    exited,
+    exitInfo: () => exit,
+    stderrTail: (n = 15) => stderr.lines(n).join("\n"),
+    outputTail: (chars = 2000) => output.text().slice(-chars),
+    onLine: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    adopt: (pid) => {
+      if (pid === pgid || adopted.has(pid)) return;
+      adopted.add(pid);
+      if (!reaperDismissed) reaper.stdin?.write(`pid ${pid}\n`);
+    },
+    running,
+    signal,
+    stop,
+    kill: () => {
+      signal("SIGKILL");
+    },
+  };
+  register(proc);
+  // The top-level process ended and nothing of the group is left (k6 finished, a server exited):
+  // nothing to reap. If its group lives on, the target is still running and stop() ends it.
+  exited.then(() => {
+    if (!running()) finished();
+  });
+  return proc;
+}

@@ -1,0 +1,78 @@
+// The terminal progress bar: no "ETA 0s" before anything finished (nothing to estimate from), and
+// after Ctrl-C the bar is gone for good: no redraw of "0/N" after the interrupt line.
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { createProgress } from "../../scripts/bench/progress.js";
+
+/** A stream that says it is a terminal and keeps everything written to it. */
+function fakeTty() {
+  const stream = new PassThrough() as PassThrough & { isTTY: boolean; columns: number; text: string };
+  stream.isTTY = true;
+  stream.columns = 120;
+  stream.text = "";
+  const write = stream.write.bind(stream);
+  stream.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
+    stream.text += String(chunk);
+    return write(chunk, ...(rest as []));
+  }) as typeof stream.write;
+  return stream;
+}
+
+describe("terminal progress", () => {
+  it("shows ETA n/a at 0/N, an estimate after the first trial", () => {
+    const tty = fakeTty();
+    const p = createProgress(tty as unknown as NodeJS.WriteStream);
+    p.start(4);
+    p.trial("snapshot legacy, trial 1/2");
+    expect(tty.text).toMatch(/0\/4/);
+    expect(tty.text).not.toMatch(/ETA 0s/);
+    expect(tty.text).toMatch(/0\/4 .*ETA n\/a/);
+    p.done("snapshot legacy, trial 1/2", true);
+    p.stop(); // renders the final state
+    expect(tty.text).toMatch(/1\/4 .*ETA \d/);
+  });
+
+  it("after interrupt() draws no bar again, even when a log line or a finished trial follows", () => {
+    const tty = fakeTty();
+    const p = createProgress(tty as unknown as NodeJS.WriteStream);
+    p.start(6);
+    p.trial("snapshot legacy, trial 1/3");
+    p.interrupt("SIGINT: stopping targets, keeping finished results");
+    const at = tty.text.length;
+    p.log("target legacy stopped");
+    p.done("snapshot legacy, trial 1/3", true);
+    p.trial("snapshot batched, trial 1/3");
+    p.stop();
+    const after = tty.text.slice(at);
+    expect(after).not.toMatch(/\/6 \|/); // no bar line ("1/6 | cell | elapsed ...")
+    expect(after).toContain("target legacy stopped\n");
+    expect(after).toContain("[1/6] snapshot legacy, trial 1/3\n");
+  });
+});
+
+describe("fixture progress bar", () => {
+  it("says ETA n/a until there is a rate, then seconds", async () => {
+    const { fixtureBarFormat } = await import("../../scripts/commands/fixture.js");
+    const options = {
+      barsize: 10,
+      barCompleteString: "#".repeat(10),
+      barIncompleteString: ".".repeat(10),
+      barGlue: "",
+      autopaddingChar: " ",
+    };
+    const params = (value: number, eta: number) => ({
+      value,
+      total: 3100,
+      eta,
+      progress: value / 3100,
+      startTime: Date.now(),
+      stopTime: null,
+      maxWidth: 120,
+    });
+    const line = (value: number, eta: number) =>
+      fixtureBarFormat(options as never, params(value, eta) as never, {}).replace(/\s+$/, "");
+    expect(line(2000, 0)).toMatch(/2000\/3100 rows \| ETA n\/a$/);
+    expect(line(2000, 3)).toMatch(/2000\/3100 rows \| ETA 3s$/);
+    expect(line(3100, 0)).toMatch(/3100\/3100 rows \| ETA 0s$/);
+  });
+});

@@ -1,0 +1,72 @@
+// A target that dies BETWEEN trials is a finding, not something to restart silently: SIGKILL of the
+// idle candidate server while the baseline runs its trial ends in a recorded crash (which variant,
+// when, its signal), a "Target crashes" section in report.md and report.html, and exit 3.
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT } from "../../scripts/exit-codes.js";
+import type { Results } from "../../scripts/results.js";
+import { descendants } from "../../scripts/sampler/procfs.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
+import { cmdline, startBench } from "./bench-child.js";
+
+let fixtures: TempFixtures | undefined;
+let fixture: string;
+
+beforeAll(() => {
+  fixtures = tempFixtures("bench-crash");
+  fixture = fixtures.make("f", { projects: 40, scriptBytes: 256, events: 60, seed: 1 });
+});
+
+afterAll(() => {
+  fixtures?.cleanup();
+});
+
+describe("a target that dies between trials", () => {
+  it("is recorded in results.json and the reports, and the run exits 3", async () => {
+    const out = join(fixtures?.dir as string, "idle-kill");
+    // Plan: snapshot legacy, snapshot batched, resume-many legacy, resume-many batched (then any A/A
+    // trials). Once the
+    // second trial is done, batched sits idle while legacy runs resume-many (several chunks, each
+    // ACK held 2 s): that is when it is killed.
+    const bench = startBench([
+      "--variants",
+      "legacy,batched",
+      "--cases",
+      "snapshot,resume-many",
+      "--trials",
+      "1",
+      "--ack-delay-ms",
+      "2000",
+      "--fixture",
+      fixture,
+      "--no-memory",
+      "--out",
+      out,
+    ]);
+    await bench.waitFor(/\[2\/\d+\] snapshot batched/, 90_000);
+    const candidate = descendants(bench.pid).find((p) =>
+      /server-under-test\/main\.js.*--delivery batched/.test(cmdline(p)),
+    );
+    expect(candidate, "the idle candidate server").toBeDefined();
+    process.kill(candidate as number, "SIGKILL");
+    const { code } = await bench.exit(90_000);
+    expect(code, bench.stderr()).toBe(EXIT.noResult);
+    expect(bench.stderr()).toMatch(/target batched died \(signal SIGKILL\) while idle between trials/);
+
+    const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
+    expect(results.targetCrashes).toHaveLength(1);
+    const crash = results.targetCrashes?.[0];
+    expect(crash).toMatchObject({ variant: "batched", matrix: "latency", signal: "SIGKILL", code: null });
+    expect(crash?.during).toMatch(/idle between trials \(seen before resume-many batched trial 1\)/);
+    expect(crash?.affects.join(" ")).toMatch(/resume-many batched trial 1 .*restarted server/);
+    expect(Number.isNaN(Date.parse(crash?.at ?? ""))).toBe(false);
+    // results.jsonl carries it too (a run stopped hard still knows).
+    expect(readFileSync(join(out, "results.jsonl"), "utf8")).toMatch(/"kind":"crash"/);
+
+    const md = readFileSync(join(out, "report.md"), "utf8");
+    expect(md).toMatch(/## Target crashes/);
+    expect(md).toMatch(/latency target batched died \(signal SIGKILL\)/);
+    expect(readFileSync(join(out, "report.html"), "utf8")).toMatch(/<h2>Target crashes<\/h2>/);
+  }, 180_000);
+});

@@ -1,0 +1,255 @@
+// The bad-file walk: every command, given every kind of bad file or path where it reads or writes
+// one — missing, a directory, a device, a FIFO, truncated, the wrong schema or shape, a place it
+// cannot write, a file it cannot read — exits 2 with ONE line naming the input, no stack trace, and
+// writes nothing (its scratch cwd stays empty, the inputs are unchanged, /dev/null is still a device).
+//
+// Tests run as root, so permission bits cannot make a file unreadable or a folder unwritable. Instead:
+// unreadable = /proc/self/mem (a regular file whose read fails with EIO) or a symlink to it;
+// unwritable = a path under a regular file (ENOTDIR), a path under /proc (the kernel refuses), or a
+// report.md that is a directory (rename fails). Not simulated: EACCES from mode bits, a read-only
+// mount, a full disk (ENOSPC).
+import { execFileSync } from "node:child_process";
+import {
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join, relative } from "node:path";
+import Database from "better-sqlite3";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateFixture } from "../../fixtures/generate.js";
+import { syntheticResults } from "../report/synthetic-run.js";
+import { runCli } from "./support/harness.js";
+
+let root: string;
+let inputs: string;
+let inputsBefore: string[];
+
+/** Every entry under dir with its type, size and mtime (a FIFO is listed, never opened). */
+function listing(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      let st: ReturnType<typeof statSync>;
+      try {
+        st = statSync(p);
+      } catch {
+        out.push(`${relative(dir, p)} dangling`);
+        continue;
+      }
+      const kind = st.isDirectory() ? "dir" : st.isFIFO() ? "fifo" : st.isFile() ? `${st.size} ${st.mtimeMs}` : "other";
+      out.push(`${relative(dir, p)} ${kind}`);
+      if (st.isDirectory()) walk(p);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+/** A run folder holding results.json with this text (and nothing else). */
+function runWith(name: string, text: string): void {
+  mkdirSync(join(inputs, name));
+  writeFileSync(join(inputs, name, "results.json"), text);
+}
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "catchup-badfiles-"));
+  inputs = join(root, "in");
+  mkdirSync(inputs);
+  const good = join(inputs, "good.sqlite");
+  generateFixture({
+    projects: 20,
+    scriptBytesMin: 256,
+    scriptBytesMax: 256,
+    scriptsPerProject: 1,
+    events: 20,
+    seed: 5,
+    out: good,
+  });
+  writeFileSync(join(inputs, "truncated.sqlite"), readFileSync(good).subarray(0, 8192));
+  cpSync(good, join(inputs, "v2.sqlite"));
+  const v2 = new Database(join(inputs, "v2.sqlite"));
+  v2.prepare("UPDATE fixture_meta SET value = '2' WHERE key = 'schema_version'").run();
+  v2.close();
+  mkdirSync(join(inputs, "dir"));
+  execFileSync("mkfifo", [join(inputs, "fifo")]);
+  writeFileSync(join(inputs, "a-file"), "");
+  symlinkSync("/proc/self/mem", join(inputs, "unreadable.sqlite"));
+  writeFileSync(join(inputs, "script.js"), "export default function () {}\n");
+
+  syntheticResults(join(inputs, "run"), { trials: 2 });
+  const good_ = readFileSync(join(inputs, "run", "results.json"), "utf8");
+  runWith("run-truncated", good_.slice(0, 200));
+  runWith("run-schema", JSON.stringify({ ...JSON.parse(good_), schema: "catchup-bench/results@9" }));
+  runWith("run-no-run", JSON.stringify({ ...JSON.parse(good_), run: undefined }));
+  runWith("run-latency-shape", JSON.stringify({ ...JSON.parse(good_), latency: { rows: [] } }));
+  runWith("run-row-shape", JSON.stringify({ ...JSON.parse(good_), memory: [{ ok: "yes" }] }));
+  mkdirSync(join(inputs, "run-fifo"));
+  execFileSync("mkfifo", [join(inputs, "run-fifo", "results.json")]);
+  mkdirSync(join(inputs, "run-dir", "results.json"), { recursive: true });
+  mkdirSync(join(inputs, "run-unreadable"));
+  symlinkSync("/proc/self/mem", join(inputs, "run-unreadable", "results.json"));
+  // A run folder the report cannot be written into: report.md is a directory.
+  runWith("run-unwritable", good_);
+  mkdirSync(join(inputs, "run-unwritable", "report.md"));
+  inputsBefore = listing(inputs);
+});
+
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+interface Case {
+  args: string;
+  says: RegExp;
+  env?: Record<string, string>;
+}
+
+/** The kinds of bad input file, as paths (IN/ = the inputs folder), and what the one line says. */
+const BAD_INPUTS: [string, string, RegExp][] = [
+  ["missing", "IN/missing.sqlite", /missing\.sqlite: no such file/],
+  ["a directory", "IN/dir", /dir: not a regular file/],
+  ["a device", "/dev/null", /\/dev\/null: not a regular file/],
+  ["a FIFO", "IN/fifo", /fifo: not a regular file/],
+  ["truncated", "IN/truncated.sqlite", /truncated\.sqlite: corrupt or truncated/],
+  ["the wrong schema", "IN/v2.sqlite", /v2\.sqlite: schema version 2 is not supported/],
+  ["unreadable", "IN/unreadable.sqlite", /unreadable\.sqlite: cannot be read \(EIO/],
+];
+
+const fixtureInputs = (command: (path: string) => string): Case[] =>
+  BAD_INPUTS.map(([, path, says]) => ({ args: command(path), says }));
+
+const CASES: Record<string, Case[]> = {
+  "fixture (its --out)": [
+    {
+      args: "fixture --force --projects 5 --events 5 --out /dev/null",
+      says: /--out \/dev\/null is a character device.*regular file/,
+    },
+    { args: "fixture --force --projects 5 --events 5 --out IN/fifo", says: /--out .*fifo is a FIFO.*regular file/ },
+    { args: "fixture --force --projects 5 --events 5 --out IN/dir", says: /--out .*dir is a directory/ },
+    { args: "fixture --projects 5 --events 5 --out IN/good.sqlite", says: /good\.sqlite already exists.*--force/ },
+    { args: "fixture --projects 5 --events 5 --out IN/a-file/f.sqlite", says: /--out .*writable directory.*ENOTDIR/ },
+    { args: "fixture --projects 5 --events 5 --out /proc/catchup-no/f.sqlite", says: /--out .*writable directory/ },
+  ],
+  "fixture info": fixtureInputs((p) => `fixture info ${p}`),
+  "bench --fixture": fixtureInputs((p) => `bench --no-memory --cases snapshot --trials 1 --out OUT/b --fixture ${p}`),
+  "bench (places it writes)": [
+    {
+      args: "bench --no-memory --fixture IN/good.sqlite --out IN/run",
+      says: /--out .*run is not empty .*pick a new directory/,
+    },
+    { args: "bench --no-memory --fixture IN/good.sqlite --out /dev/null", says: /--out .*writable directory.*ENOTDIR/ },
+    {
+      args: "bench --no-memory --fixture IN/good.sqlite --out IN/a-file/run",
+      says: /--out .*writable directory.*ENOTDIR/,
+    },
+    { args: "bench --no-memory --fixture IN/good.sqlite --out /proc/catchup-no", says: /--out .*writable directory/ },
+    {
+      args: "bench --no-latency --out OUT/b --fixtures-dir IN/a-file/fx",
+      says: /--fixtures-dir .*writable directory.*ENOTDIR/,
+    },
+    {
+      args: "bench --no-latency --out OUT/b --fixtures-dir /proc/catchup-no",
+      says: /--fixtures-dir .*writable directory/,
+    },
+    { args: "bench --no-latency --out OUT/b --fixtures-dir /dev/null", says: /--fixtures-dir .*writable directory/ },
+    {
+      args: "bench --no-memory --fixture IN/good.sqlite --out OUT/b",
+      env: { TMPDIR: "IN/a-file" },
+      says: /temp directory .*a-file \(TMPDIR\) must be a writable directory \(ENOTDIR\)/,
+    },
+    {
+      args: "bench --no-latency --clients 1000 --script-bytes 1048576 --out OUT/b",
+      says: /needs a catch-up frame of about .* GiB.*--no-memory-check/,
+    },
+  ],
+  report: [
+    { args: "report IN/missing-run", says: /no results\.json in .*missing-run/ },
+    { args: "report IN/dir", says: /no results\.json in .*dir \(ENOENT\)/ },
+    { args: "report IN/a-file", says: /no results\.json in .*a-file/ },
+    { args: "report /dev/null", says: /no results\.json in \/dev\/null/ },
+    { args: "report IN/run-truncated", says: /run-truncated\/results\.json is not valid JSON/ },
+    { args: "report IN/run-schema", says: /run-schema\/results\.json has schema "catchup-bench\/results@9"/ },
+    { args: "report IN/run-no-run", says: /run-no-run\/results\.json has no `run` object/ },
+    {
+      args: "report IN/run-latency-shape",
+      says: /run-latency-shape\/results\.json has a `latency` that is not an array/,
+    },
+    {
+      args: "report IN/run-row-shape",
+      says: /run-row-shape\/results\.json has memory\[0\] without ok, variant and trial/,
+    },
+    { args: "report IN/run-fifo", says: /cannot read results\.json in .*run-fifo \(not a regular file\)/ },
+    { args: "report IN/run-dir", says: /cannot read results\.json in .*run-dir \(not a regular file\)/ },
+    { args: "report IN/run-unreadable", says: /cannot read results\.json in .*run-unreadable \(EIO\)/ },
+    { args: "report IN/run-unwritable", says: /cannot write the reports into .*run-unwritable \(EISDIR\)/ },
+    { args: "report --merge IN/missing.json", says: /--merge .*missing\.json: ENOENT/ },
+    { args: "report --merge IN/fifo", says: /--merge .*fifo: not a regular file/ },
+    { args: "report --merge /dev/null", says: /--merge \/dev\/null: not a regular file/ },
+    { args: "report --merge IN/a-file", says: /--merge .*a-file: not readable JSON/ },
+  ],
+  "clinic --fixture": fixtureInputs((p) => `clinic doctor --out OUT/c --fixture ${p}`),
+  "clinic (places and sizes)": [
+    { args: "clinic doctor --fixture IN/good.sqlite --out IN/a-file/c", says: /--out .*writable directory/ },
+    { args: "clinic doctor --fixture IN/good.sqlite --out /proc/catchup-no", says: /--out .*writable directory/ },
+    { args: "clinic doctor --out OUT/c --script-bytes 63", says: /--script-bytes .*64/ },
+  ],
+  "serve --db": fixtureInputs((p) => `serve --exit-with-parent --db ${p}`),
+  fuzz: [
+    {
+      args: "fuzz --seconds 1",
+      env: { TMPDIR: "IN/a-file" },
+      says: /temp directory .*a-file \(TMPDIR\) must be a writable directory \(ENOTDIR\)/,
+    },
+    {
+      args: "fuzz --seconds 1",
+      env: { TMPDIR: "/proc/catchup-no" },
+      says: /temp directory \/proc\/catchup-no \(TMPDIR\) must be a writable directory/,
+    },
+  ],
+  "k6-operator": [
+    { args: "k6-operator IN/missing.js --parallelism 2 --out OUT/k", says: /script.*missing\.js/ },
+    { args: "k6-operator IN/dir --parallelism 2 --out OUT/k", says: /script.*dir/ },
+    { args: "k6-operator /dev/null --parallelism 2 --out OUT/k", says: /script.*\/dev\/null/ },
+    { args: "k6-operator IN/fifo --parallelism 2 --out OUT/k", says: /script.*fifo/ },
+    { args: "k6-operator IN/script.js --parallelism 2 --out IN/a-file/k", says: /--out .*a-file/ },
+    { args: "k6-operator IN/script.js --parallelism 2 --out /proc/catchup-no", says: /--out .*catchup-no/ },
+  ],
+};
+
+describe.concurrent("bad files and paths: exit 2, one line naming the input, no stack, nothing written", () => {
+  for (const [command, cases] of Object.entries(CASES)) {
+    for (const c of cases) {
+      const label = `${command}: ${c.args}${c.env ? ` (${Object.entries(c.env).map(([k, v]) => `${k}=${v}`)})` : ""}`;
+      it(label, async () => {
+        const scratch = mkdtempSync(join(root, "case-"));
+        const fill = (a: string) => a.replace(/^IN\//, `${inputs}/`).replace(/^OUT\//, `${scratch}/`);
+        const args = c.args.split(" ").filter(Boolean).map(fill);
+        const env = Object.fromEntries(Object.entries(c.env ?? {}).map(([k, v]) => [k, fill(v)]));
+        const r = await runCli(args, 60_000, env, scratch);
+        const lines = r.stderr.trimEnd().split("\n");
+        expect(r.code, `stderr: ${r.stderr}`).toBe(2);
+        expect(lines, r.stderr).toHaveLength(1);
+        expect(lines[0]).toMatch(c.says);
+        expect(lines[0]).not.toMatch(/\s+at .*(\(.*:\d+:\d+\)|:\d+:\d+$)/); // no stack trace
+        expect(listing(scratch), "files left behind").toEqual([]);
+        expect(statSync("/dev/null").isCharacterDevice()).toBe(true);
+        rmSync(scratch, { recursive: true, force: true });
+      });
+    }
+  }
+});
+
+describe("inputs", () => {
+  it("no case wrote into the inputs (fixtures, run folders, FIFOs) — checked after the walk", () => {
+    expect(listing(inputs)).toEqual(inputsBefore);
+  });
+});

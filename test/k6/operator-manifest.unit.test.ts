@@ -1,0 +1,140 @@
+// The TestRun catchup-bench writes for k6-operator has the fields and types of the TestRun CRD's
+// published schema (an excerpt vendored in fixtures/, its source named there), and ships the
+// script as a `k6 archive` in a ConfigMap with per-runner summaries and machine-readable output.
+import { readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { type OperatorOptions, runScript, shipCommands, testRunManifest } from "../../scripts/k6operator/manifest.js";
+
+interface Schema {
+  type?: string;
+  format?: string;
+  enum?: unknown[];
+  required?: string[];
+  properties?: Record<string, Schema>;
+  items?: Schema;
+}
+
+const CRD = JSON.parse(readFileSync(new URL("./fixtures/testrun-crd-schema.json", import.meta.url), "utf8")) as Schema;
+
+/**
+ * The structural-schema checks the API server applies: types (int32 range), enums, required fields,
+ * and no unknown fields (the server would prune them silently, dropping a setting without a word).
+ */
+function check(value: unknown, schema: Schema, path = ""): string[] {
+  const at = path || "(root)";
+  const errors: string[] = [];
+  switch (schema.type) {
+    case "object":
+      if (value === null || typeof value !== "object" || Array.isArray(value)) return [`${at}: not an object`];
+      break;
+    case "array":
+      if (!Array.isArray(value)) return [`${at}: not an array`];
+      value.forEach((v, i) => {
+        errors.push(...check(v, schema.items ?? {}, `${path}[${i}]`));
+      });
+      return errors;
+    case "integer":
+      if (!Number.isInteger(value)) return [`${at}: not an integer`];
+      if (schema.format === "int32" && ((value as number) < -(2 ** 31) || (value as number) >= 2 ** 31)) {
+        return [`${at}: outside int32`];
+      }
+      return [];
+    case "string":
+    case "boolean":
+      if (typeof value !== schema.type) return [`${at}: not a ${schema.type}`];
+      if (schema.enum && !schema.enum.includes(value)) return [`${at}: not one of ${schema.enum.join(", ")}`];
+      return [];
+    default:
+      return [];
+  }
+  const obj = value as Record<string, unknown>;
+  for (const r of schema.required ?? []) if (!(r in obj)) errors.push(`${path}.${r}: required`);
+  if (schema.properties) {
+    for (const [k, v] of Object.entries(obj)) {
+      const sub = schema.properties[k];
+      if (!sub) errors.push(`${path}.${k}: not in the schema`);
+      else errors.push(...check(v, sub, `${path}.${k}`));
+    }
+  }
+  return errors;
+}
+
+const base: OperatorOptions = {
+  scriptPath: "../scenarios/scaleout.js",
+  parallelism: 4,
+  separate: true,
+  name: "catchup-bench",
+  namespace: "load",
+  image: "grafana/k6:1.6.0",
+  env: { URL: "ws://target.load.svc:8080/ws", CLIENTS: "400", SUBSCRIBE_PAYLOAD: '{"afterSequence":{after}}' },
+  tokenSecret: "catchup-token",
+  output: "json",
+  prometheusUrl: null,
+  pvc: "catchup-results",
+  archivePath: "archive.tar",
+};
+
+describe("the TestRun manifest", () => {
+  it("matches the CRD's schema, with the archive in a ConfigMap and per-runner outputs", () => {
+    const m = testRunManifest(base);
+    expect(check(m, CRD)).toEqual([]);
+    expect(m).toMatchObject({
+      apiVersion: "k6.io/v1alpha1",
+      kind: "TestRun",
+      metadata: { name: "catchup-bench", namespace: "load" },
+      spec: {
+        parallelism: 4,
+        separate: true,
+        script: { configMap: { name: "catchup-bench-script", file: "archive.tar" } },
+      },
+    });
+    expect(m.spec.arguments).toBe("--out json=/results/k6-$(POD_NAME).json");
+    const env = Object.fromEntries(m.spec.runner.env.map((e) => [e.name, e.value ?? e.valueFrom]));
+    expect(env).toMatchObject({
+      POD_NAME: { fieldRef: { fieldPath: "metadata.name" } },
+      SUMMARY: "/results/summary-$(POD_NAME).json",
+      K6_NEW_MACHINE_READABLE_SUMMARY: "false",
+      TOKEN: { secretKeyRef: { name: "catchup-token", key: "token" } },
+      CLIENTS: "400",
+    });
+    // Kubernetes expands $(POD_NAME) only from variables defined before the one using it.
+    const names = m.spec.runner.env.map((e) => e.name);
+    expect(names.indexOf("POD_NAME")).toBeLessThan(names.indexOf("SUMMARY"));
+    expect(m.spec.runner.volumeMounts).toEqual([{ name: "results", mountPath: "/results" }]);
+  });
+
+  it("with experimental-prometheus-rw output it still matches", () => {
+    const m = testRunManifest({ ...base, output: "prometheus", prometheusUrl: "http://prom:9090/api/v1/write" });
+    expect(check(m, CRD)).toEqual([]);
+    expect(m.spec.arguments).toMatch(/^--out experimental-prometheus-rw --tag testid=catchup-bench$/);
+    expect(m.spec.runner.env).toContainEqual({
+      name: "K6_PROMETHEUS_RW_SERVER_URL",
+      value: "http://prom:9090/api/v1/write",
+    });
+  });
+
+  it("the check bites: a wrong type, a missing required field, an unknown field", () => {
+    const m = testRunManifest(base) as unknown as { spec: Record<string, unknown> };
+    expect(check({ ...m, spec: { ...m.spec, parallelism: "4" } }, CRD)).toEqual([".spec.parallelism: not an integer"]);
+    const { script: _script, ...noScript } = m.spec;
+    expect(check({ ...m, spec: noScript }, CRD)).toEqual([".spec.script: required"]);
+    expect(check({ ...m, spec: { ...m.spec, runners: 2 } }, CRD)).toEqual([".spec.runners: not in the schema"]);
+    expect(check({ ...m, spec: { ...m.spec, parallelism: 2 ** 31 } }, CRD)).toEqual([
+      ".spec.parallelism: outside int32",
+    ]);
+  });
+});
+
+describe("the ship commands", () => {
+  it("archive the script with the option-shaping env, then ship it as archive.tar and apply", () => {
+    const cmds = shipCommands(base, "testrun.json");
+    expect(cmds[0]).toBe(
+      "k6 archive -e CLIENTS=400 -e 'SUBSCRIBE_PAYLOAD={\"afterSequence\":{after}}' -e URL=ws://target.load.svc:8080/ws ../scenarios/scaleout.js -O archive.tar",
+    );
+    expect(cmds[1]).toBe(
+      "kubectl create configmap catchup-bench-script --namespace load --from-file=archive.tar=archive.tar --dry-run=client -o yaml > configmap.yaml",
+    );
+    expect(cmds.slice(2)).toEqual(["kubectl apply -f configmap.yaml", "kubectl apply -f testrun.json"]);
+    expect(runScript(base, "testrun.json")).toMatch(/^#!\/bin\/sh\n[^\n]*\nset -eu\n/);
+  });
+});

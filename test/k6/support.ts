@@ -1,0 +1,66 @@
+// Test support for the k6 tests: run a script under the k6 double (a TEST AID: real runs use k6) with
+// extra k6 flags, the process environment k6 would inherit, and a stderr listener to act on events.
+import { spawn } from "node:child_process";
+import { isAbsolute, join } from "node:path";
+import { ROOT } from "../support/server.js";
+
+/** The scripts under test; CATCHUP_SCENARIOS_DIR points at another copy (to see a test fail against an old version). */
+export const SCENARIOS_DIR = process.env.CATCHUP_SCENARIOS_DIR ?? join(ROOT, "scenarios");
+/** The double; CATCHUP_K6_DOUBLE_DIR points at another copy (to see a strictness test fail against the old double). */
+const DOUBLE_DIR = process.env.CATCHUP_K6_DOUBLE_DIR ?? join(ROOT, "test/k6-double");
+const REGISTER = join(DOUBLE_DIR, "register.js");
+const RUN = join(DOUBLE_DIR, "run.js");
+
+export interface DoubleRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface DoubleOptions {
+  /** k6 `-e` parameters. */
+  env?: Record<string, string>;
+  /** Extra k6 flags (e.g. --execution-segment 0:1/2). */
+  args?: string[];
+  /** Added to the process environment k6 inherits. */
+  processEnv?: Record<string, string>;
+  /** Called with all stderr so far whenever more arrives. */
+  onStderr?: (stderr: string) => void;
+  timeoutMs?: number;
+}
+
+/** `k6 run [flags] [-e K=V]... SCRIPT` under the double; rejects (killing it) after timeoutMs. */
+export function runDouble(script: string, options: DoubleOptions = {}): Promise<DoubleRun> {
+  const args = ["--import", REGISTER, RUN, "run", "--quiet", ...(options.args ?? [])];
+  for (const [k, v] of Object.entries(options.env ?? {})) args.push("-e", `${k}=${v}`);
+  args.push(isAbsolute(script) ? script : join(SCENARIOS_DIR, script));
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, {
+      cwd: ROOT,
+      env: { ...process.env, ...options.processEnv },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => {
+      stdout += d;
+    });
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+      options.onStderr?.(stderr);
+    });
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`${script} under the k6 double did not exit within ${timeoutMs} ms; stderr:\n${stderr}`));
+    }, timeoutMs);
+    child.on("error", (e) => {
+      clearTimeout(timer);
+      reject(e);
+    });
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}

@@ -1,0 +1,82 @@
+// A single-target run is a first-class run: the bundled server alone (`--variants batched`) gets its
+// latency, memory and probe figures in report.md and report.html, without ratio columns, no A/A copy
+// and no verdict tables, and the guard never fails it for want of a candidate (exit 0).
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXIT } from "../../scripts/exit-codes.js";
+import type { Results } from "../../scripts/results.js";
+import { startBench } from "../bench/bench-child.js";
+
+let dir: string;
+let out: string;
+let code: number | null;
+let stdout: string;
+let results: Results;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), "catchup-single-"));
+  out = join(dir, "run");
+  const child = startBench([
+    "--quick",
+    "--variants",
+    "batched",
+    "--trials",
+    "2",
+    "--clients",
+    "1",
+    "--ceiling",
+    "1.03",
+    "--fixtures-dir",
+    join(dir, "fixtures"),
+    "--out",
+    out,
+  ]);
+  ({ code } = await child.exit(240_000));
+  stdout = child.stdout();
+  results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
+}, 260_000);
+
+afterAll(() => {
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+function section(md: string, heading: string): string {
+  const start = md.indexOf(`## ${heading}`);
+  expect(start, `section ${heading}`).toBeGreaterThanOrEqual(0);
+  const next = md.indexOf("\n## ", start + 3);
+  return md.slice(start, next < 0 ? undefined : next);
+}
+
+describe("a single-target run of the bundled server", () => {
+  it("exits 0: the guard is not judged for want of a candidate", () => {
+    expect(code, stdout).toBe(EXIT.ok);
+    expect(stdout).toContain("guard: a single target, nothing to compare: not judged");
+    expect(results.aa).toBeUndefined();
+    expect(results.verdicts).toEqual([]);
+  });
+
+  it("shows its latency, memory and probe figures in report.md, without ratios", () => {
+    const md = readFileSync(join(out, "report.md"), "utf8");
+    expect(md).toContain("A single target, **batched**");
+    expect(md).not.toContain("No latency trials");
+    const latency = section(md, "Latency");
+    expect(latency).toContain("| case | batched median | chunks | ok trials |");
+    expect(latency).toMatch(/\| resume, all events after the cursor \| \d+\.\d ms \| 1 \| 2 \|/);
+    const memory = section(md, "Memory");
+    expect(memory).toMatch(/\| 1 KiB \/ 1 \| memory \| 1 \| \d+\.\d MiB \| \d+\.\d MiB \|/);
+    expect(section(md, "Concurrent probe")).toMatch(/\| memory: 1 KiB \/ 1 \/ snapshot \| \d+\.\d ms \| \d+\.\d ms \|/);
+    expect(md).not.toContain("→");
+    expect(md).not.toContain("Verdicts per cell");
+  });
+
+  it("shows the same figures in report.html, with its timelines", () => {
+    const html = readFileSync(join(out, "report.html"), "utf8");
+    expect(html).toContain("A single target");
+    expect(html).toMatch(/<td>resume, all events after the cursor<\/td><td>\d+\.\d ms<\/td><td>1<\/td>/);
+    expect(html).toMatch(/<td>1 KiB \/ 1<\/td><td>memory<\/td><td>1<\/td><td>\d+\.\d MiB<\/td>/);
+    expect(html).toContain('id="memory-0"');
+    expect(html).not.toContain("→");
+  });
+});
