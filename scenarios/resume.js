@@ -10,13 +10,16 @@ import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
+import { SCENARIO_CASES } from "./lib/protocol.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
 import { emptySessionResult } from "./lib/session.js";
 import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV);
 const iterations = intEnv(__ENV, "ITERATIONS", 1, 1, 100_000);
-const { caseName, explicitAfter } = cursorFromEnv(__ENV, ["none", "one", "many"], "many");
+// Every case but snapshot resumes after a cursor.
+const RESUME_CASES = SCENARIO_CASES.filter((c) => c !== "snapshot");
+const { caseName, explicitAfter } = cursorFromEnv(__ENV, RESUME_CASES, "many");
 const runtime = { WebSocket, now: Date.now, setTimeout, clearTimeout };
 
 // k6 creates metrics only in the init context: here, at module top level.

@@ -3,7 +3,8 @@
 // index is its VU's id in the whole test (exec.vu.idInTest - 1): unique across runners, so the
 // runners' summaries merge into one set of rows (`catchup-bench report --merge`).
 //   k6 run -e URL=ws://127.0.0.1:PORT/ws -e CLIENTS=400 scenarios/scaleout.js
-// CASE: many (default), none, one, or snapshot; or AFTER_SEQUENCE. HOLD_MS as in memory.js; other
+// CASE: many (default), none, one, or snapshot, read through server.getConfig by every VU before its
+// session (one extra short connection per VU); AFTER_SEQUENCE skips that. HOLD_MS as in memory.js; other
 // env as in snapshot.js. Each runner's summary and thresholds cover only its own sessions.
 // Needs k6 >= 1.6 (k6/websockets); older k6 cannot load it.
 import exec from "k6/execution";

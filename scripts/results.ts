@@ -2,6 +2,8 @@
 // MiB appears only in rendered reports. Bump RESULTS_SCHEMA when a field changes meaning.
 
 import type { LATENCY_CASES } from "../scenarios/lib/protocol.js";
+import type { LeakRow } from "./leak/verdict.js";
+import type { StormRow } from "./storm/row.js";
 import type { RefRecord } from "./refs/plan.js";
 
 export const RESULTS_SCHEMA = "catchup-bench/results@1";
@@ -104,7 +106,7 @@ export interface RunInfo {
   /** The project root the run started from: reports show paths below it relative to it. */
   projectRoot?: string;
   /** What the fixtures each matrix used actually hold (from their fixture_meta), for the report. */
-  fixtures?: { latency: RunFixture | null; memory: RunFixture[] };
+  fixtures?: { latency: RunFixture | null; memory: RunFixture[]; leak?: RunFixture };
 }
 
 /** A fixture's shape as a report states it (a subset of fixture_meta). */
@@ -167,13 +169,23 @@ export interface Results {
   autoSample?: AutoSampleInfo;
   /** Targets that died on their own during the run (never one the harness stopped), in order. */
   targetCrashes?: TargetCrash[];
+  /**
+   * --leak-cycles: per variant, the post-GC heap, RSS and descriptors after every reconnect cycle on
+   * one server, their slopes per cycle (Theil–Sen, Sen's 95% interval) and the verdict.
+   */
+  leak?: LeakRow[];
+  /** --storm: per storm cell and variant, N clients reconnecting at once against a fresh server. */
+  storm?: StormRow[];
 }
+
+export type { LeakPoint, LeakRow } from "./leak/verdict.js";
+export type { StormRow } from "./storm/row.js";
 
 /** A target process that exited while the harness still needed it: a finding, never silently replaced. */
 export interface TargetCrash {
   variant: string;
-  /** "latency" or "memory" (and "A/A " runs are marked by aa). */
-  matrix: "latency" | "memory";
+  /** "latency", "memory" or "leak" (and "A/A " runs are marked by aa). */
+  matrix: "latency" | "memory" | "leak" | "storm";
   aa?: boolean;
   /** ISO time the harness saw the exit. */
   at: string;
@@ -192,5 +204,7 @@ export type ResultsLine =
   | { kind: "run"; schema: typeof RESULTS_SCHEMA; run: RunInfo; variants: VariantInfo[] }
   | { kind: "latency"; aa?: true; row: LatencyRow }
   | { kind: "memory"; aa?: true; row: MemoryRow }
+  | { kind: "leak"; row: LeakRow }
+  | { kind: "storm"; row: StormRow }
   | { kind: "crash"; crash: TargetCrash }
   | { kind: "stop"; reason: string };

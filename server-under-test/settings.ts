@@ -1,7 +1,7 @@
 // Command-line flags of the bundled server, parsed with yargs and validated into ServerSettings.
 // Bad input throws SettingsError with a one-line message naming the flag and the allowed values.
 import yargs from "yargs";
-import { parseToken, type TokenGrant } from "./auth.js";
+import { DEV_TOKEN, parseToken, type TokenGrant } from "./auth.js";
 import { DELIVERY_STRATEGIES, type DeliveryStrategy } from "./delivery.js";
 
 export class SettingsError extends Error {
@@ -36,7 +36,7 @@ export const HELP = `
   --delivery legacy|batched      how catch-up is cut into chunks (default legacy)
   --token SECRET[:scope,...]     accepted token, repeatable; scopes orchestration:read,
                                  orchestration:operate (default both). Without --token the dev
-                                 token "catchup-dev-token" is accepted with both scopes
+                                 token "${DEV_TOKEN}" is accepted with both scopes
   --max-replay-events N          replay at most N events, else a snapshot (default 1000)
   --max-replay-bytes N           replay at most N stored payload bytes, else a snapshot (default 8388608)
   --max-initial-chunk-bytes N    batched: split the first chunk into frames of at most N bytes (default off);

@@ -408,7 +408,7 @@ function closeIfOpen(socket) {
   try {
     if (socket && socket.readyState === OPEN) socket.close(1000);
     // Node's ws can abort a pending dial (k6's WebSocket has no terminate), so Node is not left waiting on it.
-    else if (false) socket.terminate();
+    else if (socket && socket.readyState === CONNECTING && typeof socket.terminate === "function") socket.terminate();
   } catch {
     // Closing a socket that is already failing may throw; the session is over either way.
   }

@@ -87,6 +87,20 @@ export interface BenchConfig {
   stopGraceMs: number;
   /** --repo/--ref/--swap: the revisions to check out, build and start; their targets get a cwd once checked out. */
   refs: RefsRequest | null;
+  /** --leak-cycles: measured reconnect cycles per variant; 0 = no leak detection. */
+  leakCycles: number;
+  /** --leak-warmup: cycles run before the measured ones, left out of the slope. */
+  leakWarmup: number;
+  /** --leak-threshold-kib in bytes per cycle: a heap slope whose lower 95% bound exceeds it is a leak. */
+  leakThresholdBytes: number;
+  /** --storm: client counts of the reconnect storm cells; empty = no storm. */
+  stormClients: number[];
+  /** --storm-ramp-ms: connects spread evenly over this many ms. */
+  stormRampMs: number;
+  /** --storm-resume-ratio: share of storm clients that resume (the rest take a cold snapshot). */
+  stormResumeRatio: number;
+  /** --storm-trials: rounds per storm cell. */
+  stormTrials: number;
 }
 
 /** Raw flag values keyed by the flag's name as typed (kebab-case), as yargs leaves them. */
@@ -181,7 +195,7 @@ function parseSubscribePayload(template: string): string {
 }
 
 /** --ready-line: a valid regex, and only for foreign targets (the bundled server prints its own ready line). */
-function parseReadyLine(source: string | undefined, targets: TargetSpec[]): string | null {
+function readyLineFlag(source: string | undefined, targets: TargetSpec[]): string | null {
   if (source === undefined) return null;
   if (targets.some((t) => t.kind !== "command")) {
     throw new UsageError(
@@ -208,9 +222,22 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
   const targets = refs
     ? refVariantNames(refs).map((name): TargetSpec => ({ name, kind: "command", command: refs.start }))
     : parseTargets(raw, f.variants, f.target);
-  if (!f.memory && !f.latency) throw new UsageError("--no-memory and --no-latency together leave nothing to run");
-  // Without --guard, the guard judges the headline figure of each matrix that runs.
-  const guard = guardFromFlags(raw, { latency: f.latency, memory: f.memory });
+  const leakCycles = f["leak-cycles"] ?? 0;
+  if (f["leak-only"] && leakCycles === 0) throw new UsageError("--leak-only needs --leak-cycles N");
+  // --leak-only: neither matrix runs, only the leak cycles.
+  const latency = f.latency && !f["leak-only"];
+  const memory = f.memory && !f["leak-only"];
+  const stormClients = f.storm ?? [];
+  if (!memory && !latency && leakCycles === 0 && stormClients.length === 0) {
+    throw new UsageError("--no-memory and --no-latency together leave nothing to run");
+  }
+  // Without --guard, the guard judges the headline figure of each part that runs.
+  const guard = guardFromFlags(raw, { latency, memory, leak: leakCycles > 0 });
+  if (f["auto-sample"] !== undefined && guard.ceiling === null) {
+    throw new UsageError(
+      "--auto-sample needs --ceiling (it adds rounds until each guarded cell is decided against it)",
+    );
+  }
   if (!f["url-path"].startsWith("/")) {
     throw new UsageError(`--url-path must start with / (got ${JSON.stringify(f["url-path"])})`);
   }
@@ -223,8 +250,8 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     clients: f.clients,
     scriptBytes: given(raw, "script-bytes") ? f["script-bytes"] : quick ? [1024] : f["script-bytes"],
     memoryModes: [...MEMORY_MODES],
-    memory: f.memory,
-    latency: f.latency,
+    memory,
+    latency,
     sampleIntervalMs: f["sample-interval-ms"],
     out: f.out ?? null,
     quick,
@@ -254,7 +281,14 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     trialTimeoutMs: f["trial-timeout-ms"],
     startTimeoutMs: f["start-timeout-ms"],
     refs,
-    readyLine: parseReadyLine(f["ready-line"], targets),
+    readyLine: readyLineFlag(f["ready-line"], targets),
     stopGraceMs: f["stop-grace-ms"],
+    leakCycles,
+    leakWarmup: f["leak-warmup"],
+    leakThresholdBytes: Math.round(f["leak-threshold-kib"] * 1024),
+    stormClients,
+    stormRampMs: f["storm-ramp-ms"],
+    stormResumeRatio: f["storm-resume-ratio"],
+    stormTrials: f["storm-trials"],
   };
 }

@@ -2,9 +2,10 @@
 // fixture generator) or the one named by --fixture (validated, never built). Each target gets a private
 // copy, so a target that writes to its store cannot change the fixture or another target's run.
 import { copyFileSync, existsSync, mkdirSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { GENERATOR_VERSION, generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
+import { defaultFixturePath } from "../../fixtures/options.js";
 import type { FixtureMeta } from "../../fixtures/schema.js";
 
 export interface FixtureRef {
@@ -12,9 +13,9 @@ export interface FixtureRef {
   meta: FixtureMeta;
 }
 
-/** The generator's default file name for these parameters (fixtures/p{projects}-s{bytes}-e{events}.sqlite). */
+/** The generator's default file name for these parameters (p{projects}-s{bytes}-e{events}.sqlite). */
 export function defaultFixtureName(projects: number, scriptBytes: number, events: number): string {
-  return `p${projects}-s${scriptBytes}-e${events}.sqlite`;
+  return basename(defaultFixturePath({ projects, scriptBytesMin: scriptBytes, scriptBytesMax: scriptBytes, events }));
 }
 
 /** True when a fixture was built by this generator version with exactly these parameters. */

@@ -132,9 +132,8 @@ async function warmTarget(ctx: LatencyContext, variant: string): Promise<Target>
   const after = afterSequenceFor("snapshot", ctx.fixture.meta);
   const target = await startTarget(spec, {
     ...targetOptions(ctx, privateCopy(ctx.fixture, ctx.workDir, variant), false),
-    warmUpSession: async (url, timeoutMs) => {
-      const spec = sessionSpec(ctx.config, url, after, 0);
-      const { rows } = await ctx.runClients(1, { ...spec, timeoutMs: Math.min(spec.timeoutMs, timeoutMs) });
+    warmUpSession: async (url) => {
+      const { rows } = await ctx.runClients(1, sessionSpec(ctx.config, url, after, 0));
       return rows[0] ?? failed("the driver returned no session");
     },
   });

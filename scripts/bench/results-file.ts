@@ -7,11 +7,13 @@ import { writeFileAtomic } from "../../fixtures/atomic-file.js";
 import { redact } from "../redact.js";
 import {
   type LatencyRow,
+  type LeakRow,
   type MemoryRow,
   RESULTS_SCHEMA,
   type Results,
   type ResultsLine,
   type RunInfo,
+  type StormRow,
   type TargetCrash,
   type VariantInfo,
 } from "../results.js";
@@ -87,6 +89,20 @@ export class ResultsFile {
     this.appendLine(aa ? { kind: "memory", aa: true, row } : { kind: "memory", row });
   }
 
+  /** A variant's leak row (its cycles' points and slopes), kept in results.jsonl at once. */
+  addLeak(row: LeakRow): void {
+    this.results.leak ??= [];
+    this.results.leak.push(row);
+    this.appendLine({ kind: "leak", row });
+  }
+
+  /** A storm cell's row, kept in results.jsonl at once. */
+  addStorm(row: StormRow): void {
+    this.results.storm ??= [];
+    this.results.storm.push(row);
+    this.appendLine({ kind: "storm", row });
+  }
+
   /** Records a target that died on its own (kept in results.jsonl at once, like a row). */
   addCrash(crash: TargetCrash): void {
     this.results.targetCrashes ??= [];
@@ -135,6 +151,16 @@ export function resultsFromJsonl(path: string): Results {
       if (line.kind === "crash") {
         results.targetCrashes ??= [];
         results.targetCrashes.push(line.crash);
+        continue;
+      }
+      if (line.kind === "leak") {
+        results.leak ??= [];
+        results.leak.push(line.row);
+        continue;
+      }
+      if (line.kind === "storm") {
+        results.storm ??= [];
+        results.storm.push(line.row);
         continue;
       }
       if (line.kind === "stop") {

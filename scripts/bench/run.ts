@@ -6,11 +6,13 @@ import { join, resolve } from "node:path";
 import { removeDeadOwners } from "../../fixtures/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
 import { EXIT } from "../exit-codes.js";
+import { runLeak } from "../leak/run.js";
 import { escapeText, exitText } from "../report/failures.js";
 import { size } from "../report/format.js";
 import type { GuardDecision } from "../report/guard.js";
 import { type GuardSettings, verdictsOf } from "../report/verdicts.js";
 import type { Results, RunFixture, RunInfo, VariantInfo } from "../results.js";
+import { runStorm } from "../storm/run.js";
 import { bundledCommandLine } from "../target/bundled.js";
 import { killAllNow } from "../target/process.js";
 import { createAutoSampler } from "./auto-sample.js";
@@ -43,6 +45,13 @@ export interface BenchOutcome {
   stopReason: string | null;
   markdown: string;
   guard: GuardDecision | null;
+}
+
+/** A progress label; a round past the plan is auto-sampling's, and says so. */
+function roundLabel(cell: string, trial: number, planned: number, aa: boolean): string {
+  return trial > planned
+    ? `${aa ? "A/A " : ""}${cell}, auto-sample round ${trial}`
+    : trialLabel(cell, trial, planned, aa);
 }
 
 /** The A/A copy of the baseline is "A2" (the baseline itself is A1), unless a target already has that name. */
@@ -102,6 +111,13 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const latencyFixture = config.latency ? (config.fixture ? userFixture(config.fixture) : build(1024)) : null;
   const memoryFixtures = new Map<number, FixtureRef>();
   if (config.memory) for (const b of config.scriptBytes) memoryFixtures.set(b, build(b));
+  // Leak cycles resume from the first memory fixture's cursor, as the memory cells' resume case does.
+  const leakBytes = config.scriptBytes[0] ?? 1024;
+  const leakFixture = config.leakCycles > 0 ? (memoryFixtures.get(leakBytes) ?? build(leakBytes)) : null;
+  // Storm cells use the memory cells' fixtures (one per script size), built here when memory cells are off.
+  const stormFixtures = new Map<number, FixtureRef>();
+  if (config.stormClients.length > 0)
+    for (const b of config.scriptBytes) stormFixtures.set(b, memoryFixtures.get(b) ?? build(b));
 
   const runDir = resolve(config.out ?? join(io.root, "reports", runDirName()));
   mkdirSync(runDir, { recursive: true });
@@ -125,6 +141,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     fixtures: {
       latency: latencyFixture ? fixtureShape(latencyFixture) : null,
       memory: [...memoryFixtures.values()].map(fixtureShape),
+      ...(leakFixture ? { leak: fixtureShape(leakFixture) } : {}),
     },
   };
   const file = new ResultsFile(runDir, info, variantInfos(config.targets));
@@ -172,7 +189,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const lPlan = config.latency ? latencyPlan(config.cases, roundVariants, config.trials) : [];
   const cells = memoryCells(config.scriptBytes, config.clients, config.memoryModes);
   const mPlan = config.memory ? memoryPlan(cells, roundVariants, config.memoryTrials) : [];
-  progress.start(lPlan.length + mPlan.length);
+  const leakTotal = config.leakCycles > 0 ? (config.leakWarmup + config.leakCycles) * names.length : 0;
+  const stormTotal = config.stormClients.length * config.scriptBytes.length * config.stormTrials * names.length;
+  progress.start(lPlan.length + mPlan.length + leakTotal + stormTotal);
   const guardSettings = guardOf(config);
   const auto =
     config.autoSampleSeconds !== null && guardSettings && names.length >= 2
@@ -188,7 +207,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       : null;
 
   // A target that died on its own is kept in the results (and said at once), never silently replaced.
-  const crash = (c: CrashReport, matrix: "latency" | "memory", aa: boolean) => {
+  const crash = (c: CrashReport, matrix: "latency" | "memory" | "leak" | "storm", aa: boolean) => {
     file.addCrash({ ...c, matrix, ...(aa ? { aa: true } : {}), at: new Date().toISOString() });
     progress.log(`target ${escapeText(c.variant)} died (${exitText(c)}) ${escapeText(c.during)}`);
   };
@@ -208,11 +227,11 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         track,
         signal: abort.signal,
         onTrialStart: (t) =>
-          progress.trial(trialLabel(`${t.case} ${t.variant}`, t.trial, config.trials, isAa(t.variant))),
+          progress.trial(roundLabel(`${t.case} ${t.variant}`, t.trial, config.trials, isAa(t.variant))),
         onCrash: (c) => crash(c, "latency", isAa(c.variant)),
         onRow: (row) => {
           file.addLatency(row, isAa(row.variant));
-          progress.done(trialLabel(`${row.case} ${row.variant}`, row.trial, config.trials, isAa(row.variant)), row.ok);
+          progress.done(roundLabel(`${row.case} ${row.variant}`, row.trial, config.trials, isAa(row.variant)), row.ok);
         },
       });
     };
@@ -233,16 +252,57 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         // Node clients run in a worker thread during memory cells: the sampler owns this thread.
         runClients: config.driver === "node" ? runClientsInWorker : runClients,
         onTrialStart: (t) =>
-          progress.trial(trialLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant))),
+          progress.trial(roundLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant))),
         onCrash: (c) => crash(c, "memory", isAa(c.variant)),
         onRow: (row) => {
           file.addMemory(row, isAa(row.variant));
-          progress.done(trialLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant)), row.ok);
+          progress.done(roundLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant)), row.ok);
         },
       });
     };
     await latencyRun(lPlan, targets);
     await memoryRun(mPlan, targets);
+    if (leakFixture && !stopped()) {
+      // The A/A copy does not run here: the leak verdict is per variant, against a fixed threshold.
+      const label = (variant: string, cycle: number, of: number) => `leak ${variant}, cycle ${cycle}/${of}`;
+      const rows = await runLeak({
+        config,
+        fixture: leakFixture,
+        workDir,
+        targets: config.targets,
+        // As in memory cells: Node clients in a worker thread, so this thread's GC and /proc reads stay prompt.
+        runClients: config.driver === "node" ? runClientsInWorker : runClients,
+        stopped,
+        track,
+        signal: abort.signal,
+        onCycleStart: (v, c, of) => progress.trial(label(v, c, of)),
+        onCycle: (v, c, of, ok) => progress.done(label(v, c, of), ok),
+        onCrash: (c) => crash(c, "leak", false),
+      });
+      for (const row of rows) file.addLeak(row);
+    }
+    if (config.stormClients.length > 0 && !stopped()) {
+      // The A/A copy does not run here: a storm cell is one fresh server per variant.
+      const label = (c: { clients: number; scriptBytes: number; variant: string }) =>
+        `storm ${c.clients} × ${size(c.scriptBytes)} ${c.variant}`;
+      await runStorm({
+        config,
+        fixtures: stormFixtures,
+        workDir,
+        runDir,
+        targets: config.targets,
+        stopped,
+        track,
+        signal: abort.signal,
+        onLimits: (line) => progress.log(line),
+        onCellStart: (c) => progress.trial(trialLabel(label(c), c.trial, config.stormTrials, false)),
+        onCrash: (c) => crash(c, "storm", false),
+        onRow: (row) => {
+          file.addStorm(row);
+          progress.done(trialLabel(label(row), row.trial, config.stormTrials, false), row.ok === row.clients);
+        },
+      });
+    }
   } catch (e) {
     // --fail-fast ends the run like an interrupt; anything else is fatal, after the results are kept.
     // An error caused by the interrupt itself (a target stopped while starting) is not a second reason.

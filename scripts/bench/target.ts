@@ -42,7 +42,7 @@ export interface TargetOptions {
    * The warm-up session run (with retries) once the target upgrades a WebSocket; null: the target
    * is ready once it upgrades one.
    */
-  warmUpSession?: ((url: string, timeoutMs: number) => Promise<{ ok: boolean; error: string | null }>) | null;
+  warmUpSession?: ((url: string) => Promise<{ ok: boolean; error: string | null }>) | null;
 }
 
 export interface Target {
@@ -207,7 +207,7 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
         startTimeoutMs: options.startTimeoutMs,
         subscribeTag: options.subscribeTag ?? SUBSCRIBE_TAG,
         session: options.warmUpSession
-          ? (ms) => (options.warmUpSession as NonNullable<typeof options.warmUpSession>)(url, ms)
+          ? () => (options.warmUpSession as NonNullable<typeof options.warmUpSession>)(url)
           : null,
         signal: options.signal,
         gone: serverGone,

@@ -20,6 +20,7 @@ import { redactStream, registerSecret } from "../redact.js";
 import { refsExitCode, withRefTargets } from "../refs/targets.js";
 import { escapeLines, oneLine } from "../report/failures.js";
 import { relativeToRoot } from "../report/model.js";
+import { tempDirProblem } from "../temp-dir.js";
 import { UsageError, writableDirFlag } from "../usage.js";
 
 /** The package root (dist/scripts/commands/ -> ../../..): default fixtures and reports live there. */
@@ -64,6 +65,8 @@ export const benchCommand: CommandModule = {
       writableDirFlag("out", join(ROOT, "reports"));
     }
     if (config.fixturesDir) writableDirFlag("fixtures-dir", config.fixturesDir);
+    const tmp = tempDirProblem(); // fixture copies go there
+    if (tmp) throw new UsageError(tmp);
     // A matrix that cannot fit would only produce servers dead of V8 out-of-memory: say so now.
     if (config.memory && (argv as Record<string, unknown>)["memory-check"] !== false) {
       const check = checkMemory(

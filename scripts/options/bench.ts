@@ -17,6 +17,8 @@ export const DRIVERS = ["node", "k6"] as const;
 
 const MATRIX = "Matrix:";
 const MEMORY = "Memory cells:";
+const LEAK = "Leak detection:";
+const STORM = "Reconnect storm:";
 const TARGETS = "Targets:";
 const PROTOCOL = "Protocol (foreign targets):";
 const REFS = "Versions by git ref:";
@@ -111,6 +113,68 @@ export const BENCH_OPTIONS = {
     default: 10,
     describe: "RSS sampling interval, ms (the heap lane asks every max(this, 10) ms)",
     group: MEMORY,
+  },
+  "leak-cycles": {
+    type: "int",
+    min: 10,
+    max: 100_000,
+    describe:
+      "leak detection: per variant, one server and this many measured reconnect cycles (after the warm-up), post-GC heap, RSS and open descriptors after each; heap slope per cycle with a 95% interval",
+    group: LEAK,
+  },
+  "leak-only": {
+    type: "boolean",
+    default: false,
+    describe: "run only the leak cycles (no latency or memory matrix); needs --leak-cycles",
+    group: LEAK,
+  },
+  "leak-warmup": {
+    type: "int",
+    min: 0,
+    max: 10_000,
+    default: 5,
+    describe: "leak cycles run first and left out of the slope (caches, JIT and pools fill up)",
+    group: LEAK,
+  },
+  "leak-threshold-kib": {
+    type: "number",
+    min: 0,
+    max: 1_048_576,
+    default: 16,
+    describe: "verdict leak when the heap slope's 95% lower bound exceeds this, KiB per cycle",
+    group: LEAK,
+  },
+  storm: {
+    type: "int-list",
+    min: 1,
+    max: 100_000,
+    describe:
+      "reconnect storm cells: per variant and script size, a fresh server and N clients resuming at once, sampled like a memory cell (refused when it would exceed the descriptor or backlog limits)",
+    group: STORM,
+  },
+  "storm-ramp-ms": {
+    type: "int",
+    min: 0,
+    max: 600_000,
+    default: 0,
+    describe: "spread a storm's connects evenly over this many ms (0: all at once)",
+    group: STORM,
+  },
+  "storm-resume-ratio": {
+    type: "number",
+    min: 0,
+    max: 1,
+    default: 1,
+    describe: "share of storm clients that resume from the cursor; the rest take a cold snapshot",
+    group: STORM,
+  },
+  "storm-trials": {
+    type: "int",
+    min: 1,
+    max: 100,
+    default: 1,
+    describe: "trials (rounds) per storm cell, each on a fresh server, variants in rotated order",
+    group: STORM,
   },
   variants: {
     type: "enum-list",

@@ -189,7 +189,17 @@ export function sweepStale(repo: Repo): string[] {
     rmSync(repo.layout.lock(key), { force: true });
   }
   git(repo.top, ["worktree", "prune"]);
-  rmSync(repo.layout.tmp, { recursive: true, force: true });
+  // Private index files of runs that died (named index-<pid>-...); a live run's stay.
+  let tmp: string[] = [];
+  try {
+    tmp = readdirSync(repo.layout.tmp);
+  } catch {
+    // none
+  }
+  for (const name of tmp) {
+    const pid = Number(/^index-(\d+)-/.exec(name)?.[1]);
+    if (!(pid > 1 && pid !== process.pid && isAlive(pid))) rmSync(join(repo.layout.tmp, name), { force: true });
+  }
   return removed;
 }
 
@@ -256,6 +266,14 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
   const keys = [...new Set(variants.map((v) => v.resolved.checkoutCommit))];
   const builds = new Map<string, { buildMs: number; log: string; cached: boolean }>();
   const dirs = new Map<string, string>();
+  for (const key of keys) {
+    const owner = readPid(repo.layout.lock(key));
+    if (owner !== null && owner !== process.pid && isAlive(owner)) {
+      throw new RefsError(
+        `another catchup-bench run (pid ${owner}) is preparing checkout ${key.slice(0, 12)} of ${repo.top}; let it finish first`,
+      );
+    }
+  }
   try {
     for (const key of keys) writeFileSync(repo.layout.lock(key), `${process.pid}\n`);
     for (const key of keys) {

@@ -3,6 +3,7 @@
 // lower bound does). The run fails when any guarded cell fails; a guarded cell with missing pairs, or
 // above the ceiling but inside its A/A band, leaves the run without a verdict.
 import { EXIT, type ExitCode } from "../exit-codes.js";
+import { judgeLeak, LEAK_METRIC } from "../leak/guard.js";
 import type { Results } from "../results.js";
 import { isMetric, METRICS, rolesOf } from "./metrics.js";
 import { type CellVerdict, type GuardSettings, verdictsOf } from "./verdicts.js";
@@ -22,19 +23,24 @@ export interface GuardDecision {
 }
 
 /** The metric names --guard accepts (the report's metric list; bench and report both use this one). */
-export const GUARD_METRICS: readonly string[] = METRICS;
+export const GUARD_METRICS: readonly string[] = [...METRICS, LEAK_METRIC];
 
 /** The headline figure of each matrix: what the guard judges when --guard is not given. */
 export function defaultGuard(
-  matrices: { latency: boolean; memory: boolean } = { latency: true, memory: true },
+  matrices: { latency: boolean; memory: boolean; leak?: boolean } = { latency: true, memory: true },
 ): string[] {
-  return [...(matrices.latency ? ["completionMs"] : []), ...(matrices.memory ? ["peakHeapBytes"] : [])];
+  return [
+    ...(matrices.latency ? ["completionMs"] : []),
+    ...(matrices.memory ? ["peakHeapBytes"] : []),
+    ...(matrices.leak ? [LEAK_METRIC] : []),
+  ];
 }
 
 /** Throws a RangeError naming the unknown metric and the allowed ones. */
 export function checkGuardMetrics(metrics: readonly string[]): void {
   for (const m of metrics) {
-    if (!isMetric(m)) throw new RangeError(`unknown guard metric ${JSON.stringify(m)}; allowed: ${METRICS.join(", ")}`);
+    if (!isMetric(m) && m !== LEAK_METRIC)
+      throw new RangeError(`unknown guard metric ${JSON.stringify(m)}; allowed: ${GUARD_METRICS.join(", ")}`);
   }
 }
 
@@ -74,8 +80,8 @@ export function judge(results: Results, options: GuardOptions): GuardDecision {
   checkGuardMetrics(options.metrics);
   if (!rolesOf(results)) {
     return {
-      pass: false,
-      exitCode: EXIT.regression,
+      pass: true,
+      exitCode: EXIT.ok,
       lines: ["guard: a single target, nothing to compare: not judged"],
       failed: [],
       undecided: [],
@@ -85,7 +91,13 @@ export function judge(results: Results, options: GuardOptions): GuardDecision {
   const lines = verdicts.map((v) => cellLine(v, options));
   const failed = verdicts.filter((v) => v.verdict === "fail").map((v) => `${v.metric} ${v.cell}`);
   const undecided = verdicts.filter((v) => v.verdict === "missing" || v.undecided).map((v) => `${v.metric} ${v.cell}`);
-  const absent = options.metrics.filter((m) => !verdicts.some((v) => v.metric === m));
+  if (options.metrics.includes(LEAK_METRIC)) {
+    const leak = judgeLeak(results.leak, rolesOf(results)?.baseline ?? "", rolesOf(results)?.candidate ?? "");
+    lines.push(...leak.lines);
+    failed.push(...leak.failed);
+    undecided.push(...leak.undecided);
+  }
+  const absent = options.metrics.filter((m) => m !== LEAK_METRIC && !verdicts.some((v) => v.metric === m));
   for (const m of absent) {
     lines.push(`${m}: no cell of this run measures it: MISSING`);
     undecided.push(m);

@@ -2,6 +2,7 @@
 // CSS are inlined (passed in by the caller, read from node_modules at render time), the data is inline
 // JSON, and a Content-Security-Policy of default-src 'none' forbids any network request when opened.
 
+import { leakCharts, leakHtml } from "../leak/report.js";
 import type { Chart, MemoryChart } from "./charts.js";
 import { failuresMarkdown } from "./failures.js";
 import {
@@ -193,6 +194,13 @@ const CHART_JS = `
                 { label: "ms", size: 60 } ],
         series: [ { label: "trial" }, points(c.names[0], B), points(c.names[1], C),
                   line(c.names[0] + " median", B, [6, 4]), line(c.names[1] + " median", C, [6, 4]) ] };
+    } else if (c.kind === "leak") {
+      var K = c.role === 0 ? B : C;
+      opts = { width: width(el), height: 260, legend: { show: false },
+        scales: { x: { time: false }, y: { range: function (u, mn, mx) { var pad = (mx - mn) * 0.15 || 0.5; return [mn - pad, mx + pad]; } } },
+        axes: [ { label: "cycle" }, { label: "MiB", size: 60 } ],
+        series: [ { label: "cycle" }, points("warm-up", "#999999"), points(c.name + " post-GC heap", K),
+                  line("Theil-Sen fit", K, [6, 4], 2) ] };
     } else {
       opts = { width: width(el), height: 320, legend: { show: false },
         scales: { x: { time: false }, y: { range: function (u, mn, mx) { return [0, (mx || 1) * 1.1]; } } },
@@ -382,13 +390,14 @@ ${memoryHtml(model)}
 <p class="note">Solid: heap used; dashed: RSS; dots: heap after a forced GC; vertical marks: phases (connect, first chunk, completion, hold end, close, GC). RSS is read from /proc on its own schedule; heap is asked of the server's inspector, which cannot answer while the server runs native code (a major GC, a large JSON.stringify, sync zlib or crypto): a break in a heap line is such a stretch with no answer, left as a gap. Both variants' timelines start when their clients connect; the buttons above a chart pick the trial (round) it shows.</p>
 <h2>Concurrent probe</h2>
 ${probeHtml(model)}
+${leakHtml(model.leak, r, escapeHtml)}
 ${failures}
 <h2>Environment</h2>
 <p>${escapeHtml(model.environment)}</p>
 <p>${escapeHtml(model.notMeasured)}</p>
 ${model.variantDescriptions.length > 0 ? `<p class="note">Variants: ${escapeHtml(model.variantDescriptions.join("; "))}.</p>` : ""}
 </main>
-<script type="application/json" id="report-data">${scriptJson({ charts })}</script>
+<script type="application/json" id="report-data">${scriptJson({ charts: [...charts, ...leakCharts(model.leak, r?.baseline ?? null)] })}</script>
 <script>${scriptText(assets.uplotJs)}</script>
 <script>${scriptText(CHART_JS)}</script>
 </body>

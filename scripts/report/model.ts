@@ -1,6 +1,7 @@
 // results.json -> the report model: every figure the Markdown and HTML renderers show, computed once.
 // Pure and deterministic (bootstrap seeds derive from metric names), so a report re-renders byte for byte.
 
+import type { LeakRow } from "../leak/verdict.js";
 import { describeRef, type RefRecord } from "../refs/plan.js";
 import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results.js";
 import { median, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
@@ -94,6 +95,8 @@ export interface ReportModel {
   loadWarning: string | null;
   interrupted: boolean;
   startedAt: string;
+  /** --leak-cycles: one row per variant (empty when the run had no leak cycles). */
+  leak: LeakRow[];
 }
 
 const CASE_LABELS: Record<string, string> = {
@@ -314,7 +317,7 @@ export function relativeToRoot(text: string, root: string | undefined): string {
 /** Builds the report model from a run's results: a comparison, or a single target's figures. */
 export function buildModel(results: Results): ReportModel {
   const roles = rolesOf(results);
-  const single = null as string | null;
+  const single = roles ? null : (results.variants[0]?.name ?? null);
   const names = results.variants.map((v) => v.name);
   const base = {
     roles,
@@ -336,6 +339,7 @@ export function buildModel(results: Results): ReportModel {
     loadWarning: loadWarningOf(results),
     interrupted: results.run.interrupted === true,
     startedAt: results.run.startedAt,
+    leak: results.leak ?? [],
   };
   if (!roles) {
     if (!single) return { ...base, latency: [], memory: [], metrics: [] };

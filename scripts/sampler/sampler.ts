@@ -24,6 +24,8 @@ export interface RssSample {
 /** A heap lane sample: t is when the answer arrived (ms from the origin); bytes of the V8 heap. */
 export interface HeapSample {
   t: number;
+  /** When the request was sent (ms from the origin): the target answered between asked and t. */
+  asked: number;
   heapUsed: number;
   heapTotal: number;
 }
@@ -359,7 +361,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
         if (!running) return; // answered after sampling ended: outside the window
         const t = now();
         closeHeapStretch(t);
-        const sample: HeapSample = { t, heapUsed: h.usedSize, heapTotal: h.totalSize };
+        const sample: HeapSample = { t, asked, heapUsed: h.usedSize, heapTotal: h.totalSize };
         heapTimes.push(t);
         heapWaits.push(t - asked);
         lastHeap = sample;

@@ -19,7 +19,7 @@ import { parseArgs } from "node:util";
 import type { IntervalStats } from "../results.js";
 import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../sampler/inspector.js";
 import { intervalsOf } from "../sampler/interval-stats.js";
-import { readVmRss } from "../sampler/procfs.js";
+import { openRssReader, readVmRss } from "../sampler/procfs.js";
 import {
   type HeapSample,
   type RssSample,
@@ -151,7 +151,19 @@ async function cadence(intervalMs: number, blocks: number, blockMs: number, how:
   const p = await startProbe();
   const rss = counter<RssSample>();
   const heap = counter<HeapSample>();
-  const s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onRss: rss.on, onHeap: heap.on });
+  // t = 0 on both clocks: the target reports its block's bounds on CLOCK_MONOTONIC (process.hrtime),
+  // which every process shares, so samples are placed inside the block exactly.
+  const hr0 = process.hrtime.bigint();
+  const origin = performance.now();
+  const tOf = (hrtime: unknown) => Number(BigInt(String(hrtime)) - hr0) / 1e6;
+  const s = await startSampler({
+    pid: p.pid,
+    inspector: p.inspector,
+    intervalMs,
+    origin,
+    onRss: rss.on,
+    onHeap: heap.on,
+  });
   const idle: number[] = [];
   const blocked: number[] = [];
   const blockMax: number[] = [];
@@ -166,10 +178,10 @@ async function cadence(intervalMs: number, blocks: number, blockMs: number, how:
       await rss.reach(idleFrom + 50);
       idle.push(...intervalsOf(rss.times.slice(idleFrom)));
       p.send(`${how} ${blockMs}`);
-      await p.waitFor("started", how); // printed just before the block starts
-      const from = s.now();
+      await p.waitFor("started", how);
       const done = await p.waitFor("done", how);
-      const to = s.now();
+      const from = tOf(done.from);
+      const to = tOf(done.to);
       if (typeof done.tookMs === "number") tookMs.push(done.tookMs);
       // Intervals that overlap the block: from the last sample before it to the first after it.
       await rss.reach(rss.times.length + 1);
@@ -179,7 +191,9 @@ async function cadence(intervalMs: number, blocks: number, blockMs: number, how:
       blocked.push(...d);
       blockMax.push(d.length > 0 ? Math.max(...d) : Number.NaN);
       rssPerBlock.push(rss.times.filter((t) => t >= from && t <= to).length);
-      heapPerBlock.push(heap.times.filter((t) => t > from && t < to).length);
+      // Answered inside the block: asked after it began and arrived before it ended. (An answer given
+      // just before the block may arrive inside it: that one was not answered during the block.)
+      heapPerBlock.push(heap.samples.filter((h) => h.asked > from && h.t < to).length);
     }
   } finally {
     summary = await s.stop();
@@ -272,6 +286,28 @@ async function selfCpu(intervals: number[], ms: number) {
     }
   }
   return rows;
+}
+
+/** 3, continued. CPU per operation, back to back (warm): one /proc RSS read, one heap request. */
+async function perCallCpu() {
+  const p = await startProbe();
+  try {
+    const reader = openRssReader(p.pid);
+    const reads = 20_000;
+    let cpu0 = process.cpuUsage();
+    for (let i = 0; i < reads; i++) reader.read();
+    let cpu = process.cpuUsage(cpu0);
+    reader.close();
+    const rssReadUs = (cpu.user + cpu.system) / reads;
+    const calls = 2_000;
+    for (let i = 0; i < 200; i++) await p.inspector.getHeapUsage(); // warm-up
+    cpu0 = process.cpuUsage();
+    for (let i = 0; i < calls; i++) await p.inspector.getHeapUsage();
+    cpu = process.cpuUsage(cpu0);
+    return { rssReadUs, heapRequestUs: (cpu.user + cpu.system) / calls };
+  } finally {
+    await p.stop();
+  }
 }
 
 /** 4. Throughput cost: work ops with vs without sampling, interleaved with rotation; plus A/A pairs. */
@@ -385,7 +421,7 @@ export async function main(argv: string[]): Promise<void> {
     out.write(`   RSS lane, whole run:       ${fmtStats(cad.rssLane)}\n`);
     out.write(`   RSS samples inside each block: ${cad.rssSamplesPerBlock.join(", ")}\n`);
     out.write(
-      `   heap answers inside each block: ${cad.heapSamplesPerBlock.join(", ")}; heap samples lost per block: ${cad.heapSamplesLostPerBlock.join(", ")}\n`,
+      `   heap requests answered inside each block: ${cad.heapSamplesPerBlock.join(", ")}; heap samples lost per block: ${cad.heapSamplesLostPerBlock.join(", ")}\n`,
     );
     out.write(
       `   heap lane, whole run:      ${fmtStats(cad.heapLane)}; longest heap gap ${fmt(cad.heapGapMaxMs ?? Number.NaN, 1)} ms\n`,
@@ -406,13 +442,17 @@ export async function main(argv: string[]): Promise<void> {
   }
   if (parts.includes("selfcpu")) {
     const rows = await selfCpu([1, 10], selfCpuMs);
-    result.selfCpu = rows;
+    const perCall = await perCallCpu();
+    result.selfCpu = { rows, perCall };
     out.write(`3. the sampler's own CPU while sampling an idle target for ${selfCpuMs} ms\n`);
     for (const r of rows) {
       out.write(
         `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core; RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
       );
     }
+    out.write(
+      `   CPU per operation, back to back: one /proc RSS read ${fmt(perCall.rssReadUs, 1)} µs, one heap request ${fmt(perCall.heapRequestUs, 1)} µs\n`,
+    );
     out.write("\n");
   }
   if (parts.includes("cost")) {

@@ -24,11 +24,6 @@ export function parseReadyLine(line: string): ReadyLine | null {
   return null;
 }
 
-/** A user's --ready-line pattern; throws a SyntaxError naming the problem when it is not a valid regex. */
-export function readyLinePattern(source: string): RegExp {
-  return new RegExp(source);
-}
-
 /** Splits a stream of text chunks into lines (without the newline), keeping an unfinished tail. */
 export class LineSplitter {
   private rest = "";

@@ -45,8 +45,6 @@ export interface ReadyWait<T> {
   port?: number;
   timeoutMs: number;
   signal?: AbortSignal;
-  /** Exit of the process counts as failure only once this is true (a wrapper that exits after handing off). */
-  exitIsFatal?: () => boolean;
 }
 
 /**
@@ -75,7 +73,8 @@ export async function waitReady<T>(proc: TargetProcess, wait: ReadyWait<T>): Pro
       if (found) return found;
       if (wait.signal?.aborted) throw new NotReadyError("aborted", "interrupted while starting");
       const exit = proc.exitInfo();
-      if (exit && (wait.exitIsFatal?.() ?? true) && !proc.running()) {
+      // A wrapper that exits while the rest of its group runs on has handed off, not failed.
+      if (exit && !proc.running()) {
         throw new NotReadyError("exited", `exited before it was ready (${describeExit(exit)})`, exit);
       }
       if (wait.port !== undefined && (await canConnect(wait.port, 250))) return { port: true };

@@ -132,8 +132,11 @@ export interface WarmUpOptions {
   /** The start timeout, for the message. */
   startTimeoutMs: number;
   subscribeTag: string;
-  /** A warm-up session given the ms it may take; null to stop at the upgrade. */
-  session: ((timeoutMs: number) => Promise<{ ok: boolean; error: string | null }>) | null;
+  /**
+   * A warm-up session, null to stop at the upgrade. It runs with the trial timeout: once the server
+   * upgrades a connection, a slow first catch-up is the server's, not a start that failed.
+   */
+  session: (() => Promise<{ ok: boolean; error: string | null }>) | null;
   signal?: AbortSignal;
   /** True when the target died (no point retrying). */
   gone?: () => boolean;
@@ -155,8 +158,9 @@ const sleep = (ms: number, signal?: AbortSignal) =>
   });
 
 /**
- * Retries upgrade + warm-up session with backoff (100 ms doubling to 1 s) until one completes;
- * throws a WarmUpError saying what was tried and what happened last.
+ * Retries upgrade + warm-up session with backoff (100 ms doubling to 1 s) until one completes, no
+ * new attempt starting after the deadline; throws a WarmUpError saying what was tried and what
+ * happened last.
  */
 export async function warmUp(o: WarmUpOptions): Promise<void> {
   const started = Date.now();
@@ -180,7 +184,7 @@ export async function warmUp(o: WarmUpOptions): Promise<void> {
     } else if (o.session === null) {
       return;
     } else {
-      const s = await o.session(Math.max(1000, o.deadline - Date.now()));
+      const s = await o.session();
       if (s.ok) return;
       last = `connected and upgraded; the warm-up session (${o.subscribeTag}) failed: ${s.error}`;
       if (isUnknownTag(s.error)) {

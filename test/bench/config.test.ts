@@ -36,6 +36,8 @@ const BAD: [Record<string, unknown>, string][] = [
   [{ ceiling: "0" }, "--ceiling"],
   [{ guard: "completionMs" }, "--guard"],
   [{ guard: "speed", ceiling: "1.03" }, "--guard"],
+  [{ "auto-sample": "30" }, "--auto-sample"],
+  [{ "auto-sample": "0", ceiling: "1.03" }, "--auto-sample"],
   [{ memory: false, latency: false }, "--no-memory"],
   [{ token: "" }, "--token"],
 ];

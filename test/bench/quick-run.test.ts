@@ -132,7 +132,11 @@ describe("bench --quick on the bundled server", () => {
 
   it("prints the tables and the regression guard's verdict", () => {
     expect(latencyStdout).toContain("| snapshot |");
-    expect(latencyStdout).toMatch(/completionMs: median of 20 paired ratios 0\.\d+ <= ceiling 1\.03: PASS/);
+    // Judged per case: one line per guarded cell, then the summary.
+    expect(latencyStdout).toMatch(
+      /completionMs resume-many: median paired ratio 0\.\d+ \(5 pairs, 95% CI [\d.–]+\); median <= ceiling 1\.03: PASS/,
+    );
+    expect(latencyStdout).toContain("guard: PASS (4 guarded cells, median <= 1.03 in each)");
     expect(readFileSync(join(runDir, "guard.txt"), "utf8")).toContain("PASS");
   });
 

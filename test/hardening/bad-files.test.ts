@@ -1,7 +1,9 @@
 // The bad-file walk: every command, given every kind of bad file or path where it reads or writes
 // one — missing, a directory, a device, a FIFO, truncated, the wrong schema or shape, a place it
 // cannot write, a file it cannot read — exits 2 with ONE line naming the input, no stack trace, and
-// writes nothing (its scratch cwd stays empty, the inputs are unchanged, /dev/null is still a device).
+// writes nothing (its scratch cwd stays empty, the inputs are unchanged, the device is still a device).
+// The device is a null device node made for the test (mknod): a regression that replaced it must
+// never replace the machine's /dev/null.
 //
 // Tests run as root, so permission bits cannot make a file unreadable or a folder unwritable. Instead:
 // unreadable = /proc/self/mem (a regular file whose read fails with EIO) or a symlink to it;
@@ -81,6 +83,8 @@ beforeAll(() => {
   v2.close();
   mkdirSync(join(inputs, "dir"));
   execFileSync("mkfifo", [join(inputs, "fifo")]);
+  // Our own null device: a case that wrongly replaced it would replace this node, never /dev/null.
+  execFileSync("mknod", [join(inputs, "null"), "c", "1", "3"]);
   writeFileSync(join(inputs, "a-file"), "");
   symlinkSync("/proc/self/mem", join(inputs, "unreadable.sqlite"));
   writeFileSync(join(inputs, "script.js"), "export default function () {}\n");
@@ -117,7 +121,7 @@ interface Case {
 const BAD_INPUTS: [string, string, RegExp][] = [
   ["missing", "IN/missing.sqlite", /missing\.sqlite: no such file/],
   ["a directory", "IN/dir", /dir: not a regular file/],
-  ["a device", "/dev/null", /\/dev\/null: not a regular file/],
+  ["a device", "IN/null", /null: not a regular file/],
   ["a FIFO", "IN/fifo", /fifo: not a regular file/],
   ["truncated", "IN/truncated.sqlite", /truncated\.sqlite: corrupt or truncated/],
   ["the wrong schema", "IN/v2.sqlite", /v2\.sqlite: schema version 2 is not supported/],
@@ -130,8 +134,8 @@ const fixtureInputs = (command: (path: string) => string): Case[] =>
 const CASES: Record<string, Case[]> = {
   "fixture (its --out)": [
     {
-      args: "fixture --force --projects 5 --events 5 --out /dev/null",
-      says: /--out \/dev\/null is a character device.*regular file/,
+      args: "fixture --force --projects 5 --events 5 --out IN/null",
+      says: /--out .*null is a character device.*regular file/,
     },
     { args: "fixture --force --projects 5 --events 5 --out IN/fifo", says: /--out .*fifo is a FIFO.*regular file/ },
     { args: "fixture --force --projects 5 --events 5 --out IN/dir", says: /--out .*dir is a directory/ },
@@ -146,7 +150,7 @@ const CASES: Record<string, Case[]> = {
       args: "bench --no-memory --fixture IN/good.sqlite --out IN/run",
       says: /--out .*run is not empty .*pick a new directory/,
     },
-    { args: "bench --no-memory --fixture IN/good.sqlite --out /dev/null", says: /--out .*writable directory.*ENOTDIR/ },
+    { args: "bench --no-memory --fixture IN/good.sqlite --out IN/null", says: /--out .*writable directory.*ENOTDIR/ },
     {
       args: "bench --no-memory --fixture IN/good.sqlite --out IN/a-file/run",
       says: /--out .*writable directory.*ENOTDIR/,
@@ -160,7 +164,7 @@ const CASES: Record<string, Case[]> = {
       args: "bench --no-latency --out OUT/b --fixtures-dir /proc/catchup-no",
       says: /--fixtures-dir .*writable directory/,
     },
-    { args: "bench --no-latency --out OUT/b --fixtures-dir /dev/null", says: /--fixtures-dir .*writable directory/ },
+    { args: "bench --no-latency --out OUT/b --fixtures-dir IN/null", says: /--fixtures-dir .*writable directory/ },
     {
       args: "bench --no-memory --fixture IN/good.sqlite --out OUT/b",
       env: { TMPDIR: "IN/a-file" },
@@ -175,7 +179,7 @@ const CASES: Record<string, Case[]> = {
     { args: "report IN/missing-run", says: /no results\.json in .*missing-run/ },
     { args: "report IN/dir", says: /no results\.json in .*dir \(ENOENT\)/ },
     { args: "report IN/a-file", says: /no results\.json in .*a-file/ },
-    { args: "report /dev/null", says: /no results\.json in \/dev\/null/ },
+    { args: "report IN/null", says: /no results\.json in .*null/ },
     { args: "report IN/run-truncated", says: /run-truncated\/results\.json is not valid JSON/ },
     { args: "report IN/run-schema", says: /run-schema\/results\.json has schema "catchup-bench\/results@9"/ },
     { args: "report IN/run-no-run", says: /run-no-run\/results\.json has no `run` object/ },
@@ -193,7 +197,7 @@ const CASES: Record<string, Case[]> = {
     { args: "report IN/run-unwritable", says: /cannot write the reports into .*run-unwritable \(EISDIR\)/ },
     { args: "report --merge IN/missing.json", says: /--merge .*missing\.json: ENOENT/ },
     { args: "report --merge IN/fifo", says: /--merge .*fifo: not a regular file/ },
-    { args: "report --merge /dev/null", says: /--merge \/dev\/null: not a regular file/ },
+    { args: "report --merge IN/null", says: /--merge .*null: not a regular file/ },
     { args: "report --merge IN/a-file", says: /--merge .*a-file: not readable JSON/ },
   ],
   "clinic --fixture": fixtureInputs((p) => `clinic doctor --out OUT/c --fixture ${p}`),
@@ -218,7 +222,7 @@ const CASES: Record<string, Case[]> = {
   "k6-operator": [
     { args: "k6-operator IN/missing.js --parallelism 2 --out OUT/k", says: /script.*missing\.js/ },
     { args: "k6-operator IN/dir --parallelism 2 --out OUT/k", says: /script.*dir/ },
-    { args: "k6-operator /dev/null --parallelism 2 --out OUT/k", says: /script.*\/dev\/null/ },
+    { args: "k6-operator IN/null --parallelism 2 --out OUT/k", says: /script.*null/ },
     { args: "k6-operator IN/fifo --parallelism 2 --out OUT/k", says: /script.*fifo/ },
     { args: "k6-operator IN/script.js --parallelism 2 --out IN/a-file/k", says: /--out .*a-file/ },
     { args: "k6-operator IN/script.js --parallelism 2 --out /proc/catchup-no", says: /--out .*catchup-no/ },
@@ -241,7 +245,7 @@ describe.concurrent("bad files and paths: exit 2, one line naming the input, no 
         expect(lines[0]).toMatch(c.says);
         expect(lines[0]).not.toMatch(/\s+at .*(\(.*:\d+:\d+\)|:\d+:\d+$)/); // no stack trace
         expect(listing(scratch), "files left behind").toEqual([]);
-        expect(statSync("/dev/null").isCharacterDevice()).toBe(true);
+        expect(statSync(join(inputs, "null")).isCharacterDevice()).toBe(true);
         rmSync(scratch, { recursive: true, force: true });
       });
     }

@@ -4,7 +4,8 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descendants, isAlive } from "../../scripts/sampler/procfs.js";
+import { descendants } from "../../scripts/sampler/procfs.js";
+import { sigkillAndWatch } from "../support/orphans.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import {
   FAULTY,
@@ -42,6 +43,7 @@ const faulty = (fault: string) => `bad=node ${FAULTY} --fault ${fault} --port {p
 const base = (out: string, trials = 2) => [
   "bench",
   "--no-memory",
+  "--no-aa",
   "--cases",
   "snapshot",
   "--trials",
@@ -98,8 +100,9 @@ describe("harness-level faults", () => {
   it("a target that never becomes ready: exit 3, message names it with its stderr, bounded by --start-timeout-ms", async () => {
     const out = outDir();
     const args = base(out).map((a) => (a === "10000" ? "2000" : a));
+    // The never-ready target first: the good one's own start (seconds on a loaded machine) is not under test.
     const r = await runCli(
-      [...args, "--target", good(), "--target", `bad=node ${NEVER_READY} --port {port} --marker ${dir}`],
+      [...args, "--target", `bad=node ${NEVER_READY} --port {port} --marker ${dir}`, "--target", good()],
       30_000,
       env(),
     );
@@ -172,17 +175,9 @@ describe("harness-level faults", () => {
       const family = descendants(pid);
       expect(family.length).toBeGreaterThanOrEqual(2);
       const rowsBefore = rowsOf(jsonl).length;
-      const killedAt = performance.now();
-      run.child.kill("SIGKILL");
-      await run.exited;
-      const allGone = await waitUntil(() => family.every((p) => !isAlive(p)), 5_000);
-      const tookMs = performance.now() - killedAt;
-      expect(allGone, `still alive: ${family.filter(isAlive).join(", ")}`).toBe(true);
-      console.log(
-        `${kind}: ${family.length} descendants of the harness gone ${tookMs.toFixed(0)} ms after its SIGKILL`,
-      );
-      // The issue's bound: no target survives the harness by more than 2 seconds.
-      expect(tookMs).toBeLessThan(2_000);
+      // The bound: no target survives the harness by more than 2 seconds.
+      const report = await sigkillAndWatch(run.child, `bench (${kind} targets, faults)`);
+      expect(report.left).toEqual([]);
       expect(rowsOf(jsonl).length).toBeGreaterThanOrEqual(rowsBefore);
       await expectNoProcessLeft();
     });

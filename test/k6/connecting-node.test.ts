@@ -13,8 +13,12 @@ describe("runSession on ws, timing out while CONNECTING", () => {
       accepted = resolve;
     });
     // Accepts TCP, never answers the upgrade.
+    const held = new Set<Socket>();
     const server = createServer((s) => {
+      held.add(s);
       s.on("error", () => {});
+      // Reading (and discarding the upgrade request) lets the server see the client's end.
+      s.resume();
       accepted(s);
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -44,6 +48,8 @@ describe("runSession on ws, timing out while CONNECTING", () => {
         });
       });
     } finally {
+      // close() waits for open connections: a still-open one would hang here instead of failing above.
+      for (const s of held) s.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     }
   });

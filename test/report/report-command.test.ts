@@ -1,5 +1,6 @@
 // `catchup-bench report <run>` through the real CLI in a child process: prints the tables, writes both
-// reports, judges the guard with --ceiling (exit 1 on FAIL), and exits 2 on bad input naming the flag.
+// reports, judges the guard per cell with --ceiling (exit 1 on FAIL, 3 without a verdict), and exits 2
+// on bad input naming the flag.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -38,17 +39,32 @@ describe("report command", () => {
     expect(existsSync(join(dir, "report.html"))).toBe(true);
   });
 
-  it("exits 1 with FAIL lines when the swapped run breaks the ceiling", () => {
+  it("exits 1 with a FAIL line per cell when the swapped run breaks the ceiling", () => {
     const r = cli(runDir({ swapped: true }), "--ceiling", "1.03", "--guard", "completionMs");
     expect(r.code).toBe(1);
-    expect(r.out).toMatch(/\ncompletionMs: median of 12 paired ratios 1\.\d{3} > ceiling 1\.03: FAIL\n/);
+    expect(r.out).toMatch(
+      /\ncompletionMs resume-many: median paired ratio 1\.\d{3} \(3 pairs, .*\); median > ceiling 1\.03: FAIL\n/,
+    );
+    expect(r.out).toContain(
+      "guard: FAIL (median above 1.03) in 4 cells: completionMs snapshot, completionMs resume-none",
+    );
   });
 
-  it("exits 0 with PASS lines for the default guard metrics", () => {
-    const r = cli(runDir(), "--ceiling", "1.03");
+  it("exits 0 with PASS lines per cell for the default guard metrics", () => {
+    const r = cli(runDir({ candidateFactor: 0.8, memoryTrials: 3 }), "--ceiling", "1.03");
     expect(r.code).toBe(0);
-    expect(r.out).toMatch(/completionMs: median of 12 paired ratios 0\.\d{3} <= ceiling 1\.03: PASS/);
-    expect(r.out).toMatch(/peakHeapBytes: median of 8 paired ratios 0\.\d{3} <= ceiling 1\.03: PASS/);
+    expect(r.out).toMatch(/completionMs snapshot: median paired ratio 0\.\d{3} .*: PASS/);
+    expect(r.out).toMatch(/peakHeapBytes 8192x4\/memory: median paired ratio 0\.\d{3} .*: PASS/);
+    expect(r.out).toContain("guard: PASS (12 guarded cells, median <= 1.03 in each)");
+  });
+
+  it("exits 3 (no verdict) for a guarded cell with a missing pair, 0 with --allow-missing", () => {
+    const dir = runDir({ candidateFactor: 0.8, withFailure: true });
+    const r = cli(dir, "--ceiling", "1.03", "--guard", "completionMs");
+    expect(r.code).toBe(3);
+    expect(r.out).toContain("completionMs resume-one: 2 of 3 planned pairs ok: MISSING");
+    expect(r.out).toContain("guard: NO VERDICT for completionMs resume-one");
+    expect(cli(dir, "--ceiling", "1.03", "--guard", "completionMs", "--allow-missing").code).toBe(0);
   });
 
   it("exits 2 naming the flag and the allowed values for a bad --guard, --ceiling or run directory", () => {

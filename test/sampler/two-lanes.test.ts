@@ -1,5 +1,5 @@
 // The two lanes against a target that blocks its thread in one native call (crypto.pbkdf2Sync), where
-// its inspector cannot answer: RSS samples keep arriving inside the block, no heap sample is answered
+// its inspector cannot answer: RSS samples keep arriving inside the block, no heap request is answered
 // inside it, the stretch is recorded as a heap gap, and the summary records both lanes and the
 // target's CPU time. The block window comes from the target's own CLOCK_MONOTONIC (process.hrtime),
 // which this process shares, so samples are placed inside it exactly; nothing here bounds a timing.
@@ -9,7 +9,13 @@ import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { SampleLine } from "../../scripts/results.js";
 import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";
-import { type HeapSample, type RssSample, type Sampler, startSampler } from "../../scripts/sampler/sampler.js";
+import {
+  type HeapSample,
+  heapGapThresholdMs,
+  type RssSample,
+  type Sampler,
+  startSampler,
+} from "../../scripts/sampler/sampler.js";
 import { killAll, startProbe, until } from "./support.js";
 
 const dir = mkdtempSync(join(tmpdir(), "two-lanes-test-"));
@@ -64,16 +70,28 @@ describe("two-lane sampler, target blocked outside JavaScript", () => {
     const summary = await s.stop();
     expect(summary.error).toBeNull();
 
-    const rssInside = rss.filter((x) => x.t > from && x.t < to);
-    const heapInside = heap.filter((x) => x.t > from && x.t < to);
-    expect(rssInside.length).toBeGreaterThanOrEqual(MIN_RSS_INSIDE);
-    expect(heapInside).toEqual([]);
+    // While the native call runs the inspector answers nothing. The request pending when it returns
+    // is answered at the first JavaScript instruction after it, which can beat the target's own
+    // reading of `to` by microseconds; so of the heap requests asked during the block at most that
+    // one arrives before `to`, and the RSS lane has taken samples inside the block before it came.
+    const askedInside = heap.filter((x) => x.asked > from && x.t < to);
+    expect(askedInside.length).toBeLessThanOrEqual(1);
+    const heapPausedUntil = askedInside[0]?.t ?? to;
+    expect(rss.filter((x) => x.t > from && x.t < heapPausedUntil).length).toBeGreaterThanOrEqual(MIN_RSS_INSIDE);
+    // Any other answer arriving inside the window was asked before the block (given before it, delivered late).
+    for (const x of heap.filter((h) => h.t > from && h.t < to && !askedInside.includes(h)))
+      expect(x.asked).toBeLessThan(from);
 
-    // The stretch with no heap answer covers the whole block (1 ms: converting between the two clocks).
-    const gap = (summary.heapGapMaxMs as number) + 1;
-    expect(gap).toBeGreaterThanOrEqual(to - from);
-    expect(summary.heapInterval?.max).toBeGreaterThanOrEqual(to - from - 1);
-    expect(summary.heapGaps).toBeGreaterThanOrEqual(1);
+    // The stretch without a heap answer across the block (the consecutive answers around its middle)
+    // is recorded: the heap lane's longest gap and max interval cover it, and past the gap threshold
+    // the file has a gap line for it.
+    const mid = (from + to) / 2;
+    const opening = heap.filter((x) => x.t <= mid).at(-1) as HeapSample;
+    const closing = heap.find((x) => x.t > mid) as HeapSample;
+    const stretch = closing.t - opening.t;
+    expect(rss.filter((x) => x.t > opening.t && x.t < closing.t).length).toBeGreaterThanOrEqual(MIN_RSS_INSIDE);
+    expect(summary.heapGapMaxMs as number).toBeGreaterThanOrEqual(stretch);
+    expect(summary.heapInterval?.max).toBeGreaterThanOrEqual(stretch);
 
     // Both lanes in the summary and in the file; the gap is a line of its own, never filled in.
     expect(summary.rssSamples).toBe(rss.length);
@@ -87,7 +105,11 @@ describe("two-lane sampler, target blocked outside JavaScript", () => {
     expect(lines.filter((l) => "rss" in l)).toHaveLength(rss.length);
     expect(lines.filter((l) => "heapUsed" in l)).toHaveLength(heap.length);
     const gapLines = lines.filter((l): l is { t: number; heapGapMs: number } => "heapGapMs" in l);
-    expect(gapLines.some((g) => g.t >= to && g.t - g.heapGapMs <= from)).toBe(true);
+    if (stretch > heapGapThresholdMs(10)) {
+      const r3 = (x: number) => Math.round(x * 1000) / 1000; // the file keeps microseconds
+      expect(gapLines.some((g) => g.t === r3(closing.t) && Math.abs(g.heapGapMs - stretch) < 0.002)).toBe(true);
+      expect(summary.heapGaps).toBeGreaterThanOrEqual(1);
+    }
     for (const l of lines) expect("rss" in l && "heapUsed" in l).toBe(false); // one lane per line
     for (let i = 1; i < lines.length; i++)
       expect((lines[i] as SampleLine).t).toBeGreaterThanOrEqual((lines[i - 1] as SampleLine).t);

@@ -11,6 +11,7 @@ describe("scenarioConfigFromEnv", () => {
       url: "ws://127.0.0.1:1/ws",
       token: "catchup-dev-token",
       tokenIn: "header",
+      headers: {},
       subscribeTag: "orchestration.subscribeShell",
       template: '{"afterSequence":{after},"requestCompletionMarker":true}',
       completion: { field: "kind", value: "synchronized" },
@@ -19,6 +20,13 @@ describe("scenarioConfigFromEnv", () => {
       probe: { tag: "server.getConfig", payload: {} },
       timeoutMs: 30_000,
     });
+  });
+
+  it("reads extra upgrade headers from HEADERS, a JSON object of strings", () => {
+    const env = { URL: "ws://127.0.0.1:1/ws", HEADERS: '{"X-Api-Key":"k"}' };
+    expect(scenarioConfigFromEnv(env).headers).toEqual({ "X-Api-Key": "k" });
+    expect(() => scenarioConfigFromEnv({ ...env, HEADERS: '{"X-Api-Key":1}' })).toThrow(/^HEADERS: the value of/);
+    expect(() => scenarioConfigFromEnv({ ...env, HEADERS: "[]" })).toThrow(/^HEADERS must be a JSON object/);
   });
 
   it.each([

@@ -1,7 +1,8 @@
 // A controllable Node target for the sampler's tests and benchmark, run as a real child process.
 // Listens on 127.0.0.1:PORT (argv[2], default 0 = any free port) and prints one JSON ready line
 // {"pid","port"} on stdout. Commands arrive as lines on stdin; each answers with one JSON line:
-//   block MS   busy-loop the event loop for MS ms  -> {"started":"block","ms"} then {"done":"block","ms"}
+//   block MS   busy-loop the event loop for MS ms  -> {"started":"block","ms"} then
+//              {"done":"block","ms","tookMs","from","to"} (from/to as for native)
 //   native MS  block the thread for about MS ms in ONE native call (crypto.pbkdf2Sync, calibrated just
 //              before), where the inspector cannot answer -> {"started":"native"} then
 //              {"done":"native","ms" (asked),"tookMs","cpuMs" (measured),"from","to" (process.hrtime.bigint()
@@ -78,11 +79,13 @@ createInterface({ input: process.stdin }).on("line", (line) => {
   const n = Number(arg);
   if (cmd === "block") {
     reply({ started: "block", ms: n }); // stdout to a pipe is synchronous: this line is out before the loop
+    const from = process.hrtime.bigint();
     const end = performance.now() + n;
     while (performance.now() < end) {
       // the point: nothing else runs on this thread
     }
-    reply({ done: "block", ms: n });
+    const to = process.hrtime.bigint();
+    reply({ done: "block", ms: n, tookMs: Number(to - from) / 1e6, from: String(from), to: String(to) });
   } else if (cmd === "native") {
     nativeBlock(n);
   } else if (cmd === "alloc") {

@@ -1,0 +1,62 @@
+// The results row of one storm cell (N clients at once against one fresh server of one variant).
+import type { StormFailureKind, StormFigures } from "./figures.js";
+
+export interface StormRow {
+  variant: string;
+  clients: number;
+  scriptBytes: number;
+  rampMs: number;
+  /** Share of clients that resumed from a cursor (the rest took a cold snapshot). */
+  resumeRatio: number;
+  trial: number;
+  /** Clients that caught up (completion frame received) and closed cleanly. */
+  ok: number;
+  failed: number;
+  failures: Record<StormFailureKind, number>;
+  completionMsP50: number | null;
+  completionMsP99: number | null;
+  completionMsMax: number | null;
+  /** Storm start -> the last client's completion frame; null unless every client caught up. */
+  allCaughtUpMs: number | null;
+  peakHeapBytes: number | null;
+  peakRssBytes: number | null;
+  hwmRssBytes: number | null;
+  postGcHeapBytes: number | null;
+  probeMaxMs: number | null;
+  /** The driver's worst worker event-loop lag p99 during the storm (ms): a slow driver is not a slow server. */
+  driverLoopLagMs: number | null;
+  /** Worker threads that ran the clients. */
+  driverWorkers?: number;
+  /** The limits stated before the storm (descriptors, backlog). */
+  limits?: string;
+  samplesFile: string | null;
+  /** Why the cell is incomplete (the first failed clients' errors, a dead server), or null. */
+  error: string | null;
+}
+
+/** A storm row from its figures and measurements. */
+export function stormRow(
+  base: Pick<StormRow, "variant" | "clients" | "scriptBytes" | "rampMs" | "resumeRatio" | "trial">,
+  figures: StormFigures | null,
+  m: Partial<StormRow>,
+): StormRow {
+  return {
+    ...base,
+    ok: figures?.ok ?? 0,
+    failed: figures?.failed ?? base.clients,
+    failures: figures?.failures ?? { "upgrade-refused": 0, timeout: 0, "closed-early": 0, other: base.clients },
+    completionMsP50: figures?.completionMsP50 ?? null,
+    completionMsP99: figures?.completionMsP99 ?? null,
+    completionMsMax: figures?.completionMsMax ?? null,
+    allCaughtUpMs: figures?.allCaughtUpMs ?? null,
+    peakHeapBytes: null,
+    peakRssBytes: null,
+    hwmRssBytes: null,
+    postGcHeapBytes: null,
+    probeMaxMs: null,
+    driverLoopLagMs: null,
+    samplesFile: null,
+    error: null,
+    ...m,
+  };
+}

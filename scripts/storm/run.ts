@@ -1,0 +1,192 @@
+// Storm cells: per script size and client count, per variant (rotated order), a fresh server; its
+// limits read and stated; sampled like a memory cell (RSS and heap lanes, VmHWM, post-GC heap after
+// every client closed); N clients connect over --storm-ramp-ms, resume (or take a cold snapshot),
+// hold the completion chunk, close. Each session has its own timeout, so a storm ends by itself.
+import { appendFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import type { BenchConfig, TargetSpec } from "../bench/config.js";
+import { type FixtureRef, privateCopy } from "../bench/fixtures.js";
+import { type CrashReport, crashOf, exitedWithin, targetOptions } from "../bench/latency.js";
+import { afterSequenceFor, rotation } from "../bench/plan.js";
+import { sessionSpec, subscribePayloadFor } from "../bench/sessions.js";
+import { startTarget, type Target } from "../bench/target.js";
+import { readVmHwm } from "../sampler/procfs.js";
+import { postGcHeap, startSampler } from "../sampler/sampler.js";
+import { runStormClients } from "./driver.js";
+import { caughtUpTimeline, classifyFailure, stormFigures } from "./figures.js";
+import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "./limits.js";
+import { type StormRow, stormRow } from "./row.js";
+
+const GC_TIMEOUT_MS = 10_000;
+
+export interface StormCell {
+  scriptBytes: number;
+  clients: number;
+  variant: string;
+  trial: number;
+}
+
+export interface StormContext {
+  config: BenchConfig;
+  fixtures: Map<number, FixtureRef>;
+  workDir: string;
+  runDir: string;
+  targets: TargetSpec[];
+  stopped: () => boolean;
+  track: (target: Target) => () => void;
+  signal?: AbortSignal;
+  onCellStart?: (cell: StormCell) => void;
+  onRow: (row: StormRow) => void;
+  onCrash?: (crash: CrashReport) => void;
+  /** The limits line of each cell, before its storm starts. */
+  onLimits?: (line: string) => void;
+}
+
+/** Every storm cell in run order: sizes, then client counts, then trials, variants rotated per trial. */
+export function stormPlan(
+  scriptBytes: readonly number[],
+  clients: readonly number[],
+  variants: readonly string[],
+  trials: number,
+): StormCell[] {
+  const plan: StormCell[] = [];
+  let round = 0;
+  for (const b of scriptBytes)
+    for (const n of clients)
+      for (let trial = 1; trial <= trials; trial++, round++)
+        for (const variant of rotation(variants, round)) plan.push({ scriptBytes: b, clients: n, variant, trial });
+  return plan;
+}
+
+export function stormCellId(c: StormCell): string {
+  return `storm-${c.scriptBytes}-${c.clients}-${c.variant}-t${c.trial}`.replace(/[^A-Za-z0-9._-]/g, "_");
+}
+
+export async function runStorm(ctx: StormContext): Promise<void> {
+  const { config } = ctx;
+  const plan = stormPlan(
+    config.scriptBytes,
+    config.stormClients,
+    ctx.targets.map((t) => t.name),
+    config.stormTrials,
+  );
+  for (const cell of plan) {
+    if (ctx.stopped()) return;
+    ctx.onCellStart?.(cell);
+    const row = await runCell(ctx, cell);
+    if (ctx.stopped() && row.ok < row.clients) return; // interrupted mid-storm: not a result
+    ctx.onRow(row);
+  }
+}
+
+async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
+  const { config } = ctx;
+  const base = {
+    variant: cell.variant,
+    clients: cell.clients,
+    scriptBytes: cell.scriptBytes,
+    rampMs: config.stormRampMs,
+    resumeRatio: config.stormResumeRatio,
+    trial: cell.trial,
+  };
+  const fixture = ctx.fixtures.get(cell.scriptBytes);
+  const spec = ctx.targets.find((t) => t.name === cell.variant);
+  if (!fixture || !spec) return stormRow(base, null, { error: `no fixture or target for ${stormCellId(cell)}` });
+  let target: Target;
+  try {
+    target = await startTarget(spec, {
+      ...targetOptions(ctx, privateCopy(fixture, ctx.workDir, `storm-${cell.variant}`), true),
+      warmUpSession: null,
+    });
+  } catch (e) {
+    return stormRow(base, null, { error: (e as Error).message });
+  }
+  const untrack = ctx.track(target);
+  const samplesFile = `samples/${stormCellId(cell)}.jsonl`;
+  try {
+    const limits = readLimits(target.pid);
+    const limitsLine = describeLimits(limits);
+    ctx.onLimits?.(`storm ${cell.clients} × ${cell.variant}: ${limitsLine}`);
+    const refusal = checkStormLimits(cell.clients, config.stormRampMs, limits);
+    if (refusal) throw new StormLimitError(refusal);
+    const inspector = target.inspector;
+    if (!inspector) return stormRow(base, null, { error: `target ${cell.variant}: no inspector`, limits: limitsLine });
+    const origin = performance.now();
+    await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+    const sampler = await startSampler({
+      pid: target.pid,
+      inspector,
+      intervalMs: config.sampleIntervalMs,
+      file: join(ctx.runDir, samplesFile),
+      origin,
+    });
+    const resume = sessionSpec(config, target.url, afterSequenceFor("memory", fixture.meta), config.holdMs);
+    const snapshotPayload = subscribePayloadFor(config.subscribePayload, afterSequenceFor("snapshot", fixture.meta));
+    sampler.mark("connect");
+    let run: Awaited<ReturnType<typeof runStormClients>> | null = null;
+    let driverError: string | null = null;
+    try {
+      run = await runStormClients({
+        clients: cell.clients,
+        rampMs: config.stormRampMs,
+        resumeRatio: config.stormResumeRatio,
+        spec: resume,
+        snapshotPayload,
+      });
+    } catch (e) {
+      driverError = `driver: ${(e as Error).message}`;
+    }
+    sampler.mark("close");
+    const sampled = await sampler.stop();
+    let postGc: number | null = null;
+    let hwm = sampled.hwmRssBytes;
+    if (target.alive()) {
+      try {
+        postGc = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+        hwm = Math.max(hwm ?? 0, readVmHwm(target.pid) ?? 0) || hwm;
+      } catch (e) {
+        driverError ??= `post-GC heap: ${(e as Error).message}`;
+      }
+    }
+    const sessions = run?.sessions ?? [];
+    const figures = stormFigures(cell.clients, sessions);
+    // The storm's time axis in the samples file: caught-up clients by time, for the report's chart.
+    if (run) {
+      const shift = run.startedAtEpochMs - performance.timeOrigin - origin;
+      const lines = caughtUpTimeline(sessions).map(([t, n]) =>
+        JSON.stringify({ t: t + shift, phase: "caught-up", clients: n }),
+      );
+      const gc = postGc === null ? [] : [JSON.stringify({ t: performance.now() - origin, phase: "gc", heapUsed: postGc })];
+      appendFileSync(join(ctx.runDir, samplesFile), [...lines, ...gc].map((l) => `${l}\n`).join(""));
+    }
+    let error = driverError ?? sampled.error ?? null;
+    const firstBad = sessions.find((s) => !s.ok);
+    if (firstBad) error ??= `${figures.failed} of ${cell.clients} clients failed (first: ${classifyFailure(firstBad.error)}: ${firstBad.error})`;
+    if ((figures.failed > 0 || postGc === null) && (await exitedWithin(target, 1000))) {
+      error = target.describeExit();
+      if (!ctx.stopped()) ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
+    }
+    const probes = run?.probeMs.length ? Math.max(...run.probeMs) : null;
+    return stormRow(base, figures, {
+      peakHeapBytes: sampled.peakHeapBytes,
+      peakRssBytes: sampled.peakRssBytes,
+      hwmRssBytes: hwm,
+      postGcHeapBytes: postGc,
+      probeMaxMs: probes,
+      driverLoopLagMs: run?.loopLag.p99 ?? null,
+      driverWorkers: run?.workers,
+      limits: limitsLine,
+      samplesFile,
+      error,
+    });
+  } catch (e) {
+    if (e instanceof StormLimitError) throw e;
+    const died = await exitedWithin(target, 1000);
+    if (died && !ctx.stopped()) ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
+    return stormRow(base, null, { error: died ? target.describeExit() : (e as Error).message });
+  } finally {
+    await target.stop(config.stopGraceMs);
+    untrack();
+  }
+}

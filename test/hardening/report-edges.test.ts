@@ -1,0 +1,144 @@
+// Edges of reading and writing a run that a user meets: `report RUN | head -1` (the reader closes
+// the pipe: exit quietly), a run folder holding only results.jsonl (a double Ctrl-C: rendered from
+// it), an unwritable default reports/ (one line, exit 2), and a target's raw bytes (escape codes,
+// NULs) that must not reach the terminal.
+import { spawn } from "node:child_process";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { generateFixture } from "../../fixtures/generate.js";
+import { RESULTS_SCHEMA } from "../../scripts/results.js";
+import { syntheticResults } from "../report/synthetic-run.js";
+import { CLI, ROOT, runCli } from "./support/harness.js";
+
+let root: string;
+let run: string;
+let fixture: string;
+
+beforeAll(() => {
+  root = mkdtempSync(join(tmpdir(), "catchup-edges-"));
+  run = join(root, "run");
+  syntheticResults(run, { trials: 2 });
+  fixture = generateFixture({
+    projects: 20,
+    scriptBytesMin: 256,
+    scriptBytesMax: 256,
+    scriptsPerProject: 1,
+    events: 20,
+    seed: 3,
+    out: join(root, "f.sqlite"),
+  }).path;
+});
+
+afterAll(() => {
+  if (root) rmSync(root, { recursive: true, force: true });
+});
+
+describe("report to a pipe closed by its reader", () => {
+  it("exits 0 without a stack trace (EPIPE is the reader's choice, not an error)", async () => {
+    const child = spawn(process.execPath, [CLI, "report", run], { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.destroy(); // the reader goes away before anything is written
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("close", (c) => resolve(c)));
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+  });
+});
+
+describe("a run folder holding only results.jsonl", () => {
+  it("is rendered from it, says the run did not finish, and keeps the rows (a torn last line ignored)", async () => {
+    const results = JSON.parse(readFileSync(join(run, "results.json"), "utf8"));
+    const dir = join(root, "jsonl-only");
+    mkdirSync(dir);
+    const lines = [
+      { kind: "run", schema: RESULTS_SCHEMA, run: results.run, variants: results.variants },
+      ...results.latency.map((row: unknown) => ({ kind: "latency", row })),
+      ...results.memory.map((row: unknown) => ({ kind: "memory", row })),
+    ].map((l) => JSON.stringify(l));
+    writeFileSync(join(dir, "results.jsonl"), `${lines.join("\n")}\n{"kind":"latency","row":{"ca`);
+    const r = await runCli(["report", dir], 30_000);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toBe("");
+    expect(r.stdout).toMatch(
+      /## Stopped early\n\nThe run stopped before its plan finished: results\.json was never written/,
+    );
+    expect(r.stdout).toMatch(/\| snapshot \|/);
+    expect(readdirSync(dir).sort()).toEqual(["report.html", "report.md", "results.jsonl"]);
+  });
+});
+
+describe("an unwritable default reports/", () => {
+  it("is one line naming it, exit 2, before any fixture or target work", async () => {
+    // A copy of the package whose reports/ is a regular file (root cannot be denied by mode bits).
+    const pkg = join(root, "pkg");
+    mkdirSync(pkg);
+    for (const part of ["bin", "dist", "package.json"]) cpSync(join(ROOT, part), join(pkg, part), { recursive: true });
+    symlinkSync(join(ROOT, "node_modules"), join(pkg, "node_modules"));
+    writeFileSync(join(pkg, "reports"), "");
+    const child = spawn(
+      process.execPath,
+      [join(pkg, "bin", "catchup-bench.js"), "bench", "--no-memory", "--cases", "snapshot", "--fixture", fixture],
+      { cwd: root, stdio: ["ignore", "pipe", "pipe"] },
+    );
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      stderr += d;
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("close", (c) => resolve(c)));
+    expect(code, stderr).toBe(2);
+    expect(stderr.trimEnd().split("\n")).toHaveLength(1);
+    expect(stderr).toMatch(/--out must be a writable directory \(.*pkg\/reports: ENOTDIR/);
+    expect(readFileSync(join(pkg, "reports"), "utf8")).toBe("");
+    expect(existsSync(join(pkg, "fixtures"))).toBe(false);
+  }, 60_000);
+});
+
+describe("text from a target reaching the terminal", () => {
+  it("is escaped: no escape sequence or NUL of a dying target's stderr reaches ours", async () => {
+    const evil = join(root, "evil.mjs");
+    writeFileSync(evil, 'process.stderr.write("boom \\u001b[2J\\u0000 cleared\\r\\n"); process.exit(3);\n');
+    const r = await runCli(
+      [
+        "bench",
+        "--no-memory",
+        "--cases",
+        "snapshot",
+        "--trials",
+        "1",
+        "--fixture",
+        fixture,
+        "--start-timeout-ms",
+        "20000",
+        "--out",
+        join(root, "evil-run"),
+        "--target",
+        `evil=node ${evil} --port {port}`,
+      ],
+      60_000,
+      { TMPDIR: root },
+    );
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(/target evil exited before it was ready \(exit code 3\)/);
+    expect(r.stderr).toContain("boom \\x1b[2J\\x00 cleared");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence
+    expect(r.stderr).not.toMatch(/[\u0000\u001b]/);
+    const md = readFileSync(join(root, "evil-run", "report.md"), "utf8");
+    expect(md).toMatch(/## Stopped early/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence
+    expect(md).not.toMatch(/[\u0000\u001b]/);
+  }, 90_000);
+});
