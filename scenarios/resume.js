@@ -2,7 +2,7 @@
 //   k6 run -e URL=ws://127.0.0.1:PORT/ws -e CASE=many scenarios/resume.js
 // CASE: none (after = latest), one (latest - 1), many (the fixture's cursor; default), resolved by
 // calling server.getConfig first; or AFTER_SEQUENCE=N explicitly (then CASE must be unset).
-// Other env as in snapshot.js: URL, TOKEN, TOKEN_IN, ACK_DELAY_MS, SUBSCRIBE_TAG, SUBSCRIBE_PAYLOAD,
+// Other env as in snapshot.js: URL, TOKEN, TOKEN_IN, HEADERS, ACK_DELAY_MS, SUBSCRIBE_TAG, SUBSCRIBE_PAYLOAD,
 // COMPLETION, PROBE_TAG, PROBE_PAYLOAD, TIMEOUT_MS, ITERATIONS, THRESHOLDS, SUMMARY.
 // Needs k6 >= 1.6 (k6/websockets); older k6 cannot load it.
 import exec from "k6/execution";

@@ -1,6 +1,6 @@
 // k6 scenario: cold snapshot subscriptions with a delayed ACK per chunk.
 //   k6 run -e URL=ws://127.0.0.1:PORT/ws scenarios/snapshot.js
-// Env: URL, TOKEN, TOKEN_IN, ACK_DELAY_MS (100), SUBSCRIBE_TAG, SUBSCRIBE_PAYLOAD, COMPLETION, PROBE_TAG,
+// Env: URL, TOKEN, TOKEN_IN, HEADERS, ACK_DELAY_MS (100), SUBSCRIBE_TAG, SUBSCRIBE_PAYLOAD, COMPLETION, PROBE_TAG,
 // PROBE_PAYLOAD, TIMEOUT_MS, ITERATIONS (1, sequential sessions), THRESHOLDS (JSON), SUMMARY (path).
 // Needs k6 >= 1.6 (k6/websockets); older k6 cannot load it.
 import exec from "k6/execution";

@@ -3,8 +3,8 @@
 
 import type { LATENCY_CASES } from "../scenarios/lib/protocol.js";
 import type { LeakRow } from "./leak/verdict.js";
-import type { StormRow } from "./storm/row.js";
 import type { RefRecord } from "./refs/plan.js";
+import type { StormRow } from "./storm/row.js";
 
 export const RESULTS_SCHEMA = "catchup-bench/results@1";
 

@@ -20,6 +20,7 @@ import { redactStream, registerSecret } from "../redact.js";
 import { refsExitCode, withRefTargets } from "../refs/targets.js";
 import { escapeLines, oneLine } from "../report/failures.js";
 import { relativeToRoot } from "../report/model.js";
+import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "../storm/limits.js";
 import { tempDirProblem } from "../temp-dir.js";
 import { UsageError, writableDirFlag } from "../usage.js";
 
@@ -77,6 +78,13 @@ export const benchCommand: CommandModule = {
       if (check.verdict === "refuse") throw new UsageError(check.line);
       if (check.verdict === "warn") process.stderr.write(`catchup-bench: warning: ${check.line}\n`);
     }
+    // A storm the harness's own descriptor limit (or the backlog) cannot hold is refused before anything starts.
+    if (config.stormClients.length > 0) {
+      const limits = readLimits(null);
+      const refusal = checkStormLimits(Math.max(...config.stormClients), config.stormRampMs, limits);
+      if (refusal) throw new UsageError(refusal);
+      process.stderr.write(`catchup-bench: storm limits: ${describeLimits(limits)}\n`);
+    }
     try {
       // --repo/--ref: check out and build each revision first (a usage error, e.g. an unknown revision, exits 2).
       config = await withRefTargets(config, (line) => process.stderr.write(`${line}\n`));
@@ -106,6 +114,7 @@ export const benchCommand: CommandModule = {
     } catch (e) {
       if (e instanceof FixtureError || e instanceof FixtureInputError) throw new UsageError(e.message);
       if (e instanceof RunDirNotEmptyError) throw new UsageError(`--out ${e.message}`);
+      if (e instanceof StormLimitError) throw new UsageError(e.message);
       if (e instanceof TargetError || e instanceof DriverError) {
         // A target's own text (its stderr tail) is escaped: no control characters reach the terminal.
         process.stderr.write(`catchup-bench: ${escapeLines(e.message)}\n`);

@@ -3,6 +3,7 @@
 // JSON, and a Content-Security-Policy of default-src 'none' forbids any network request when opened.
 
 import { leakCharts, leakHtml } from "../leak/report.js";
+import { STORM_CHART_JS, stormCharts, stormHtml } from "../storm/report.js";
 import type { Chart, MemoryChart } from "./charts.js";
 import { failuresMarkdown } from "./failures.js";
 import {
@@ -103,6 +104,7 @@ figure .missing { color: #a33; font-size: 12px; }
 ul.failures { color: #a33; }
 h3 { font-size: 14.5px; margin: 18px 0 4px; }
 table.verdicts td:last-child { white-space: normal; }
+table.verdicts td:first-child { white-space: nowrap; }
 .banner.guard { background: #eef4ff; border-color: #9db8e8; font-weight: 600; }
 .trials { font-size: 12px; color: var(--muted); margin: 2px 0 4px; }
 .trials button { font: inherit; margin-left: 4px; padding: 1px 8px; border: 1px solid var(--rule); background: #fff; border-radius: 4px; cursor: pointer; }
@@ -194,6 +196,7 @@ const CHART_JS = `
                 { label: "ms", size: 60 } ],
         series: [ { label: "trial" }, points(c.names[0], B), points(c.names[1], C),
                   line(c.names[0] + " median", B, [6, 4]), line(c.names[1] + " median", C, [6, 4]) ] };
+${STORM_CHART_JS}
     } else if (c.kind === "leak") {
       var K = c.role === 0 ? B : C;
       opts = { width: width(el), height: 260, legend: { show: false },
@@ -391,13 +394,14 @@ ${memoryHtml(model)}
 <h2>Concurrent probe</h2>
 ${probeHtml(model)}
 ${leakHtml(model.leak, r, escapeHtml)}
+${stormHtml(model.storm, r, escapeHtml)}
 ${failures}
 <h2>Environment</h2>
 <p>${escapeHtml(model.environment)}</p>
 <p>${escapeHtml(model.notMeasured)}</p>
 ${model.variantDescriptions.length > 0 ? `<p class="note">Variants: ${escapeHtml(model.variantDescriptions.join("; "))}.</p>` : ""}
 </main>
-<script type="application/json" id="report-data">${scriptJson({ charts: [...charts, ...leakCharts(model.leak, r?.baseline ?? null)] })}</script>
+<script type="application/json" id="report-data">${scriptJson({ charts: [...charts, ...leakCharts(model.leak, r?.baseline ?? null), ...stormCharts(model.storm, r?.baseline ?? null)] })}</script>
 <script>${scriptText(assets.uplotJs)}</script>
 <script>${scriptText(CHART_JS)}</script>
 </body>

@@ -2,6 +2,7 @@
 // the same results.json renders the same bytes.
 
 import { leakMarkdown } from "../leak/report.js";
+import { stormMarkdown } from "../storm/report.js";
 import { failuresMarkdown } from "./failures.js";
 import { arrow, chunkSet, mib, ms, ratio, size } from "./format.js";
 import type { Metric } from "./metrics.js";
@@ -304,6 +305,7 @@ export function renderMarkdown(model: ReportModel): string {
   );
   out.push("## Concurrent probe: unary RPC while the first chunk's ACK is held", "", ...probeTable(model), "");
   out.push(...leakMarkdown(model.leak, r));
+  out.push(...stormMarkdown(model.storm, r));
   const tables = metricTables(model);
   if (tables.length > 0) {
     out.push("## Verdicts per cell", "", VERDICT_NOTE, "");

@@ -5,6 +5,7 @@ import type { LeakRow } from "../leak/verdict.js";
 import { describeRef, type RefRecord } from "../refs/plan.js";
 import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results.js";
 import { median, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
+import type { StormRow } from "../storm/row.js";
 import { type FailureReport, failureReport } from "./failures.js";
 import { size } from "./format.js";
 import { caseRatios, cellKey, type Roles, rolesOf } from "./metrics.js";
@@ -97,6 +98,8 @@ export interface ReportModel {
   startedAt: string;
   /** --leak-cycles: one row per variant (empty when the run had no leak cycles). */
   leak: LeakRow[];
+  /** --storm: one row per storm cell, variant and trial (empty when the run had no storm). */
+  storm: StormRow[];
 }
 
 const CASE_LABELS: Record<string, string> = {
@@ -340,6 +343,7 @@ export function buildModel(results: Results): ReportModel {
     interrupted: results.run.interrupted === true,
     startedAt: results.run.startedAt,
     leak: results.leak ?? [],
+    storm: results.storm ?? [],
   };
   if (!roles) {
     if (!single) return { ...base, latency: [], memory: [], metrics: [] };

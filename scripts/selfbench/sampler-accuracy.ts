@@ -191,9 +191,13 @@ async function cadence(intervalMs: number, blocks: number, blockMs: number, how:
       blocked.push(...d);
       blockMax.push(d.length > 0 ? Math.max(...d) : Number.NaN);
       rssPerBlock.push(rss.times.filter((t) => t >= from && t <= to).length);
-      // Answered inside the block: asked after it began and arrived before it ended. (An answer given
-      // just before the block may arrive inside it: that one was not answered during the block.)
-      heapPerBlock.push(heap.samples.filter((h) => h.asked > from && h.t < to).length);
+      // The heap lane's stretch without an answer across the block: between the consecutive answers
+      // around its middle (the request pending at the end is answered as the call returns).
+      await heap.reach(heap.times.length + 1);
+      const mid = (from + to) / 2;
+      const opening = heap.times.filter((t) => t <= mid).at(-1) ?? 0;
+      const closing = heap.times.find((t) => t > mid) ?? Number.NaN;
+      heapPerBlock.push(closing - opening);
     }
   } finally {
     summary = await s.stop();
@@ -210,10 +214,12 @@ async function cadence(intervalMs: number, blocks: number, blockMs: number, how:
     blocked: stats(blocked),
     blockMaxIntervals: blockMax,
     rssSamplesPerBlock: rssPerBlock,
-    heapSamplesPerBlock: heapPerBlock,
+    /** The stretch without a heap answer across each block (ms). */
+    heapStretchPerBlockMs: heapPerBlock,
     /** Heap answers the block cost: those its slots would have given, minus those that came. */
-    heapSamplesLostPerBlock: heapPerBlock.map((n, i) =>
-      Math.max(0, Math.floor((tookMs[i] ?? blockMs) / (summary?.heapIntervalMs ?? intervalMs)) - n),
+    /** Heap answers the block cost: the slots its stretch spans, less the one answer that ends it. */
+    heapSamplesLostPerBlock: heapPerBlock.map((ms) =>
+      Math.max(0, Math.floor(ms / (summary?.heapIntervalMs ?? intervalMs)) - 1),
     ),
     rssLane: summary?.interval ?? null,
     heapLane: summary?.heapInterval ?? null,
@@ -421,7 +427,7 @@ export async function main(argv: string[]): Promise<void> {
     out.write(`   RSS lane, whole run:       ${fmtStats(cad.rssLane)}\n`);
     out.write(`   RSS samples inside each block: ${cad.rssSamplesPerBlock.join(", ")}\n`);
     out.write(
-      `   heap requests answered inside each block: ${cad.heapSamplesPerBlock.join(", ")}; heap samples lost per block: ${cad.heapSamplesLostPerBlock.join(", ")}\n`,
+      `   heap lane, stretch without an answer across each block: ${cad.heapStretchPerBlockMs.map((x) => fmt(x, 0)).join(", ")} ms; heap samples lost per block: ${cad.heapSamplesLostPerBlock.join(", ")}\n`,
     );
     out.write(
       `   heap lane, whole run:      ${fmtStats(cad.heapLane)}; longest heap gap ${fmt(cad.heapGapMaxMs ?? Number.NaN, 1)} ms\n`,

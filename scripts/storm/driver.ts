@@ -61,8 +61,7 @@ export async function runStormClients(o: StormRunOptions): Promise<StormRun> {
     });
   }
   const workers = shares.map(
-    (clients) =>
-      new Worker(WORKER, { workerData: { spec: o.spec, snapshotPayload: o.snapshotPayload, clients } }),
+    (clients) => new Worker(WORKER, { workerData: { spec: o.spec, snapshotPayload: o.snapshotPayload, clients } }),
   );
   // Each session has its own timeout; this only guards against a wedged worker.
   const limitMs = o.spec.timeoutMs + o.rampMs + READY_TIMEOUT_MS;

@@ -111,3 +111,34 @@ export function resumePlan(clients: number, ratio: number): boolean[] {
 export function rampOffsets(clients: number, rampMs: number): number[] {
   return Array.from({ length: clients }, (_, i) => (rampMs > 0 ? (i * rampMs) / clients : 0));
 }
+
+/** Points kept in a row's timeline. */
+export const TIMELINE_POINTS = 300;
+
+/**
+ * The chart timeline of a storm: RSS samples and caught-up counts on one axis (ms since the storm
+ * began), each thinned to at most `points` (every k-th, always keeping the peak RSS and the last of each).
+ */
+export function stormTimeline(
+  rss: ReadonlyArray<[number, number]>,
+  caughtUp: ReadonlyArray<[number, number]>,
+  points = TIMELINE_POINTS,
+): Array<[number, number | null, number | null]> {
+  const MIB = 1024 * 1024;
+  const thin = <T>(xs: readonly T[], keep: (x: T, i: number) => boolean): T[] => {
+    const step = Math.max(1, Math.ceil(xs.length / points));
+    return xs.filter((x, i) => i % step === 0 || i === xs.length - 1 || keep(x, i));
+  };
+  const peak = rss.reduce((m, [, v], i) => ((rss[m]?.[1] ?? -1) < v ? i : m), 0);
+  const r = thin(rss, (_, i) => i === peak).map(([t, v]): [number, number | null, number | null] => [
+    round1(t),
+    Math.round((v / MIB) * 100) / 100,
+    null,
+  ]);
+  const c = thin(caughtUp, () => false).map(([t, n]): [number, number | null, number | null] => [round1(t), null, n]);
+  return [...r, ...c].sort((a, b) => a[0] - b[0]);
+}
+
+function round1(x: number): number {
+  return Math.round(x * 10) / 10;
+}

@@ -30,6 +30,11 @@ export interface StormRow {
   /** The limits stated before the storm (descriptors, backlog). */
   limits?: string;
   samplesFile: string | null;
+  /**
+   * For the report's chart: [ms since the storm began, server RSS MiB or null, clients caught up or
+   * null], thinned to a few hundred points (the samples file keeps every sample).
+   */
+  timeline?: Array<[number, number | null, number | null]>;
   /** Why the cell is incomplete (the first failed clients' errors, a dead server), or null. */
   error: string | null;
 }

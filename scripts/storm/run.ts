@@ -2,7 +2,7 @@
 // limits read and stated; sampled like a memory cell (RSS and heap lanes, VmHWM, post-GC heap after
 // every client closed); N clients connect over --storm-ramp-ms, resume (or take a cold snapshot),
 // hold the completion chunk, close. Each session has its own timeout, so a storm ends by itself.
-import { appendFileSync } from "node:fs";
+import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import type { BenchConfig, TargetSpec } from "../bench/config.js";
@@ -14,7 +14,7 @@ import { startTarget, type Target } from "../bench/target.js";
 import { readVmHwm } from "../sampler/procfs.js";
 import { postGcHeap, startSampler } from "../sampler/sampler.js";
 import { runStormClients } from "./driver.js";
-import { caughtUpTimeline, classifyFailure, stormFigures } from "./figures.js";
+import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "./figures.js";
 import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "./limits.js";
 import { type StormRow, stormRow } from "./row.js";
 
@@ -152,20 +152,25 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
     const sessions = run?.sessions ?? [];
     const figures = stormFigures(cell.clients, sessions);
     // The storm's time axis in the samples file: caught-up clients by time, for the report's chart.
+    let timeline: StormRow["timeline"];
     if (run) {
       const shift = run.startedAtEpochMs - performance.timeOrigin - origin;
       const lines = caughtUpTimeline(sessions).map(([t, n]) =>
         JSON.stringify({ t: t + shift, phase: "caught-up", clients: n }),
       );
-      const gc = postGc === null ? [] : [JSON.stringify({ t: performance.now() - origin, phase: "gc", heapUsed: postGc })];
+      const gc =
+        postGc === null ? [] : [JSON.stringify({ t: performance.now() - origin, phase: "gc", heapUsed: postGc })];
       appendFileSync(join(ctx.runDir, samplesFile), [...lines, ...gc].map((l) => `${l}\n`).join(""));
+      timeline = stormTimeline(rssSince(join(ctx.runDir, samplesFile), shift), caughtUpTimeline(sessions));
     }
     let error = driverError ?? sampled.error ?? null;
     const firstBad = sessions.find((s) => !s.ok);
-    if (firstBad) error ??= `${figures.failed} of ${cell.clients} clients failed (first: ${classifyFailure(firstBad.error)}: ${firstBad.error})`;
+    if (firstBad)
+      error ??= `${figures.failed} of ${cell.clients} clients failed (first: ${classifyFailure(firstBad.error)}: ${firstBad.error})`;
     if ((figures.failed > 0 || postGc === null) && (await exitedWithin(target, 1000))) {
       error = target.describeExit();
-      if (!ctx.stopped()) ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
+      if (!ctx.stopped())
+        ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
     }
     const probes = run?.probeMs.length ? Math.max(...run.probeMs) : null;
     return stormRow(base, figures, {
@@ -178,15 +183,32 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
       driverWorkers: run?.workers,
       limits: limitsLine,
       samplesFile,
+      timeline,
       error,
     });
   } catch (e) {
     if (e instanceof StormLimitError) throw e;
     const died = await exitedWithin(target, 1000);
-    if (died && !ctx.stopped()) ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
+    if (died && !ctx.stopped())
+      ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
     return stormRow(base, null, { error: died ? target.describeExit() : (e as Error).message });
   } finally {
     await target.stop(config.stopGraceMs);
     untrack();
   }
+}
+
+/** RSS samples of a samples file as [ms since the storm began, bytes] (shift: the storm's start in file time). */
+function rssSince(path: string, shift: number): Array<[number, number]> {
+  const out: Array<[number, number]> = [];
+  for (const line of readFileSync(path, "utf8").split("\n")) {
+    if (!line.includes('"rss"')) continue;
+    try {
+      const s = JSON.parse(line) as { t: number; rss?: number };
+      if (typeof s.rss === "number") out.push([s.t - shift, s.rss]);
+    } catch {
+      // a torn line: not a sample
+    }
+  }
+  return out;
 }

@@ -66,7 +66,16 @@ async function run(goAt: number): Promise<StormWorkerResult> {
           else if (name === "completion") caughtUpAt = epochNow();
         },
       });
-      return { index, resume, ok: r.ok, error: r.error, completionMs: r.completionMs, probeMs: r.probeMs, connectAt, caughtUpAt };
+      return {
+        index,
+        resume,
+        ok: r.ok,
+        error: r.error,
+        completionMs: r.completionMs,
+        probeMs: r.probeMs,
+        connectAt,
+        caughtUpAt,
+      };
     }),
   );
   histogram.disable();

@@ -6,8 +6,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { emptyRow } from "../../scripts/bench/memory.js";
 import { ResultsFile, resultsFromJsonl } from "../../scripts/bench/results-file.js";
-import { fillCommand } from "../../scripts/target/command.js";
 import type { LatencyRow, MemoryRow, RunInfo } from "../../scripts/results.js";
+import { fillCommand } from "../../scripts/target/command.js";
 
 const run: RunInfo = {
   startedAt: "2026-01-01T00:00:00.000Z",

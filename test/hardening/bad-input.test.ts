@@ -205,7 +205,7 @@ const CASES: Record<string, Case[]> = {
     { args: "report IN/run --ceiling abc", says: /--ceiling .*number from/ },
     { args: "report IN/run --ceiling 1.03 --guard bogus", says: /--guard .*completionMs/ },
     { args: "report IN/run --bogus", says: /Unknown argument: bogus.*--help/ },
-    { args: "report", says: /Not enough non-option arguments.*--help/ },
+    { args: "report", says: /report needs a run directory, or --merge/ },
   ],
   clinic: [
     { args: "clinic bogus --out OUT/c", says: /tool.*doctor, flame, heapprofiler, bubbleprof/ },

@@ -84,7 +84,7 @@ describe("connectInspector", () => {
     const heap = await c.getHeapUsage(1_500);
     expect(heap.usedSize).toBeGreaterThan(0);
     expect(blockDone).toBe(false); // answered while the loop still spun
-    expect(await done).toEqual({ done: "block", ms: 2000 });
+    expect(await done).toMatchObject({ done: "block", ms: 2000 });
   });
 
   it("lets a target with an attached session exit instead of waiting for the debugger", async () => {

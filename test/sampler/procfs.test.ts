@@ -6,7 +6,6 @@ import {
   isAlive,
   listeningPorts,
   openRssReader,
-  pageSize,
   parseListeningSockets,
   readVmHwm,
   readVmRss,
@@ -125,8 +124,9 @@ describe("openRssReader", () => {
     const reader = openRssReader(t.pid);
     try {
       const before = reader.read();
-      // statm and status count the same pages (status in kB): the same figure within a page or two.
-      expect(Math.abs(before - (readVmRss(t.pid) as number))).toBeLessThanOrEqual(64 * pageSize());
+      // statm and status show the same counters (status in kB); the idle target's RSS moves a little
+      // between the two reads, and each read sums per-CPU counters approximately.
+      expect(Math.abs(before - (readVmRss(t.pid) as number))).toBeLessThanOrEqual(2 * 1024 * 1024);
       await t.command(`alloc ${64 * 1024 * 1024}`);
       await t.nextLine(); // {"done":"alloc"}
       expect(reader.read()).toBeGreaterThanOrEqual(before + 60 * 1024 * 1024);

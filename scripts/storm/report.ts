@@ -1,0 +1,201 @@
+// Storm rows -> the report's storm table (report.md and report.html) and chart data (server RSS and
+// caught-up clients over time, one chart per variant of each cell). Pure: samples come in as data.
+import { arrow, mib, ms, size } from "../report/format.js";
+import { median } from "../stats.js";
+import { FAILURE_KINDS } from "./figures.js";
+import type { StormRow } from "./row.js";
+
+export interface StormChart {
+  kind: "storm";
+  id: string;
+  title: string;
+  role: 0 | 1;
+  /** x: ms since the storm began; server RSS (MiB, null where absent); caught-up clients (null where absent). */
+  data: (number | null)[][];
+}
+
+type Roles = { baseline: string; candidate: string } | null;
+
+/** Cells in first-seen order: script size × clients. */
+function cellsOf(rows: readonly StormRow[]): Array<{ scriptBytes: number; clients: number; rows: StormRow[] }> {
+  const cells = new Map<string, { scriptBytes: number; clients: number; rows: StormRow[] }>();
+  for (const r of rows) {
+    const key = `${r.scriptBytes}:${r.clients}`;
+    const c = cells.get(key) ?? { scriptBytes: r.scriptBytes, clients: r.clients, rows: [] };
+    c.rows.push(r);
+    cells.set(key, c);
+  }
+  return [...cells.values()];
+}
+
+/** The median over a variant's trials of one figure (null when none has it). */
+function med(rows: readonly StormRow[], pick: (r: StormRow) => number | null): number | null {
+  const xs = rows.map(pick).filter((x): x is number => x !== null);
+  return xs.length ? median(xs) : null;
+}
+
+function failureText(rows: readonly StormRow[]): string {
+  if (rows.length === 0) return "n/a";
+  const total = Object.fromEntries(FAILURE_KINDS.map((k) => [k, 0])) as Record<string, number>;
+  for (const r of rows) for (const k of FAILURE_KINDS) total[k] = (total[k] ?? 0) + (r.failures[k] ?? 0);
+  const parts = FAILURE_KINDS.filter((k) => (total[k] ?? 0) > 0).map((k) => `${total[k]} ${k}`);
+  return parts.length ? parts.join(", ") : "none";
+}
+
+/** The storm table: one row per cell, each figure "baseline → candidate" (one variant: its figure). */
+export function stormCells(rows: readonly StormRow[], roles: Roles): { header: string[]; rows: string[][] } {
+  const variants = roles ? [roles.baseline, roles.candidate] : [...new Set(rows.map((r) => r.variant))].slice(0, 1);
+  const pair = (rs: StormRow[], f: (v: StormRow[]) => string) => {
+    const texts = variants.map((v) => f(rs.filter((r) => r.variant === v)));
+    return texts.length === 2 ? arrow(texts[0] as string, texts[1] as string) : (texts[0] ?? "n/a");
+  };
+  const okText = (v: StormRow[]) => (v.length ? `${med(v, (r) => r.ok)}/${v[0]?.clients}` : "n/a");
+  return {
+    header: [
+      "cell",
+      "ok / clients",
+      "failures",
+      "completion p50 ms",
+      "p99 ms",
+      "max ms",
+      "all caught up ms",
+      "peak heap MiB",
+      "peak RSS MiB",
+      "VmHWM MiB",
+      "post-GC heap MiB",
+      "probe max ms",
+      "driver lag p99 ms",
+    ],
+    rows: cellsOf(rows).map((c) => {
+      const first = c.rows[0] as StormRow;
+      const ramp = first.rampMs > 0 ? `, ramp ${first.rampMs} ms` : "";
+      const mix = first.resumeRatio < 1 ? `, ${Math.round(first.resumeRatio * 100)}% resume` : "";
+      return [
+        `${size(c.scriptBytes)} × ${c.clients}${ramp}${mix}`,
+        pair(c.rows, okText),
+        pair(c.rows, failureText),
+        pair(c.rows, (v) =>
+          ms(
+            med(v, (r) => r.completionMsP50),
+            0,
+          ),
+        ),
+        pair(c.rows, (v) =>
+          ms(
+            med(v, (r) => r.completionMsP99),
+            0,
+          ),
+        ),
+        pair(c.rows, (v) =>
+          ms(
+            med(v, (r) => r.completionMsMax),
+            0,
+          ),
+        ),
+        pair(c.rows, (v) =>
+          ms(
+            med(v, (r) => r.allCaughtUpMs),
+            0,
+          ),
+        ),
+        pair(c.rows, (v) => mib(med(v, (r) => r.peakHeapBytes))),
+        pair(c.rows, (v) => mib(med(v, (r) => r.peakRssBytes))),
+        pair(c.rows, (v) => mib(med(v, (r) => r.hwmRssBytes))),
+        pair(c.rows, (v) => mib(med(v, (r) => r.postGcHeapBytes))),
+        pair(c.rows, (v) =>
+          ms(
+            med(v, (r) => r.probeMaxMs),
+            0,
+          ),
+        ),
+        pair(c.rows, (v) =>
+          ms(
+            med(v, (r) => r.driverLoopLagMs),
+            1,
+          ),
+        ),
+      ];
+    }),
+  };
+}
+
+export const STORM_NOTE =
+  "Each cell: per variant a fresh server, then N clients connecting at once (or spread over the ramp), each resuming from the cursor (or taking a cold snapshot), holding the completion chunk, closing. " +
+  "ok counts clients whose completion frame arrived and whose session ended cleanly; failures are classed from each session's error (upgrade refused, timeout, closed early, other). " +
+  "Completion percentiles are over the ok clients' own subscribe-to-completion times; all caught up runs from the storm's start to the last completion frame (only when every client caught up). " +
+  "Heap and RSS are sampled from outside the server as in the memory cells; post-GC heap after every client closed. " +
+  "Driver lag is the worst client worker's event-loop delay p99: when it is large, the driver, not the server, set the pace. Medians over trials.";
+
+/** The report.md section (empty without storm rows). */
+export function stormMarkdown(rows: readonly StormRow[] | undefined, roles: Roles): string[] {
+  if (!rows || rows.length === 0) return [];
+  const { header, rows: body } = stormCells(rows, roles);
+  const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  const out = [
+    roles
+      ? `## Reconnect storm: N clients at once (${roles.baseline} → ${roles.candidate})`
+      : "## Reconnect storm: N clients at once",
+    "",
+    `| ${header.join(" | ")} |`,
+    `|${header.map(() => "---").join("|")}|`,
+    ...body.map((r) => `| ${r.map(esc).join(" | ")} |`),
+    "",
+  ];
+  const errors = rows.filter((r) => r.error).map((r) => `- ${r.variant}, ${r.clients} clients: ${esc(r.error ?? "")}`);
+  if (errors.length) out.push(...errors, "");
+  out.push(STORM_NOTE, "");
+  return out;
+}
+
+/** One chart per storm row of the first trial: server RSS and caught-up clients over the storm's time. */
+export function stormCharts(rows: readonly StormRow[] | undefined, baseline: string | null): StormChart[] {
+  const charts: StormChart[] = [];
+  for (const [i, r] of (rows ?? []).entries()) {
+    if (r.trial !== 1 || !r.timeline || r.timeline.length === 0) continue;
+    charts.push({
+      kind: "storm",
+      id: `storm-${i}`,
+      title: `${r.variant}: ${size(r.scriptBytes)} × ${r.clients} clients, server RSS and clients caught up`,
+      role: baseline === null || r.variant === baseline ? 0 : 1,
+      data: [r.timeline.map((p) => p[0]), r.timeline.map((p) => p[1]), r.timeline.map((p) => p[2])],
+    });
+  }
+  return charts;
+}
+
+/** The report.html section: the table and one figure per variant and cell. */
+export function stormHtml(
+  rows: readonly StormRow[] | undefined,
+  roles: Roles,
+  escapeHtml: (s: string) => string,
+): string {
+  if (!rows || rows.length === 0) return "";
+  const charts = stormCharts(rows, roles?.baseline ?? null);
+  const { header, rows: body } = stormCells(rows, roles);
+  const table = `<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${body
+    .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`)
+    .join("")}</tbody></table>`;
+  const figures = charts
+    .map((c) => {
+      const k = c.role === 0 ? "b" : "c";
+      return `<figure><figcaption>${escapeHtml(c.title)}</figcaption><div class="chart" id="${c.id}"></div><div class="legend"><span><span class="sw dash ${k}"></span>server RSS (MiB, left)</span><span><span class="sw ${k}"></span>clients caught up (right)</span></div></figure>`;
+    })
+    .join("\n");
+  return `<h2>Reconnect storm: N clients at once</h2>
+${table}
+<div class="grid">${figures}</div>
+<p class="note">${escapeHtml(STORM_NOTE)}</p>`;
+}
+
+/** The page code drawing a storm chart (uPlot options), inserted into the report's chart code. */
+export const STORM_CHART_JS = `
+    } else if (c.kind === "storm") {
+      var S = c.role === 0 ? B : C;
+      opts = { width: width(el), height: 280, legend: { show: false },
+        scales: { x: { time: false }, y: { range: function (u, mn, mx) { return [0, (mx || 1) * 1.1]; } },
+                  n: { range: function (u, mn, mx) { return [0, (mx || 1) * 1.1]; } } },
+        axes: [ { label: "ms since the storm began" }, { label: "RSS MiB", size: 60 },
+                { label: "clients caught up", side: 1, scale: "n", size: 60, grid: { show: false } } ],
+        series: [ { label: "ms" },
+                  { label: "RSS", stroke: S, width: 1.5, dash: [8, 3], spanGaps: true, points: { show: false } },
+                  { label: "caught up", stroke: S, width: 2, scale: "n", spanGaps: true, points: { show: false } } ] };`;
