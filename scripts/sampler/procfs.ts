@@ -2,6 +2,7 @@
 // memory figures. The harness samples the process that owns the server's port, not the pid it spawned,
 // because COMMAND may be a wrapper (`sh -c`, `npm run`, `npx`). Reads are synchronous and small.
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, writeFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { isAlive } from "../../fixtures/process-alive.js";
 
 // Liveness is read from /proc too; it is defined beside the fixture generator, which needs it as well.
@@ -307,6 +308,15 @@ export function pageSize(): number {
   }
   pageBytes = found;
   return found;
+}
+
+/**
+ * How far an RSS reading can top a later VmHWM (bytes). The kernel keeps RSS in per-CPU counters,
+ * /proc shows their approximate sum (each of the three RSS counters may lag by 32 pages per CPU), and
+ * it raises VmHWM lazily, from that same approximate sum.
+ */
+export function rssCounterSlackBytes(): number {
+  return 3 * 32 * availableParallelism() * pageSize();
 }
 
 /** Parses the resident field (the second) of a /proc/PID/statm line into bytes. Pure; exported for tests. */

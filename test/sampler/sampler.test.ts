@@ -1,12 +1,12 @@
 // The sampler against real node targets: plausible samples in both lanes, phase marks in order, the
 // kernel's peak beside the sampled one, post-GC heap, and a clean end (never a hang) when the target dies.
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { cpus, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { SampleLine } from "../../scripts/results.js";
 import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";
-import { pageSize, readVmHwm, readVmRss } from "../../scripts/sampler/procfs.js";
+import { readVmHwm, readVmRss, rssCounterSlackBytes } from "../../scripts/sampler/procfs.js";
 import {
   type HeapSample,
   postGcHeap,
@@ -89,15 +89,6 @@ function heapCallWatcher(real: InspectorClient): { client: InspectorClient; next
         "next heap request",
       ),
   };
-}
-
-/**
- * The kernel keeps RSS in per-CPU counters and /proc shows their approximate sum (each of the three
- * RSS counters may lag by up to 32 pages per CPU), and it raises VmHWM lazily, so a statm reading can
- * top a later VmHWM by this much, never by more.
- */
-function counterSlackBytes(): number {
-  return 3 * 32 * cpus().length * pageSize();
 }
 
 function readLines(file: string): SampleLine[] {
@@ -189,7 +180,7 @@ describe("startSampler", () => {
     const hwm = readVmHwm(t.pid) as number;
     // 250 not 256: a GC during the allocation may hand back a little of the baseline.
     expect(summary.peakRssBytes).toBeGreaterThanOrEqual(baseline + 250 * 1024 * 1024);
-    const slack = counterSlackBytes();
+    const slack = rssCounterSlackBytes();
     expect(summary.hwmRssBytes).toBeGreaterThanOrEqual((summary.peakRssBytes as number) - slack);
     expect(hwm).toBeGreaterThanOrEqual((summary.peakRssBytes as number) - slack);
   });
@@ -225,7 +216,7 @@ describe("startSampler", () => {
     const summary = await s2.stop();
     expect(summary.hwmReset).toBe(true);
     expect(summary.hwmRssBytes).toBeLessThan(hwmBefore - 96 * 1024 * 1024);
-    expect(summary.hwmRssBytes).toBeGreaterThanOrEqual((summary.peakRssBytes as number) - counterSlackBytes());
+    expect(summary.hwmRssBytes).toBeGreaterThanOrEqual((summary.peakRssBytes as number) - rssCounterSlackBytes());
   });
 
   it("ends with an error note, not a hang, when the target is killed mid-sampling", async () => {
