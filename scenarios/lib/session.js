@@ -43,6 +43,9 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  * @typedef {object} SessionResult
  * @property {boolean} ok
  * @property {number | null} completionMs  subscribe Request sent -> completion frame received
+ * @property {number | null} acknowledgedMs  subscribe Request sent -> the completion chunk's ACK sent
+ *   (after ackDelayMs, or after holdMs when holding); equals completionMs on completion by Exit, which
+ *   has no chunk to ACK
  * @property {number | null} firstChunkMs  subscribe Request sent -> first Chunk received
  * @property {number} chunks  Chunk frames through completion
  * @property {number} values  values in those frames
@@ -58,7 +61,17 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  * @returns {SessionResult}
  */
 export function emptySessionResult(error = null) {
-  return { ok: false, completionMs: null, firstChunkMs: null, chunks: 0, values: 0, bytes: 0, probeMs: null, error };
+  return {
+    ok: false,
+    completionMs: null,
+    acknowledgedMs: null,
+    firstChunkMs: null,
+    chunks: 0,
+    values: 0,
+    bytes: 0,
+    probeMs: null,
+    error,
+  };
 }
 
 /**
@@ -227,17 +240,30 @@ export function runSession(options) {
       phase("completion");
       // A probe that never went out (no chunk before the Exit) has nothing to wait for.
       if (probeSentAt < 0) probeDone = true;
-      if (holdMs > 0) {
-        schedule(() => {
-          if (ack) ack();
-          phase("hold-end");
-          holdDone = true;
-          maybeFinish();
-        }, holdMs);
-      } else {
-        holdDone = true;
+      if (ack === null) {
+        // Completion by Exit: the last chunk's ACK already went out (the Exit waits for it).
+        result.acknowledgedMs = result.completionMs;
+        if (holdMs > 0) {
+          schedule(() => {
+            phase("hold-end");
+            holdDone = true;
+            maybeFinish();
+          }, holdMs);
+        } else holdDone = true;
+        return maybeFinish();
       }
-      maybeFinish();
+      // The completion chunk is ACKed like any other (after the ACK delay), or after the hold: a
+      // server's own timer may stop only when that ACK arrives, so both endpoints are recorded.
+      const acknowledge = () => {
+        ack();
+        result.acknowledgedMs = now() - sentAt;
+        if (holdMs > 0) phase("hold-end");
+        holdDone = true;
+        maybeFinish();
+      };
+      const delay = holdMs > 0 ? holdMs : ackDelayMs;
+      if (delay > 0) schedule(acknowledge, delay);
+      else acknowledge();
     };
 
     /** @param {{ data?: unknown }} event */

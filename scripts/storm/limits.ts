@@ -87,7 +87,7 @@ export function describeLimits(l: StormLimits): string {
  */
 export function checkStormLimits(clients: number, rampMs: number, l: StormLimits): string | null {
   const harnessNeed = l.harnessOpenFds + clients + FD_HEADROOM;
-  if (false) {
+  if (l.harnessNofile !== null && harnessNeed > l.harnessNofile) {
     return `--storm ${clients} needs about ${harnessNeed} open files in the harness but its limit (ulimit -n) is ${l.harnessNofile}: raise it (ulimit -n ${nextPow2(harnessNeed)}, or LimitNOFILE/limits.conf) or storm fewer clients`;
   }
   const serverNeed = l.serverOpenFds + clients + FD_HEADROOM;

@@ -3,12 +3,16 @@
 // when, its signal), a "Target crashes" section in report.md and report.html, and exit 3.
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../scripts/exit-codes.js";
 import type { Results } from "../../scripts/results.js";
 import { descendants } from "../../scripts/sampler/procfs.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { cmdline, startBench } from "./bench-child.js";
+
+const SERVER = fileURLToPath(new URL("../../dist/server-under-test/main.js", import.meta.url));
+const FAULTY = fileURLToPath(new URL("../hardening/targets/faulty.mjs", import.meta.url));
 
 let fixtures: TempFixtures | undefined;
 let fixture: string;
@@ -68,5 +72,41 @@ describe("a target that dies between trials", () => {
     expect(md).toMatch(/## Target crashes/);
     expect(md).toMatch(/latency target batched died \(signal SIGKILL\)/);
     expect(readFileSync(join(out, "report.html"), "utf8")).toMatch(/<h2>Target crashes<\/h2>/);
+  }, 180_000);
+
+  it("in a memory cell is recorded too, and what was sampled before it died is in report.md", async () => {
+    const dir = fixtures?.dir as string;
+    const out = join(dir, "memory-kill");
+    // The faulty target SIGKILLs itself on its second subscription: the second client of the cell.
+    const bench = startBench([
+      "--no-latency",
+      "--quick",
+      "--no-aa",
+      "--clients",
+      "2",
+      "--script-bytes",
+      "1024",
+      "--fixtures-dir",
+      join(dir, "fx"),
+      "--out",
+      out,
+      "--target",
+      `good=node ${SERVER} --db {db} --port {port}`,
+      "--target",
+      `bad=node ${FAULTY} --fault sigkill --port {port}`,
+    ]);
+    const { code } = await bench.exit(150_000);
+    expect(code, bench.stderr()).toBe(EXIT.noResult);
+    const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
+    expect(results.targetCrashes?.map((c) => [c.variant, c.matrix, c.signal])).toEqual([
+      ["bad", "memory", "SIGKILL"],
+      ["bad", "memory", "SIGKILL"],
+    ]);
+    expect(results.targetCrashes?.[0]?.during).toMatch(/during memory-s1024-c2-memory-bad-t1/);
+    const md = readFileSync(join(out, "report.md"), "utf8");
+    expect(md).toMatch(/memory target bad died \(signal SIGKILL\)/);
+    expect(md).toMatch(
+      /## Measured before the failure[\s\S]*\| memory 1024 B x 2 memory bad trial 1 \| \d+\.\d \| \d+\.\d \|/,
+    );
   }, 180_000);
 });

@@ -3,7 +3,8 @@
 //   node --import ./test/k6-double/register.js test/k6-double/run.js run [-e K=V]... [--quiet]
 //        [--execution-segment FROM:TO [--execution-segment-sequence ...]] SCRIPT
 // init per VU (a fresh instance of the script and of every module it imports), setup (its data
-// passed to the VUs through JSON, as k6 does), per-vu-iterations / shared-iterations, an iteration
+// passed to the VUs through JSON, as k6 does), per-vu-iterations / shared-iterations /
+// constant-arrival-rate (each scheduled iteration on its own VU, started at its time), an iteration
 // ends when its promise settles and its sockets and timers are done, teardown, thresholds (checked
 // before the run: an unknown metric or an aggregation the metric's type lacks is a config error),
 // handleSummary (files written, not their directories, as k6; "stdout" printed). An execution
@@ -103,6 +104,7 @@ function plan(options, segment) {
   const vus = sc.vus ?? 1;
   const iterations = sc.iterations ?? 1;
   const maxMs = durationMs(sc.maxDuration, 600_000);
+  if (sc.executor === "constant-arrival-rate") return arrivalPlan(name, sc, segment, maxMs);
   let perVu;
   if (sc.executor === "per-vu-iterations") perVu = Array(vus).fill(iterations);
   else if (sc.executor === "shared-iterations" && !segment) {
@@ -115,6 +117,28 @@ function plan(options, segment) {
     mine.push({ idInTest: i + 1, iterations: perVu[i], firstIteration: perVu.slice(0, i).reduce((a, b) => a + b, 0) });
   }
   return { name, vus: mine, maxMs };
+}
+
+/**
+ * constant-arrival-rate: rate iterations per timeUnit for duration, iteration i at i * timeUnit / rate
+ * (its iterationInTest is i across the whole test; a segment runs its share of the schedule). Each
+ * iteration gets its own VU here; k6 reuses free VUs up to maxVUs and drops iterations beyond them.
+ */
+function arrivalPlan(name, sc, segment, maxMs) {
+  const unit = durationMs(sc.timeUnit, 1000);
+  const total = Math.floor((sc.rate * durationMs(sc.duration, 0)) / unit + 1e-9);
+  if (!(total >= 1)) throw new ConfigError("k6 double: constant-arrival-rate needs rate and duration");
+  if (sc.maxVUs !== undefined && sc.maxVUs < total) {
+    throw new ConfigError(`k6 double: maxVUs ${sc.maxVUs} below the ${total} scheduled iterations is not modelled`);
+  }
+  const first = segment ? Math.round(segment.from * total) : 0;
+  const last = segment ? Math.round(segment.to * total) : total;
+  const mine = [];
+  for (let i = first; i < last; i++) {
+    mine.push({ idInTest: i + 1, iterations: 1, firstIteration: i, startMs: (i * unit) / sc.rate });
+  }
+  const grace = durationMs(sc.gracefulStop, 30_000);
+  return { name, vus: mine, maxMs: Math.min(maxMs, durationMs(sc.duration, 0) + grace) };
 }
 
 /** Writes a summary file as k6 does: never creating its directory. */
@@ -189,9 +213,13 @@ async function main() {
   }
   s.stage = "vu";
   let counter = 0;
+  const vuStart = Date.now();
   await Promise.all(
     vuModules.map(async (vuMod, index) => {
       const vu = p.vus[index];
+      // An arrival-rate iteration starts at its scheduled time.
+      const wait = (vu.startMs ?? 0) - (Date.now() - vuStart);
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       for (let i = 0; i < vu.iterations; i++) {
         s.vu = vu.idInTest;
         s.iterationInScenario = i;
