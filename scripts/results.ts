@@ -14,7 +14,10 @@ export type MemoryMode = "memory" | "snapshot";
 /** One client session's figures, as the shared protocol client returns them (everything up to and including the completion frame). */
 export interface SessionFigures {
   ok: boolean;
+  /** Subscribe Request sent -> the frame carrying the completion marker received. */
   completionMs: number | null;
+  /** Subscribe Request sent -> that frame's ACK sent (so it includes the client's ACK delay); absent in older results. */
+  acknowledgedMs?: number | null;
   firstChunkMs: number | null;
   chunks: number;
   values: number;

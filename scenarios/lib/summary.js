@@ -3,9 +3,10 @@
 // carry a `session` tag, and one always-passing threshold per session and metric makes k6 report
 // that session's submetric in the summary data, from which the rows are rebuilt exactly. Pure.
 
-/** Metric names: the four the issue names, plus three that complete a row. */
+/** Metric names: one per figure of a session row, plus the error count. */
 export const METRICS = /** @type {const} */ ({
   completionMs: "catchup_completion_ms",
+  acknowledgedMs: "catchup_acknowledged_ms",
   chunks: "catchup_chunks",
   probeMs: "catchup_probe_ms",
   errors: "catchup_errors",
@@ -27,7 +28,15 @@ export const SUMMARY_SCHEMA = "catchup-bench/k6-summary@1";
  * @typedef {{ metrics?: Record<string, SummaryMetric | undefined> }} SummaryData
  */
 
-const TREND_FIELDS = /** @type {const} */ (["completionMs", "firstChunkMs", "chunks", "values", "bytes", "probeMs"]);
+const TREND_FIELDS = /** @type {const} */ ([
+  "completionMs",
+  "acknowledgedMs",
+  "firstChunkMs",
+  "chunks",
+  "values",
+  "bytes",
+  "probeMs",
+]);
 
 /**
  * Always-passing thresholds that make k6 report each session's submetrics.
@@ -72,6 +81,7 @@ export function recordSession(metrics, result, session) {
 export function createSessionMetrics({ Trend, Counter }) {
   return {
     completionMs: new Trend(METRICS.completionMs, true),
+    acknowledgedMs: new Trend(METRICS.acknowledgedMs, true),
     chunks: new Trend(METRICS.chunks),
     probeMs: new Trend(METRICS.probeMs, true),
     errors: new Counter(METRICS.errors),
@@ -153,6 +163,7 @@ export function rowsFromSummary(data, sessions) {
     rows.push({
       ok,
       completionMs,
+      acknowledgedMs: one("acknowledgedMs"),
       firstChunkMs: one("firstChunkMs"),
       chunks: one("chunks") ?? 0,
       values: one("values") ?? 0,
@@ -173,6 +184,7 @@ export function figuresFromSummary(data) {
   const stats = (name) => data.metrics?.[name]?.values ?? null;
   return {
     completionMs: stats(METRICS.completionMs),
+    acknowledgedMs: stats(METRICS.acknowledgedMs),
     firstChunkMs: stats(METRICS.firstChunkMs),
     chunks: stats(METRICS.chunks),
     values: stats(METRICS.values),

@@ -202,13 +202,13 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
     const summary = { ...sampled, hwmRssBytes: hwm };
     if ((rows.some((r) => !r.ok) || postGc === null) && (await exitedWithin(target, 1000))) {
       extraError = target.describeExit();
-      if (!ctx.stopped()) ctx.stopped() && ctx.onCrash?.(crashOf(target, t.variant, `during ${memoryTrialId(t)}`, [memoryTrialId(t)]));
+      if (!ctx.stopped()) ctx.onCrash?.(crashOf(target, t.variant, `during ${memoryTrialId(t)}`, [memoryTrialId(t)]));
     }
     return { ...memoryRow(t, samplesFile, rows, baselineHeap, postGc, summary, extraError), clientLoopLagMs: loopLag };
   } catch (e) {
     const died = await exitedWithin(target, 1000);
     if (died && !ctx.stopped())
-      ctx.stopped() && ctx.onCrash?.(crashOf(target, t.variant, `during ${memoryTrialId(t)}`, [memoryTrialId(t)]));
+      ctx.onCrash?.(crashOf(target, t.variant, `during ${memoryTrialId(t)}`, [memoryTrialId(t)]));
     const why = died ? target.describeExit() : (e as Error).message;
     return emptyRow(t, null, why);
   } finally {

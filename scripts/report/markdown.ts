@@ -55,7 +55,7 @@ function pairText(model: ReportModel, a: string, b: string, unit = ""): string {
 }
 
 export function latencyCells(model: ReportModel): Cells | null {
-  const c = latencyCellsWithoutCpu(model);
+  const c = withAcknowledged(model, latencyCellsWithoutCpu(model));
   // The target's CPU time per session, where the results record it (older results do not).
   if (!c || !model.latency.some((k) => k.targetCpuMs.baseline !== null || k.targetCpuMs.candidate !== null)) return c;
   return {
@@ -64,6 +64,28 @@ export function latencyCells(model: ReportModel): Cells | null {
       const k = model.latency[i] as ReportModel["latency"][number];
       return [...row, pairText(model, ms(k.targetCpuMs.baseline, 0), ms(k.targetCpuMs.candidate, 0), "ms")];
     }),
+  };
+}
+
+/**
+ * Adds the acknowledged median (subscribe sent to the marker chunk's ACK sent) after the completion
+ * medians, where the results record it (older results do not).
+ */
+function withAcknowledged(model: ReportModel, c: Cells | null): Cells | null {
+  const recorded = model.latency.some(
+    (k) => k.acknowledgedMedianMs.baseline !== null || k.acknowledgedMedianMs.candidate !== null,
+  );
+  if (!c || !recorded) return c;
+  const at = model.roles ? 3 : 2;
+  const cell = (k: ReportModel["latency"][number]) =>
+    pairText(model, ms(k.acknowledgedMedianMs.baseline), ms(k.acknowledgedMedianMs.candidate), "ms");
+  return {
+    header: [...c.header.slice(0, at), "acknowledged median", ...c.header.slice(at)],
+    rows: c.rows.map((row, i) => [
+      ...row.slice(0, at),
+      cell(model.latency[i] as ReportModel["latency"][number]),
+      ...row.slice(at),
+    ]),
   };
 }
 
@@ -294,8 +316,8 @@ export function renderMarkdown(model: ReportModel): string {
   out.push("## Latency: subscribe to completion marker", "", ...latencyTable(model), "");
   out.push(
     r
-      ? "Median of the ok trials; chunks are Chunk frames through the completion marker; the ratio is the median of the per-trial paired ratios of completionMs with its 95% bootstrap interval (per-cell verdicts for every metric are below)."
-      : "Median of the ok trials; chunks are Chunk frames through the completion marker.",
+      ? "Median of the ok trials (completion: subscribe sent to the marker frame received; acknowledged: to that frame's ACK sent, so it includes the client's ACK delay, as the study's timer does); chunks are Chunk frames through the completion marker; the ratio is the median of the per-trial paired ratios of completionMs with its 95% bootstrap interval (per-cell verdicts for every metric are below)."
+      : "Median of the ok trials (completion: subscribe sent to the marker frame received; acknowledged: to that frame's ACK sent, so it includes the client's ACK delay, as the study's timer does); chunks are Chunk frames through the completion marker.",
     "",
   );
   out.push("## Memory: server heap and RSS per cell (MiB)", "", ...memoryTable(model), "");

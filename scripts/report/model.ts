@@ -30,6 +30,8 @@ export interface LatencyCaseModel {
   label: string;
   trials: Pair<number>;
   completionMedianMs: Pair<number | null>;
+  /** Median of subscribe sent -> the marker chunk's ACK sent; null when the results do not record it. */
+  acknowledgedMedianMs: Pair<number | null>;
   chunks: Pair<number[]>;
   /** Per-case paired completion ratios: median and interval. */
   ratio: RatioSummary | null;
@@ -148,6 +150,7 @@ function latencyModel(rows: readonly LatencyRow[], roles: Roles): LatencyCaseMod
       label: CASE_LABELS[kase] ?? kase,
       trials: pairOf(roles, (v) => of(v).filter((r) => r.ok).length),
       completionMedianMs: pairOf(roles, (v) => medianOrNull(okValues(of(v), (r) => r.completionMs))),
+      acknowledgedMedianMs: pairOf(roles, (v) => medianOrNull(okValues(of(v), (r) => r.acknowledgedMs ?? null))),
       chunks: pairOf(roles, (v) => [...new Set(okValues(of(v), (r) => r.chunks))].sort((a, b) => a - b)),
       ratio: summariseRatios(ratios, { resamples: RESAMPLES, seed: seedFromString(`completionMs:${kase}`) }),
       points: pairOf(roles, (v) => of(v).map((r) => ({ trial: r.trial, ms: r.ok ? r.completionMs : null }))),

@@ -47,6 +47,7 @@ describe.each([effect3, effect4])("runSession, $name dialect", (d: Dialect) => {
       d.chunk("1", [{ kind: "synchronized", sequence: 7 }]),
     ];
     let acks = 0;
+    let markerAckGap = 0;
     const ackGaps: number[] = [];
     server = await scriptedServer(async (conn) => {
       expect(conn.request.headers.authorization).toBe("Bearer t0ken");
@@ -75,7 +76,10 @@ describe.each([effect3, effect4])("runSession, $name dialect", (d: Dialect) => {
       ackGaps.push((await expectAck(conn)) - sentSecond);
       acks++;
       conn.send(frames[2] as string);
-      // No Ack for the completion chunk: the client closes instead.
+      const sentMarker = performance.now();
+      // The completion chunk is ACKed after the same delay, then the client closes.
+      markerAckGap = (await expectAck(conn)) - sentMarker;
+      acks++;
       await conn.closed;
       expect(conn.unread()).toBe(0);
     });
@@ -84,11 +88,15 @@ describe.each([effect3, effect4])("runSession, $name dialect", (d: Dialect) => {
     await server.script;
     expect(r).toMatchObject({ ok: true, error: null, chunks: 3, values: 4 });
     expect(r.bytes).toBe(frames.reduce((n, f) => n + Buffer.byteLength(f), 0));
-    expect(acks).toBe(2);
-    for (const gap of ackGaps) expect(gap).toBeGreaterThanOrEqual(55);
+    expect(acks).toBe(3);
+    for (const gap of [...ackGaps, markerAckGap]) expect(gap).toBeGreaterThanOrEqual(55);
     expect(r.probeMs).not.toBeNull();
     expect(r.firstChunkMs).not.toBeNull();
     expect(r.completionMs).toBeGreaterThanOrEqual(r.firstChunkMs ?? Number.POSITIVE_INFINITY);
+    // acknowledged = marker received + the ACK delay (the timer stops when the marker's ACK is sent)
+    expect(r.acknowledgedMs).toBeGreaterThanOrEqual((r.completionMs ?? Number.POSITIVE_INFINITY) + 55);
+    const at = new Map(phases);
+    expect(r.acknowledgedMs).toBeLessThanOrEqual((at.get("close") ?? 0) - (at.get("open") ?? 0));
     expect(phases.map(([name]) => name)).toEqual(["connect", "open", "first-chunk", "completion", "close"]);
   });
 
@@ -107,6 +115,8 @@ describe.each([effect3, effect4])("runSession, $name dialect", (d: Dialect) => {
     await server.script;
     expect(r).toMatchObject({ ok: true, chunks: 2, values: 3, probeMs: null });
     expect(r.completionMs).not.toBeNull();
+    // No chunk to ACK at an Exit: the last chunk's ACK already went out before it.
+    expect(r.acknowledgedMs).toBe(r.completionMs);
   });
 
   it("holds the completion chunk's ACK for holdMs, then ACKs and closes", async () => {
@@ -124,6 +134,7 @@ describe.each([effect3, effect4])("runSession, $name dialect", (d: Dialect) => {
     await server.script;
     expect(r).toMatchObject({ ok: true, chunks: 1, values: 2 });
     expect(held).toBeGreaterThanOrEqual(75);
+    expect(r.acknowledgedMs).toBeGreaterThanOrEqual((r.completionMs ?? Number.POSITIVE_INFINITY) + 75);
     expect(phases.map(([name]) => name)).toEqual(["connect", "open", "first-chunk", "completion", "hold-end", "close"]);
   });
 
