@@ -1,8 +1,19 @@
 // Which catch-up a subscriber gets: a snapshot, or a coalesced replay after its cursor when the gap
 // is within the replay budget (events and stored payload bytes); beyond it, a snapshot instead.
+// Items take one of two shapes: the reference server's (a cold snapshot is an authoritative item
+// plus a same-sequence enrichment item whose projects carry their scripts again; a resume opens with
+// a metadata snapshot of every project) or this server's earlier lean shape (one snapshot item; a
+// tiny resume item).
+import * as Schema from "effect/Schema";
 import type { CatchUp } from "./delivery.js";
-import type { ShellItem } from "./rpcs.js";
+import { ProjectShell, type ShellItem } from "./rpcs.js";
 import type { EventStore } from "./store.js";
+
+export const ITEM_SHAPES = ["reference", "lean"] as const;
+export type ItemShape = (typeof ITEM_SHAPES)[number];
+
+/** The reference server's shell snapshot schema version. */
+export const SHELL_SCHEMA_VERSION = 1;
 
 export interface ReplayLimits {
   maxReplayEvents: number;
@@ -13,8 +24,15 @@ export type CatchUpResult =
   | { ok: true; catchUp: CatchUp; fellBack: boolean }
   | { ok: false; afterSequence: number; latestSequence: number };
 
+const decodeProject = Schema.decodeUnknownSync(ProjectShell);
+
 /** Reads the catch-up synchronously, so its sequence is the store's latest at this instant. */
-export function readCatchUp(store: EventStore, afterSequence: number | undefined, limits: ReplayLimits): CatchUpResult {
+export function readCatchUp(
+  store: EventStore,
+  afterSequence: number | undefined,
+  limits: ReplayLimits,
+  shape: ItemShape = "lean",
+): CatchUpResult {
   const sequence = store.latestSequence;
   if (afterSequence !== undefined && afterSequence > sequence) {
     return { ok: false, afterSequence, latestSequence: sequence };
@@ -22,13 +40,63 @@ export function readCatchUp(store: EventStore, afterSequence: number | undefined
   if (afterSequence !== undefined) {
     const cost = store.rangeCost(afterSequence);
     if (cost.events <= limits.maxReplayEvents && cost.payloadBytes <= limits.maxReplayBytes) {
-      const replay: ShellItem[] = store
-        .replay(afterSequence)
-        .map((r) => ({ kind: "project.updated", sequence: r.sequence, project: r.project }));
-      const resume: ShellItem = { kind: "resume", fromSequence: afterSequence, toSequence: sequence };
-      return { ok: true, catchUp: { kind: "resume", resume, replay, sequence }, fellBack: false };
+      return { ok: true, catchUp: resumeCatchUp(store, afterSequence, sequence, shape), fellBack: false };
     }
   }
-  const snapshot: ShellItem = { kind: "snapshot", snapshotSequence: sequence, projects: store.snapshot() };
-  return { ok: true, catchUp: { kind: "snapshot", snapshot, sequence }, fellBack: afterSequence !== undefined };
+  return { ok: true, catchUp: snapshotCatchUp(store, sequence, shape), fellBack: afterSequence !== undefined };
+}
+
+function snapshotCatchUp(store: EventStore, sequence: number, shape: ItemShape): CatchUp {
+  const projects = store.snapshot();
+  if (shape === "lean") {
+    return { kind: "snapshot", snapshot: { kind: "snapshot", snapshotSequence: sequence, projects }, sequence };
+  }
+  const items = referenceSnapshotItems(projects, sequence);
+  return { kind: "snapshot", snapshot: items.authoritative, enrichment: items.enrichment, sequence };
+}
+
+function resumeCatchUp(store: EventStore, afterSequence: number, sequence: number, shape: ItemShape): CatchUp {
+  if (shape === "lean") {
+    const replay: ShellItem[] = store
+      .replay(afterSequence)
+      .map((r) => ({ kind: "project.updated", sequence: r.sequence, project: r.project }));
+    const resume: ShellItem = { kind: "resume", fromSequence: afterSequence, toSequence: sequence };
+    return { kind: "resume", resume, replay, sequence };
+  }
+  // Metadata only (no authoritative body): the enrichment item of every project, as the reference
+  // server resumes; then each coalesced event as its project's current shell, fetched one by one.
+  const resume = referenceSnapshotItems(store.snapshot(), sequence).enrichment;
+  const replay: ShellItem[] = [];
+  for (const event of store.touchedAfter(afterSequence)) {
+    const row = store.projectRow(event.projectId);
+    if (row === undefined) continue;
+    replay.push({ kind: "project.updated", sequence: event.sequence, project: decodeProject(row) });
+  }
+  return { kind: "resume", resume, replay, sequence };
+}
+
+/**
+ * The reference server's initial snapshot items: the authoritative item, and the same-sequence
+ * enrichment item carrying the projects whose repository roots resolved (here: all of them).
+ */
+export function referenceSnapshotItems(
+  projects: ProjectShell[],
+  sequence: number,
+): { authoritative: ShellItem; enrichment: ShellItem } {
+  const body = {
+    schemaVersion: SHELL_SCHEMA_VERSION,
+    snapshotSequence: sequence,
+    projects,
+    threads: [],
+    archivedThreads: [],
+  };
+  const roots = [...new Set(projects.map((p) => p.workspaceRoot))];
+  return {
+    authoritative: { kind: "snapshot", snapshot: body },
+    enrichment: {
+      kind: "snapshot",
+      snapshot: { ...body, projects: projects.filter((p) => roots.includes(p.workspaceRoot)) },
+      resolvedRepositoryIdentityRoots: roots,
+    },
+  };
 }

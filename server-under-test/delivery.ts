@@ -9,9 +9,12 @@ export type DeliveryStrategy = (typeof DELIVERY_STRATEGIES)[number];
 /** Legacy replay chunks carry at most this many replayed items (as the reference server did). */
 export const LEGACY_REPLAY_CHUNK = 512;
 
-/** The catch-up to deliver: a snapshot, or resume metadata plus the coalesced replay. */
+/**
+ * The catch-up to deliver: a snapshot (with, in the reference shape, its same-sequence enrichment
+ * item), or resume metadata plus the coalesced replay.
+ */
 export type CatchUp =
-  | { kind: "snapshot"; snapshot: ShellItem; sequence: number }
+  | { kind: "snapshot"; snapshot: ShellItem; enrichment?: ShellItem | undefined; sequence: number }
   | { kind: "resume"; resume: ShellItem; replay: ShellItem[]; sequence: number };
 
 export interface DeliveryOptions {
@@ -29,21 +32,29 @@ export function planChunks(catchUp: CatchUp, options: DeliveryOptions): ShellIte
   const marker: ShellItem[] = options.requestCompletionMarker
     ? [{ kind: "synchronized", sequence: catchUp.sequence }]
     : [];
+  const snapshotItems = (c: Extract<CatchUp, { kind: "snapshot" }>): ShellItem[] =>
+    c.enrichment === undefined ? [c.snapshot] : [c.snapshot, c.enrichment];
   if (options.strategy === "batched" && options.requestCompletionMarker) {
     const budget = options.maxInitialChunkBytes;
     if (budget === undefined) {
       return [
-        catchUp.kind === "snapshot" ? [catchUp.snapshot, ...marker] : [catchUp.resume, ...catchUp.replay, ...marker],
+        catchUp.kind === "snapshot"
+          ? [...snapshotItems(catchUp), ...marker]
+          : [catchUp.resume, ...catchUp.replay, ...marker],
       ];
     }
-    // A snapshot is one item holding every project: page it so the budget holds for it too.
+    // A lean snapshot is one item holding every project: page it so the budget holds for it too.
     const initial =
-      catchUp.kind === "snapshot" ? pageSnapshot(catchUp.snapshot, budget) : [catchUp.resume, ...catchUp.replay];
+      catchUp.kind === "resume"
+        ? [catchUp.resume, ...catchUp.replay]
+        : catchUp.enrichment === undefined
+          ? pageSnapshot(catchUp.snapshot, budget)
+          : snapshotItems(catchUp);
     return splitByBytes([...initial, ...marker], budget);
   }
   // legacy, and batched for clients that did not ask for the marker (old clients keep the old path)
   const chunks: ShellItem[][] =
-    catchUp.kind === "snapshot" ? [[catchUp.snapshot]] : [[catchUp.resume], ...slices(catchUp.replay)];
+    catchUp.kind === "snapshot" ? [snapshotItems(catchUp)] : [[catchUp.resume], ...slices(catchUp.replay)];
   if (marker.length > 0) chunks.push(marker);
   return chunks;
 }
@@ -54,7 +65,7 @@ export function planChunks(catchUp: CatchUp, options: DeliveryOptions): ShellIte
  * bytes; a project larger than the budget on its own gets a page of its own (over budget).
  */
 export function pageSnapshot(snapshot: ShellItem, budget: number): ShellItem[] {
-  if (snapshot.kind !== "snapshot") return [snapshot];
+  if (snapshot.kind !== "snapshot" || !("projects" in snapshot)) return [snapshot];
   const { snapshotSequence, projects } = snapshot;
   // the item without projects, with page/pages at their widest, so the real item is never larger
   const widest = projects.length === 0 ? 1 : projects.length;

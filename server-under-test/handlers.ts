@@ -16,6 +16,7 @@ export function handlersLayer(settings: ServerSettings, store: EventStore, live:
     live,
     limits: { maxReplayEvents: settings.maxReplayEvents, maxReplayBytes: settings.maxReplayBytes },
     strategy: settings.delivery,
+    itemShape: settings.itemShape,
     maxInitialChunkBytes: settings.maxInitialChunkBytes,
   };
   return ServerRpcs.toLayer({
@@ -31,6 +32,7 @@ export function handlersLayer(settings: ServerSettings, store: EventStore, live:
           maxInitialChunkBytes: settings.maxInitialChunkBytes ?? null,
           maxFrameBytes: MAX_FRAME_BYTES,
         },
+        itemShape: settings.itemShape,
         fixture: store.meta,
         latestSequence: store.latestSequence,
       })),

@@ -60,7 +60,14 @@ async function main(): Promise<void> {
   }
   if (settings.exitWithParent) exitWithParent();
   const onListening = (url: string) => {
-    const ready = { event: "listening", url, pid: process.pid, delivery: settings.delivery, fixture: store.meta };
+    const ready = {
+      event: "listening",
+      url,
+      pid: process.pid,
+      delivery: settings.delivery,
+      itemShape: settings.itemShape,
+      fixture: store.meta,
+    };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
     const tokens = settings.tokens.length === 0 ? "dev token only" : `${settings.tokens.length} token(s)`;
     process.stderr.write(`server-under-test: listening on ${url}, delivery ${settings.delivery}, ${tokens}\n`);

@@ -36,6 +36,29 @@ export const SnapshotItem = Schema.Struct({
   /** Pages of this snapshot; it is complete at the item with page === pages (pages arrive in order). */
   pages: Schema.optional(Schema.Number),
 });
+/** The reference server's shell snapshot body (this server has no threads: both lists stay empty). */
+export const ShellSnapshot = Schema.Struct({
+  schemaVersion: Schema.Number,
+  snapshotSequence: Schema.Number,
+  projects: Schema.Array(ProjectShell),
+  threads: Schema.Array(Schema.Unknown),
+  archivedThreads: Schema.Array(Schema.Unknown),
+});
+export type ShellSnapshot = typeof ShellSnapshot.Type;
+
+/**
+ * The reference server's snapshot item (--item-shape reference): the authoritative item has no
+ * resolvedRepositoryIdentityRoots; the same-sequence enrichment item (and a resume's metadata
+ * snapshot) has them, with the projects whose roots resolved, each with its scripts.
+ */
+export type LeanSnapshotItem = typeof SnapshotItem.Type;
+
+export const ReferenceSnapshotItem = Schema.Struct({
+  kind: Schema.Literal("snapshot"),
+  snapshot: ShellSnapshot,
+  resolvedRepositoryIdentityRoots: Schema.optional(Schema.Array(Schema.String)),
+});
+
 export const ResumeItem = Schema.Struct({
   kind: Schema.Literal("resume"),
   fromSequence: Schema.Number,
@@ -50,7 +73,13 @@ export const SynchronizedItem = Schema.Struct({
   kind: Schema.Literal("synchronized"),
   sequence: Schema.Number,
 });
-export const ShellItem = Schema.Union(SnapshotItem, ResumeItem, ProjectUpdatedItem, SynchronizedItem);
+export const ShellItem = Schema.Union(
+  SnapshotItem,
+  ReferenceSnapshotItem,
+  ResumeItem,
+  ProjectUpdatedItem,
+  SynchronizedItem,
+);
 export type ShellItem = typeof ShellItem.Type;
 
 /** A call whose connection's token lacks the scope the RPC needs. The connection stays up. */
@@ -103,6 +132,8 @@ export const ServerConfigResponse = Schema.Struct({
     maxInitialChunkBytes: Schema.NullOr(Schema.Number),
     maxFrameBytes: Schema.Number,
   }),
+  /** How catch-up items are shaped: the reference server's, or this server's earlier lean items. */
+  itemShape: Schema.optional(Schema.Literal("reference", "lean")),
   fixture: FixtureMetaSchema,
   latestSequence: Schema.Number,
 });

@@ -2,6 +2,7 @@
 // Bad input throws SettingsError with a one-line message naming the flag and the allowed values.
 import yargs from "yargs";
 import { DEV_TOKEN, parseToken, type TokenGrant } from "./auth.js";
+import { ITEM_SHAPES, type ItemShape } from "./catchup.js";
 import { DELIVERY_STRATEGIES, type DeliveryStrategy } from "./delivery.js";
 
 export class SettingsError extends Error {
@@ -13,6 +14,7 @@ export interface ServerSettings {
   host: string;
   port: number;
   delivery: DeliveryStrategy;
+  itemShape: ItemShape;
   tokens: TokenGrant[];
   maxReplayEvents: number;
   maxReplayBytes: number;
@@ -25,7 +27,7 @@ export interface ServerSettings {
 export const DEFAULT_UPGRADE_TIMEOUT_MS = 10_000;
 
 export const USAGE =
-  "node dist/server-under-test/main.js --db FIXTURE [--host 127.0.0.1] [--port 0] [--delivery legacy|batched] " +
+  "node dist/server-under-test/main.js --db FIXTURE [--host 127.0.0.1] [--port 0] [--delivery legacy|batched] [--item-shape reference|lean] " +
   "[--token SECRET[:scope,scope]]... [--max-replay-events 1000] [--max-replay-bytes 8388608] " +
   "[--max-initial-chunk-bytes N] [--upgrade-timeout-ms 10000] [--exit-with-parent]";
 
@@ -34,6 +36,10 @@ export const HELP = `
   --host HOST                    address to bind (default 127.0.0.1)
   --port N                       port; 0 picks a free one (default 0); the ready line gives the URL
   --delivery legacy|batched      how catch-up is cut into chunks (default legacy)
+  --item-shape reference|lean    catch-up items as the reference server shapes them (default): a
+                                 snapshot plus a same-sequence enrichment item, a resume opening
+                                 with a metadata snapshot of every project; or lean: one snapshot
+                                 item, a small resume item (scripts cross the wire once)
   --token SECRET[:scope,...]     accepted token, repeatable; scopes orchestration:read,
                                  orchestration:operate (default both). Without --token the dev
                                  token "${DEV_TOKEN}" is accepted with both scopes
@@ -52,6 +58,7 @@ const VALUE_FORMS: Record<string, string> = {
   host: "HOST",
   port: "an integer from 0 to 65535",
   delivery: "legacy|batched",
+  "item-shape": "reference|lean",
   token: "SECRET[:scope,scope]",
   "max-replay-events": "N",
   "max-replay-bytes": "N",
@@ -95,6 +102,7 @@ export function parseSettings(argv: string[]): ServerSettings {
     .option("host", { requiresArg: true, type: "string", default: "127.0.0.1" })
     .option("port", { requiresArg: true, type: "string", default: "0" })
     .option("delivery", { requiresArg: true, type: "string", default: "legacy" })
+    .option("item-shape", { requiresArg: true, type: "string", default: "reference" })
     .option("token", { requiresArg: true, type: "string", array: true, describe: "SECRET[:scope,scope], repeatable" })
     .option("max-replay-events", { requiresArg: true, type: "string", default: "1000" })
     .option("max-replay-bytes", { requiresArg: true, type: "string", default: "8388608" })
@@ -112,6 +120,10 @@ export function parseSettings(argv: string[]): ServerSettings {
       `--delivery must be one of ${DELIVERY_STRATEGIES.join(", ")} (got ${JSON.stringify(delivery)})`,
     );
   }
+  const itemShape = args["item-shape"];
+  if (!(ITEM_SHAPES as readonly string[]).includes(itemShape)) {
+    throw new SettingsError(`--item-shape must be one of ${ITEM_SHAPES.join(", ")} (got ${JSON.stringify(itemShape)})`);
+  }
   const tokens: TokenGrant[] = [];
   for (const spec of args.token ?? []) {
     try {
@@ -126,6 +138,7 @@ export function parseSettings(argv: string[]): ServerSettings {
     host: args.host,
     port: int("port", args.port, 0, 65535),
     delivery: delivery as DeliveryStrategy,
+    itemShape: itemShape as ItemShape,
     tokens,
     maxReplayEvents: int("max-replay-events", args["max-replay-events"], 0, Number.MAX_SAFE_INTEGER),
     maxReplayBytes: int("max-replay-bytes", args["max-replay-bytes"], 0, Number.MAX_SAFE_INTEGER),

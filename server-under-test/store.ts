@@ -85,15 +85,25 @@ export class EventStore {
    * at the sequence of its last event in the range, in sequence order.
    */
   replay(after: number): { sequence: number; project: ProjectShell }[] {
+    const out: { sequence: number; project: ProjectShell }[] = [];
+    for (const { projectId, sequence } of this.touchedAfter(after)) {
+      const project = this.project(projectId);
+      if (project) out.push({ sequence, project });
+    }
+    return out;
+  }
+
+  /** The projects touched after `after`, each once at the sequence of its last event there, in sequence order. */
+  touchedAfter(after: number): { projectId: string; sequence: number }[] {
     const last = new Map<string, number>();
     for (const r of this.touched.all(after)) last.set(r.stream_id, r.seq);
     for (const e of this.appended) if (e.sequence > after) last.set(e.projectId, e.sequence);
-    const out: { sequence: number; project: ProjectShell }[] = [];
-    for (const [id, sequence] of last) {
-      const project = this.project(id);
-      if (project) out.push({ sequence, project });
-    }
-    return out.sort((a, b) => a.sequence - b.sequence);
+    return [...last].map(([projectId, sequence]) => ({ projectId, sequence })).sort((a, b) => a.sequence - b.sequence);
+  }
+
+  /** One project's stored shell, not yet decoded (the reference shape decodes it with its schema). */
+  projectRow(projectId: string): unknown {
+    return this.project(projectId);
   }
 
   /** Appends a `project.updated` event in memory; returns its sequence and the new shell. */

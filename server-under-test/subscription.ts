@@ -6,7 +6,7 @@ import * as Effect from "effect/Effect";
 import * as Option from "effect/Option";
 import * as PubSub from "effect/PubSub";
 import * as Stream from "effect/Stream";
-import { type ReplayLimits, readCatchUp } from "./catchup.js";
+import { type ItemShape, type ReplayLimits, readCatchUp } from "./catchup.js";
 import { type DeliveryStrategy, planChunks } from "./delivery.js";
 import { CursorAheadError, type ProjectShell, type ShellItem } from "./rpcs.js";
 import type { EventStore } from "./store.js";
@@ -22,6 +22,7 @@ export interface SubscriptionDeps {
   live: PubSub.PubSub<LiveEvent>;
   limits: ReplayLimits;
   strategy: DeliveryStrategy;
+  itemShape: ItemShape;
   maxInitialChunkBytes: number | undefined;
 }
 
@@ -51,7 +52,7 @@ function initialChunks(
   deps: SubscriptionDeps,
   payload: SubscribePayload,
 ): { ok: true; pending: ShellItem[][]; highWater: number } | { ok: false; error: CursorAheadError } {
-  const result = readCatchUp(deps.store, payload.afterSequence, deps.limits);
+  const result = readCatchUp(deps.store, payload.afterSequence, deps.limits, deps.itemShape);
   if (!result.ok) {
     return {
       ok: false,

@@ -43,7 +43,7 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  * @typedef {object} SessionResult
  * @property {boolean} ok
  * @property {number | null} completionMs  subscribe Request sent -> completion frame received
- * @property {number | null} acknowledgedMs  subscribe Request sent -> the completion chunk's ACK sent
+ * @property {number | null} [acknowledgedMs]  subscribe Request sent -> the completion chunk's ACK sent
  *   (after ackDelayMs, or after holdMs when holding); equals completionMs on completion by Exit, which
  *   has no chunk to ACK
  * @property {number | null} firstChunkMs  subscribe Request sent -> first Chunk received

@@ -42,6 +42,8 @@ interface ShellValue {
   snapshotSequence?: unknown;
   projects?: { id?: unknown }[];
   project?: { id?: unknown; title?: unknown };
+  /** The reference item shape nests the snapshot body here. */
+  snapshot?: { snapshotSequence?: unknown; projects?: { id?: unknown }[] };
 }
 
 /** A running healthy client; stop() ends it and returns what it saw. */
@@ -102,8 +104,11 @@ export function startHealthyClient(options: HealthyOptions): HealthyClient {
 
   const onValue = (v: ShellValue) => {
     if (v.kind === "snapshot") {
-      for (const p of v.projects ?? []) if (typeof p.id === "string") projectIds.push(p.id);
-      if (typeof v.snapshotSequence === "number") lastSequence = v.snapshotSequence;
+      const body = v.snapshot ?? v;
+      // a cold snapshot in the reference shape lists every project twice (authoritative, enrichment)
+      for (const p of body.projects ?? [])
+        if (typeof p.id === "string" && !projectIds.includes(p.id)) projectIds.push(p.id);
+      if (typeof body.snapshotSequence === "number") lastSequence = body.snapshotSequence;
       return;
     }
     if (v[COMPLETION_MARKER.field as "kind"] === COMPLETION_MARKER.value) {

@@ -104,9 +104,11 @@ export function judge(results: Results, options: GuardOptions): GuardDecision {
   }
   const exitCode = failed.length > 0 ? EXIT.regression : undecided.length > 0 ? EXIT.noResult : EXIT.ok;
   const mode = options.confidence ? "interval low" : "median";
+  // A leak row fails on its verdict, not on a ratio against the ceiling.
+  const leakOnly = failed.every((f) => f.startsWith(`${LEAK_METRIC} `));
   lines.push(
     failed.length > 0
-      ? `guard: FAIL (${mode} above ${options.ceiling}) in ${failed.length} cell${failed.length === 1 ? "" : "s"}: ${failed.join(", ")}`
+      ? `guard: FAIL (${leakOnly ? "leak" : `${mode} above ${options.ceiling}`}) in ${failed.length} cell${failed.length === 1 ? "" : "s"}: ${failed.join(", ")}`
       : undecided.length > 0
         ? `guard: NO VERDICT for ${undecided.join(", ")}`
         : `guard: PASS (${verdicts.length} guarded cells, ${mode} <= ${options.ceiling} in each)`,

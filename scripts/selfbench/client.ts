@@ -7,6 +7,7 @@ import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateFixture } from "../../fixtures/generate.js";
 import { DEV_TOKEN as TOKEN } from "../../scenarios/lib/protocol.js";
+import { measureStormCapacity } from "../storm/capacity.js";
 import { idleLoopLag, measureCapacity } from "./client-capacity.js";
 import { measureOverhead } from "./client-overhead.js";
 import { startBundledServer } from "./client-target.js";
@@ -15,8 +16,10 @@ const PAIRS = Number(process.env.CLIENT_BENCH_PAIRS ?? 40);
 const CLIENTS = Number(process.env.CLIENT_BENCH_CLIENTS ?? 1000);
 const RAMP_MS = Number(process.env.CLIENT_BENCH_RAMP_MS ?? 2000);
 const HOLD_MS = Number(process.env.CLIENT_BENCH_HOLD_MS ?? 3000);
-/** "overhead", "capacity" or both (default). */
+/** "overhead", "capacity", "storm" or all of them ("both", the default). */
 const PART = process.env.CLIENT_BENCH_PART ?? "both";
+/** Storm driver capacity: concurrent sessions per measurement. */
+const STORM_SIZES = (process.env.CLIENT_BENCH_STORM ?? "1000,10000").split(",").map(Number);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "catchup-bench-client-"));
@@ -30,8 +33,9 @@ async function main(): Promise<void> {
       `machine: ${cpus()[0]?.model ?? "?"} x${cpus().length}, node ${process.version}, load ${load()}\n`,
     );
 
-    if (PART !== "capacity") await overhead(dir, load);
-    if (PART !== "overhead") await capacity(dir, load);
+    if (PART === "both" || PART === "overhead") await overhead(dir, load);
+    if (PART === "both" || PART === "capacity") await capacity(dir, load);
+    if (PART === "both" || PART === "storm") await stormCapacity(dir, load);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -103,6 +107,45 @@ async function capacity(dir: string, load: () => string): Promise<void> {
     );
   } finally {
     await server2.stop();
+  }
+}
+
+async function stormCapacity(dir: string, load: () => string): Promise<void> {
+  // (3) The storm driver (sessions over worker threads) at 1,000 and 10,000 concurrent sessions: a
+  // tiny catch-up (20 projects x 64 B, 20 events; legacy resume = 2 chunks) so the server is not the
+  // limit, 100 ms ACK delay, starts spread over a ramp and every completion ACK held long enough that
+  // all sessions are open together (maxOpen shows it).
+  const tiny = join(dir, "storm-capacity.sqlite");
+  generateFixture({
+    projects: 20,
+    scriptBytesMin: 64,
+    scriptBytesMax: 64,
+    scriptsPerProject: 1,
+    events: 20,
+    seed: 1,
+    out: tiny,
+  });
+  const server = await startBundledServer(tiny, ["--delivery", "legacy", "--upgrade-timeout-ms", "60000"]);
+  try {
+    for (const clients of STORM_SIZES) {
+      const rampMs = Math.max(1000, clients); // 1 connect per ms: the server accepts at its pace
+      const c = await measureStormCapacity(server.url, TOKEN, server.fixture.cursorSequence, clients, {
+        rampMs,
+        holdMs: rampMs + 5000,
+        ackDelayMs: 100,
+        timeoutMs: 3 * rampMs + 60_000,
+      });
+      process.stdout.write(
+        `\n(3) storm driver: ${c.clients} sessions over ${c.workers} worker thread(s), started over ${c.rampMs} ms, ACK delay ${c.ackDelayMs} ms, completion ACK held ${c.holdMs} ms; at most ${c.maxOpen} open at once\n` +
+          `    ok ${c.ok}, failed ${c.failed}${c.firstError ? ` (first: ${c.firstError})` : ""}; wall ${c.wallMs.toFixed(0)} ms\n` +
+          `    driver event-loop lag (worst worker) p50 ${c.loopLag.p50.toFixed(2)} ms, p99 ${c.loopLag.p99.toFixed(2)} ms, max ${c.loopLag.max.toFixed(2)} ms (target p99 < 10 ms: ${c.loopLag.p99 < 10 ? "met" : "NOT met"})\n` +
+          `    driver RSS ${(c.rssBeforeBytes / 2 ** 20).toFixed(1)} MiB before, ${(c.rssPeakBytes / 2 ** 20).toFixed(1)} MiB peak: ${(c.rssPerSessionBytes / 1024).toFixed(1)} KiB per session\n` +
+          `    load average after: ${load()}\n` +
+          `${JSON.stringify({ part: "storm", loadavg: loadavg(), ...c })}\n`,
+      );
+    }
+  } finally {
+    await server.stop();
   }
 }
 

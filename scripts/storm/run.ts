@@ -105,7 +105,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
   const untrack = ctx.track(target);
   const samplesFile = `samples/${stormCellId(cell)}.jsonl`;
   try {
-    const limits = readLimits(target.pid);
+    const limits = readLimits(target.pid, Number(new URL(target.url).port) || null);
     const limitsLine = describeLimits(limits);
     ctx.onLimits?.(`storm ${cell.clients} × ${cell.variant}: ${limitsLine}`);
     const refusal = checkStormLimits(cell.clients, config.stormRampMs, limits);
@@ -164,9 +164,10 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
       timeline = stormTimeline(rssSince(join(ctx.runDir, samplesFile), shift), caughtUpTimeline(sessions));
     }
     let error = driverError ?? sampled.error ?? null;
-    const firstBad = sessions.find((s) => !s.ok);
+    const bad = sessions.findIndex((s) => !s.ok);
+    const firstBad = sessions[bad];
     if (firstBad)
-      error ??= `${figures.failed} of ${cell.clients} clients failed (first: ${classifyFailure(firstBad.error)}: ${firstBad.error})`;
+      error ??= `${figures.failed} of ${cell.clients} clients failed (first: client ${bad + 1}, connecting at ${Math.round(firstBad.startMs)} ms: ${classifyFailure(firstBad.error)}: ${firstBad.error})`;
     if ((figures.failed > 0 || postGc === null) && (await exitedWithin(target, 1000))) {
       error = target.describeExit();
       if (!ctx.stopped())

@@ -33,7 +33,10 @@ beforeAll(async () => {
   fixtures = tempFixtures();
   dir = fixtures.dir;
   db = fixtures.make("auth", { projects: 30, scriptBytes: 1024, events: 20 });
+  // lean items: the snapshot item lists the projects itself
   server = await startServer(db, [
+    "--item-shape",
+    "lean",
     "--token",
     FULL,
     "--token",

@@ -1,9 +1,12 @@
 // Leak rows in the guard, the report table and the chart data; and the leak flags' rules.
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/bench/config.js";
+import { EXIT } from "../../scripts/exit-codes.js";
 import { judgeLeak } from "../../scripts/leak/guard.js";
 import { leakCharts, leakMarkdown } from "../../scripts/leak/report.js";
-import { type LeakPoint, leakRow } from "../../scripts/leak/verdict.js";
+import { type LeakPoint, type LeakRow, leakRow } from "../../scripts/leak/verdict.js";
+import { judge } from "../../scripts/report/guard.js";
+import { RESULTS_SCHEMA, type Results } from "../../scripts/results.js";
 import { UsageError } from "../../scripts/usage.js";
 
 /** A straight line of post-GC heap with a fixed wobble (+-2 KiB), `slope` bytes per cycle. */
@@ -38,6 +41,44 @@ describe("judgeLeak", () => {
     const short = leakRow("B", 1, line(0, 8), 5, THRESHOLD);
     expect(judgeLeak([base, short], "A", "B").undecided).toEqual(["leakSlopeBytes B"]);
     expect(judgeLeak(undefined, "A", "B").undecided).toEqual(["leakSlopeBytes B"]);
+  });
+});
+
+function resultsWith(leak: LeakRow[] | undefined): Results {
+  return {
+    schema: RESULTS_SCHEMA,
+    run: {
+      startedAt: "2026-11-30T00:00:00.000Z",
+      finishedAt: null,
+      node: "v20",
+      cpuModel: "cpu",
+      cores: 2,
+      loadAverage: [0, 0, 0],
+      gitCommit: null,
+      config: {},
+    },
+    variants: [
+      { name: "A", kind: "bundled", command: "a", role: "baseline" },
+      { name: "B", kind: "bundled", command: "b", role: "candidate" },
+    ],
+    latency: [],
+    memory: [],
+    ...(leak ? { leak } : {}),
+  };
+}
+
+describe("the guard with leakSlopeBytes", () => {
+  it("exits 1 when the candidate leaks, saying why", () => {
+    const d = judge(resultsWith([base, leaky]), { ceiling: 1.03, metrics: ["leakSlopeBytes"] });
+    expect(d.exitCode).toBe(EXIT.regression);
+    expect(d.lines.at(-1)).toBe("guard: FAIL (leak) in 1 cell: leakSlopeBytes B");
+  });
+
+  it("passes when it does not, and has no verdict without leak rows", () => {
+    const ok = judge(resultsWith([base, { ...base, variant: "B" }]), { ceiling: 1.03, metrics: ["leakSlopeBytes"] });
+    expect(ok.exitCode).toBe(EXIT.ok);
+    const none = judge(resultsWith(undefined), { ceiling: 1.03, metrics: ["leakSlopeBytes"] });
+    expect(none.exitCode).toBe(EXIT.noResult);
   });
 });
 

@@ -21,7 +21,8 @@ afterAll(async () => {
 });
 
 async function firstKinds(args: string[], payload: Record<string, unknown>) {
-  const server = await startServer(db, args);
+  // lean items: a resume opens with a "resume" item, so the first kind tells resume from fallback
+  const server = await startServer(db, ["--item-shape", "lean", ...args]);
   try {
     const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
     const result = await subscribeThroughCompletion(conn, "1", payload);
@@ -52,7 +53,7 @@ describe("replay budget", () => {
   });
 
   it("afterSequence beyond the latest sequence: a failed Exit with a tagged error, no chunks", async () => {
-    const server = await startServer(db);
+    const server = await startServer(db, ["--item-shape", "lean"]);
     started.push(server);
     const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
     conn.request("1", "orchestration.subscribeShell", { afterSequence: latest + 1, requestCompletionMarker: true });
@@ -69,7 +70,14 @@ describe("replay budget", () => {
 describe("--max-initial-chunk-bytes (batched)", () => {
   it("splits the first chunk into frames within the budget, marker last", async () => {
     const budget = 64 * 1024;
-    const server = await startServer(db, ["--delivery", "batched", "--max-initial-chunk-bytes", String(budget)]);
+    const server = await startServer(db, [
+      "--item-shape",
+      "lean",
+      "--delivery",
+      "batched",
+      "--max-initial-chunk-bytes",
+      String(budget),
+    ]);
     started.push(server);
     const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
     const sizes: number[] = [];
@@ -89,7 +97,14 @@ describe("--max-initial-chunk-bytes (batched)", () => {
     const wholeProjects = (whole.items[0] as { projects: unknown[] }).projects;
     expect(whole.chunks).toHaveLength(1);
     expect(whole.items[0]).not.toHaveProperty("page");
-    const server = await startServer(db, ["--delivery", "batched", "--max-initial-chunk-bytes", String(budget)]);
+    const server = await startServer(db, [
+      "--item-shape",
+      "lean",
+      "--delivery",
+      "batched",
+      "--max-initial-chunk-bytes",
+      String(budget),
+    ]);
     started.push(server);
     const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
     const sizes: number[] = [];

@@ -1,4 +1,5 @@
-// Chunk counts through completion, legacy vs batched, over a real loopback socket.
+// Chunk counts through completion, legacy vs batched, over a real loopback socket, with the default
+// (reference) item shapes: a cold snapshot is two snapshot items, a resume opens with one.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RawConnection, subscribeThroughCompletion } from "../support/raw-ws.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
@@ -28,9 +29,9 @@ const cursor = CHUNK_FIXTURE.projects;
 const latest = CHUNK_FIXTURE.projects + CHUNK_FIXTURE.events;
 const cases = [
   { name: "snapshot", payload: {}, legacy: 2, first: "snapshot" },
-  { name: "resume, no new events", payload: { afterSequence: latest }, legacy: 2, first: "resume" },
-  { name: "resume, one event", payload: { afterSequence: latest - 1 }, legacy: 3, first: "resume" },
-  { name: "resume, 1,000 events", payload: { afterSequence: cursor }, legacy: 4, first: "resume" },
+  { name: "resume, no new events", payload: { afterSequence: latest }, legacy: 2, first: "snapshot" },
+  { name: "resume, one event", payload: { afterSequence: latest - 1 }, legacy: 3, first: "snapshot" },
+  { name: "resume, 1,000 events", payload: { afterSequence: cursor }, legacy: 4, first: "snapshot" },
 ];
 
 describe.each([
@@ -55,10 +56,12 @@ describe.each([
       }
       if (c.name === "resume, one event") expect(replayed.map((i) => i.sequence)).toEqual([latest]);
       if (c.name === "snapshot") {
-        const snapshot = items[0] as { snapshotSequence: number; projects: { scripts: unknown[] }[] };
-        expect(snapshot.snapshotSequence).toBe(latest);
-        expect(snapshot.projects).toHaveLength(CHUNK_FIXTURE.projects);
-        expect(snapshot.projects[0]?.scripts).toHaveLength(1);
+        type Item = { snapshot: { snapshotSequence: number; projects: { scripts: unknown[] }[] } };
+        for (const item of items.slice(0, 2) as Item[]) {
+          expect(item.snapshot.snapshotSequence).toBe(latest);
+          expect(item.snapshot.projects).toHaveLength(CHUNK_FIXTURE.projects);
+          expect(item.snapshot.projects[0]?.scripts).toHaveLength(1);
+        }
       }
     } finally {
       await conn.close();
@@ -86,7 +89,7 @@ describe("batched delivery without requestCompletionMarker", () => {
       await conn.next((f) => f._tag === "Exit" && f.requestId === "2", 10_000, from);
       const snapshot = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
       const first = await subscribeThroughCompletion(snapshot, "1", {});
-      const projectId = ((first.items[0] as { projects: { id: string }[] }).projects[0] as { id: string }).id;
+      const projectId = (first.items[0] as { snapshot: { projects: { id: string }[] } }).snapshot.projects[0]?.id;
       await snapshot.close();
       conn.request("3", "orchestration.dispatchCommand", { type: "project.update", projectId, title: "renamed" });
       const live = await conn.next((f) => f._tag === "Chunk" && f.requestId === "1", 10_000, from);

@@ -1,5 +1,6 @@
 // Pure: how each strategy cuts a catch-up into chunks (no sockets).
 import { describe, expect, it } from "vitest";
+import { referenceSnapshotItems } from "../../server-under-test/catchup.js";
 import {
   type CatchUp,
   CHUNK_ENVELOPE_BYTES,
@@ -8,7 +9,9 @@ import {
   planChunks,
   splitByBytes,
 } from "../../server-under-test/delivery.js";
-import type { ShellItem } from "../../server-under-test/rpcs.js";
+import type { LeanSnapshotItem, ShellItem } from "../../server-under-test/rpcs.js";
+
+const isLeanSnapshot = (i: ShellItem): i is LeanSnapshotItem => i.kind === "snapshot" && "projects" in i;
 
 const project = (i: number, bytes = 10) => ({
   id: `p${i}`,
@@ -102,12 +105,12 @@ describe("--max-initial-chunk-bytes with a snapshot", () => {
     for (const c of chunks) expect(frameBytes(c)).toBeLessThanOrEqual(budget);
     const items = chunks.flat();
     expect(items.at(-1)).toEqual({ kind: "synchronized", sequence: 100 });
-    const pages = items.filter((i) => i.kind === "snapshot");
+    const pages = items.filter(isLeanSnapshot);
     expect(pages.map((p) => [p.page, p.pages, p.snapshotSequence])).toEqual(
       pages.map((_, i) => [i + 1, pages.length, 100]),
     );
     expect(pages.flatMap((p) => p.projects)).toEqual(
-      catchUp.kind === "snapshot" && catchUp.snapshot.kind === "snapshot" ? catchUp.snapshot.projects : [],
+      catchUp.kind === "snapshot" && isLeanSnapshot(catchUp.snapshot) ? catchUp.snapshot.projects : [],
     );
   });
   it("without a budget the snapshot stays one item without page fields", () => {
@@ -121,7 +124,7 @@ describe("--max-initial-chunk-bytes with a snapshot", () => {
       { kind: "snapshot", snapshotSequence: 7, projects: [project(0), big, project(2)] },
       CHUNK_ENVELOPE_BYTES + 400,
     );
-    expect(pages.map((p) => (p.kind === "snapshot" ? [p.projects.map((x) => x.id), p.page, p.pages] : p))).toEqual([
+    expect(pages.map((p) => (isLeanSnapshot(p) ? [p.projects.map((x) => x.id), p.page, p.pages] : p))).toEqual([
       [["p0"], 1, 3],
       [["p1"], 2, 3],
       [["p2"], 3, 3],
@@ -129,6 +132,45 @@ describe("--max-initial-chunk-bytes with a snapshot", () => {
     expect(pageSnapshot({ kind: "snapshot", snapshotSequence: 7, projects: [] }, 100)).toEqual([
       { kind: "snapshot", snapshotSequence: 7, projects: [], page: 1, pages: 1 },
     ]);
+  });
+});
+
+describe("reference item shapes", () => {
+  const projects = Array.from({ length: 3 }, (_, i) => project(i));
+  const items = referenceSnapshotItems(projects, 100);
+  const cold: CatchUp = {
+    kind: "snapshot",
+    sequence: 100,
+    snapshot: items.authoritative,
+    enrichment: items.enrichment,
+  };
+  it("a cold snapshot is the authoritative item, then the same-sequence enrichment item with every project", () => {
+    expect(items.authoritative).toEqual({
+      kind: "snapshot",
+      snapshot: { schemaVersion: 1, snapshotSequence: 100, projects, threads: [], archivedThreads: [] },
+    });
+    expect(items.enrichment).toEqual({
+      kind: "snapshot",
+      snapshot: { schemaVersion: 1, snapshotSequence: 100, projects, threads: [], archivedThreads: [] },
+      resolvedRepositoryIdentityRoots: ["/w"],
+    });
+  });
+  it("both snapshot items travel in the first chunk: legacy 2 chunks, batched 1", () => {
+    expect(shape(planChunks(cold, { strategy: "legacy", ...marker }))).toEqual([
+      ["snapshot", "snapshot"],
+      ["synchronized"],
+    ]);
+    expect(shape(planChunks(cold, { strategy: "batched", ...marker }))).toEqual([
+      ["snapshot", "snapshot", "synchronized"],
+    ]);
+  });
+  it("with --max-initial-chunk-bytes the two items are split, not paged", () => {
+    const chunks = planChunks(cold, {
+      strategy: "batched",
+      ...marker,
+      maxInitialChunkBytes: CHUNK_ENVELOPE_BYTES + 100,
+    });
+    expect(chunks.flat()).toEqual([items.authoritative, items.enrichment, { kind: "synchronized", sequence: 100 }]);
   });
 });
 

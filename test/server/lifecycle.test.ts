@@ -159,7 +159,7 @@ describe("a port already in use", () => {
 describe("the fixture file", () => {
   it("is byte-for-byte unchanged after subscriptions and commands", async () => {
     const before = sha256(db);
-    const server = await startServer(db);
+    const server = await startServer(db, ["--item-shape", "lean"]);
     const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
     conn.request("1", "orchestration.subscribeShell", {});
     const snapshot = (await conn.next(isChunkFor("1"))).values as { projects: { id: string }[] }[];

@@ -36,6 +36,7 @@ it("an append published late is in the catch-up only; later events arrive live o
       live,
       limits: { maxReplayEvents: 1000, maxReplayBytes: 1 << 23 },
       strategy: "batched" as const,
+      itemShape: "lean" as const,
       maxInitialChunkBytes: undefined,
     };
     const late = store.updateProject(projectId, "appended, not yet published", new Date(0));

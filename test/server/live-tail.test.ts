@@ -36,7 +36,7 @@ afterAll(async () => {
 });
 
 async function start(delivery: string): Promise<RunningServer> {
-  const server = await startServer(db, ["--delivery", delivery]);
+  const server = await startServer(db, ["--item-shape", "lean", "--delivery", delivery]);
   started.push(server);
   return server;
 }

@@ -11,6 +11,7 @@ describe("parseSettings", () => {
       host: "127.0.0.1",
       port: 0,
       delivery: "legacy",
+      itemShape: "reference",
       tokens: [],
       maxReplayEvents: 1000,
       maxReplayBytes: 8388608,
@@ -38,9 +39,12 @@ describe("parseSettings", () => {
       "6",
       "--max-initial-chunk-bytes",
       "7",
+      "--item-shape",
+      "lean",
       "--exit-with-parent",
     ]);
     expect(s).toMatchObject({ host: "::1", port: 8080, delivery: "batched", maxReplayEvents: 5, maxReplayBytes: 6 });
+    expect(s.itemShape).toBe("lean");
     expect(s.maxInitialChunkBytes).toBe(7);
     expect(s.exitWithParent).toBe(true);
     expect(s.tokens).toEqual([
@@ -52,6 +56,8 @@ describe("parseSettings", () => {
     [["--db", "f", "--port", "-1"], "--port must be an integer from 0 to 65535"],
     [["--db", "f", "--max-replay-events", "1.5"], "--max-replay-events must be an integer"],
     [["--db", "f", "--delivery", "x"], "--delivery must be one of legacy, batched"],
+    [["--db", "f", "--item-shape", "full"], '--item-shape must be one of reference, lean (got "full")'],
+    [["--db", "f", "--item-shape"], "--item-shape needs a value: --item-shape reference|lean"],
     [["--db", "f", "--token", ":orchestration:read"], "non-empty SECRET"],
     [["--db", "f", "--nope"], "Unknown argument"],
     [["--db", "f", "--token"], "--token needs a value: --token SECRET[:scope,scope]"],

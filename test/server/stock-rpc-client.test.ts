@@ -51,7 +51,17 @@ it.each([
   }).pipe(Effect.scoped, Effect.provide(clientLayer("reader")), Effect.timeout("20 seconds"));
   const { items, config } = await Effect.runPromise(program);
   expect(items.at(-1)).toEqual({ kind: "synchronized", sequence: latest });
-  expect(items[0]?.kind).toBe("afterSequence" in payload ? "resume" : "snapshot");
+  // The reference shape (the default): a cold snapshot is the authoritative item, then the
+  // enrichment item; a resume opens with the metadata snapshot (the enrichment item alone).
+  const enrichment = (i: (typeof items)[number] | undefined) =>
+    i?.kind === "snapshot" && "resolvedRepositoryIdentityRoots" in i && i.resolvedRepositoryIdentityRoots !== undefined;
+  if ("afterSequence" in payload) {
+    expect(enrichment(items[0])).toBe(true);
+    expect(items.slice(1, -1).every((i) => i.kind === "project.updated")).toBe(true);
+  } else {
+    expect(items.map((i) => i.kind)).toEqual(["snapshot", "snapshot", "synchronized"]);
+    expect([enrichment(items[0]), enrichment(items[1])]).toEqual([false, true]);
+  }
   expect(config).toMatchObject({
     name: "catchup-bench-server",
     delivery: "legacy",

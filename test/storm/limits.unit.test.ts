@@ -1,7 +1,13 @@
 // The limit check refuses a storm that the descriptor limits or the listen backlog cannot hold, with
 // one line naming the limit and how to raise it.
 import { describe, expect, it } from "vitest";
-import { checkStormLimits, FD_HEADROOM, parseNofile, type StormLimits } from "../../scripts/storm/limits.js";
+import {
+  checkStormLimits,
+  FD_HEADROOM,
+  parseNofile,
+  parseSsBacklog,
+  type StormLimits,
+} from "../../scripts/storm/limits.js";
 
 const roomy: StormLimits = {
   harnessNofile: 65536,
@@ -36,9 +42,26 @@ describe("checkStormLimits", () => {
     expect(checkStormLimits(500, 1000, l)).toBeNull();
   });
 
+  it("refuses an unramped storm beyond the server's own listen backlog (capped by somaxconn)", () => {
+    const l = { ...roomy, serverBacklog: 511 };
+    expect(checkStormLimits(511, 0, l)).toBeNull();
+    expect(checkStormLimits(512, 0, l)).toMatch(/server's listen backlog of 511/);
+    expect(checkStormLimits(512, 2000, l)).toBeNull();
+    expect(checkStormLimits(200, 0, { ...l, serverBacklog: 65535, somaxconn: 128 })).toMatch(/backlog of 128/);
+  });
+
   it("passes when a limit is unknown or unlimited", () => {
     const l = { ...roomy, harnessNofile: null, serverNofile: Number.POSITIVE_INFINITY, somaxconn: null };
     expect(checkStormLimits(100_000, 0, l)).toBeNull();
+  });
+});
+
+describe("parseSsBacklog", () => {
+  it("reads the Send-Q of the socket listening on the port", () => {
+    const text = "LISTEN 369    511    127.0.0.1:45617 0.0.0.0:*\nLISTEN 0      128      0.0.0.0:2024  0.0.0.0:*\n";
+    expect(parseSsBacklog(text, 45617)).toBe(511);
+    expect(parseSsBacklog(text, 2024)).toBe(128);
+    expect(parseSsBacklog(text, 4561)).toBeNull();
   });
 });
 
