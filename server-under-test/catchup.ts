@@ -5,12 +5,18 @@
 // a metadata snapshot of every project) or this server's earlier lean shape (one snapshot item; a
 // tiny resume item).
 import * as Schema from "effect/Schema";
-import type { CatchUp } from "./delivery.js";
+import type { CatchUp, ReplaySource } from "./delivery.js";
 import { ProjectShell, type ShellItem } from "./rpcs.js";
 import type { EventStore } from "./store.js";
 
 export const ITEM_SHAPES = ["reference", "lean"] as const;
 export type ItemShape = (typeof ITEM_SHAPES)[number];
+
+/**
+ * JSON keys and punctuation of one `project.updated` item around its stored text (kind, sequence,
+ * the shell's keys, a title changed at run time): measured at 134 bytes, rounded up so the projection errs high.
+ */
+export const PROJECTED_ITEM_OVERHEAD = 160;
 
 /** The reference server's shell snapshot schema version. */
 export const SHELL_SCHEMA_VERSION = 1;
@@ -56,23 +62,38 @@ function snapshotCatchUp(store: EventStore, sequence: number, shape: ItemShape):
 }
 
 function resumeCatchUp(store: EventStore, afterSequence: number, sequence: number, shape: ItemShape): CatchUp {
-  if (shape === "lean") {
-    const replay: ShellItem[] = store
-      .replay(afterSequence)
-      .map((r) => ({ kind: "project.updated", sequence: r.sequence, project: r.project }));
-    const resume: ShellItem = { kind: "resume", fromSequence: afterSequence, toSequence: sequence };
-    return { kind: "resume", resume, replay, sequence };
-  }
-  // Metadata only (no authoritative body): the enrichment item of every project, as the reference
-  // server resumes; then each coalesced event as its project's current shell, fetched one by one.
-  const resume = referenceSnapshotItems(store.snapshot(), sequence).enrichment;
-  const replay: ShellItem[] = [];
-  for (const event of store.touchedAfter(afterSequence)) {
-    const row = store.projectRow(event.projectId);
-    if (row === undefined) continue;
-    replay.push({ kind: "project.updated", sequence: event.sequence, project: decodeProject(row) });
-  }
-  return { kind: "resume", resume, replay, sequence };
+  const resume: ShellItem =
+    shape === "lean"
+      ? { kind: "resume", fromSequence: afterSequence, toSequence: sequence }
+      : // Metadata only (no authoritative body): the enrichment item of every project, as the
+        // reference server resumes.
+        referenceSnapshotItems(store.snapshot(), sequence).enrichment;
+  return { kind: "resume", resume, replay: replaySource(store, afterSequence, shape), sequence };
+}
+
+/**
+ * The coalesced replay after `afterSequence`: which projects (and at which sequence) is settled now,
+ * so the catch-up ends at this instant's high-water mark; each project's shell is fetched from the
+ * store only when its page is read (in the reference shape, decoded with its schema, one by one).
+ */
+function replaySource(store: EventStore, afterSequence: number, shape: ItemShape): ReplaySource {
+  const touched = store.touchedAfter(afterSequence);
+  return {
+    size: touched.length,
+    projectedBytes: () =>
+      touched.reduce((n, t) => n + store.storedShellBytes(t.projectId) + PROJECTED_ITEM_OVERHEAD, 0),
+    read: (from, to) => {
+      store.notePageRead();
+      const out: ShellItem[] = [];
+      for (const { projectId, sequence } of touched.slice(from, to)) {
+        const row = store.projectRow(projectId);
+        if (row === undefined) continue;
+        const project = shape === "lean" ? (row as ProjectShell) : decodeProject(row);
+        out.push({ kind: "project.updated", sequence, project });
+      }
+      return out;
+    },
+  };
 }
 
 /**

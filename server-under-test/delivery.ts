@@ -9,52 +9,78 @@ export type DeliveryStrategy = (typeof DELIVERY_STRATEGIES)[number];
 /** Legacy replay chunks carry at most this many replayed items (as the reference server did). */
 export const LEGACY_REPLAY_CHUNK = 512;
 
+/** A replay read on demand: `read(from, to)` fetches items [from, to) from the store. */
+export interface ReplaySource {
+  readonly size: number;
+  read(from: number, to: number): ShellItem[];
+  /** What the whole replay would encode to (bytes), projected from stored sizes without reading it. */
+  projectedBytes?: () => number;
+}
+
+/** A replay already in memory, as a source. */
+export function replayOf(items: ShellItem[]): ReplaySource {
+  return { size: items.length, read: (from, to) => items.slice(from, to) };
+}
+
 /**
  * The catch-up to deliver: a snapshot (with, in the reference shape, its same-sequence enrichment
- * item), or resume metadata plus the coalesced replay.
+ * item), or resume metadata plus the coalesced replay (read from the store only when delivered).
  */
 export type CatchUp =
   | { kind: "snapshot"; snapshot: ShellItem; enrichment?: ShellItem | undefined; sequence: number }
-  | { kind: "resume"; resume: ShellItem; replay: ShellItem[]; sequence: number };
+  | { kind: "resume"; resume: ShellItem; replay: ShellItem[] | ReplaySource; sequence: number };
+
+/** One chunk to deliver: its items, or a page read from the store when the stream pulls it. */
+export type PlannedChunk = ShellItem[] | (() => ShellItem[]);
 
 export interface DeliveryOptions {
   strategy: DeliveryStrategy;
   requestCompletionMarker: boolean;
   /** Batched only: split the first chunk so each stays within this many serialized bytes. */
   maxInitialChunkBytes?: number | undefined;
+  /**
+   * Batched only: a marked resume whose replay is projected to encode beyond this many bytes takes
+   * the streaming (legacy) path instead, so no single frame carries the whole replay.
+   */
+  maxProjectedBytes?: number | undefined;
 }
 
 /** Serialized bytes of the Chunk frame envelope around the values (`{"_tag":"Chunk",...}`), a safe over-estimate. */
 export const CHUNK_ENVELOPE_BYTES = 64;
 
-/** Cuts a catch-up into chunks, in delivery order; the completion marker, when requested, is last. */
-export function planChunks(catchUp: CatchUp, options: DeliveryOptions): ShellItem[][] {
+/**
+ * Cuts a catch-up into chunks, in delivery order; the completion marker, when requested, is last.
+ * Batched delivery to a client that asked for the marker reads the whole replay now (it goes out
+ * in one frame); otherwise each replay page is read when the stream pulls its chunk, which the
+ * RPC server does only after the client ACKed the previous one.
+ */
+export function planChunks(catchUp: CatchUp, options: DeliveryOptions): PlannedChunk[] {
   const marker: ShellItem[] = options.requestCompletionMarker
     ? [{ kind: "synchronized", sequence: catchUp.sequence }]
     : [];
   const snapshotItems = (c: Extract<CatchUp, { kind: "snapshot" }>): ShellItem[] =>
     c.enrichment === undefined ? [c.snapshot] : [c.snapshot, c.enrichment];
-  if (options.strategy === "batched" && options.requestCompletionMarker) {
+  if (options.strategy === "batched" && options.requestCompletionMarker && !overProjected(catchUp, options)) {
     const budget = options.maxInitialChunkBytes;
     if (budget === undefined) {
       return [
         catchUp.kind === "snapshot"
           ? [...snapshotItems(catchUp), ...marker]
-          : [catchUp.resume, ...catchUp.replay, ...marker],
+          : [catchUp.resume, ...readAll(catchUp.replay), ...marker],
       ];
     }
     // A lean snapshot is one item holding every project: page it so the budget holds for it too.
     const initial =
       catchUp.kind === "resume"
-        ? [catchUp.resume, ...catchUp.replay]
+        ? [catchUp.resume, ...readAll(catchUp.replay)]
         : catchUp.enrichment === undefined
           ? pageSnapshot(catchUp.snapshot, budget)
           : snapshotItems(catchUp);
     return splitByBytes([...initial, ...marker], budget);
   }
   // legacy, and batched for clients that did not ask for the marker (old clients keep the old path)
-  const chunks: ShellItem[][] =
-    catchUp.kind === "snapshot" ? [snapshotItems(catchUp)] : [[catchUp.resume], ...slices(catchUp.replay)];
+  const chunks: PlannedChunk[] =
+    catchUp.kind === "snapshot" ? [snapshotItems(catchUp)] : [[catchUp.resume], ...pages(catchUp.replay)];
   if (marker.length > 0) chunks.push(marker);
   return chunks;
 }
@@ -95,9 +121,37 @@ export function pageSnapshot(snapshot: ShellItem, budget: number): ShellItem[] {
   }));
 }
 
-function slices(items: ShellItem[]): ShellItem[][] {
-  const out: ShellItem[][] = [];
-  for (let i = 0; i < items.length; i += LEGACY_REPLAY_CHUNK) out.push(items.slice(i, i + LEGACY_REPLAY_CHUNK));
+/** True when a resume's replay is projected to encode beyond --max-projected-bytes. */
+export function overProjected(catchUp: CatchUp, options: DeliveryOptions): boolean {
+  const limit = options.maxProjectedBytes;
+  if (limit === undefined || catchUp.kind !== "resume") return false;
+  return projectedBytes(catchUp.replay) > limit;
+}
+
+/** Projected encoded bytes of a replay: the source's own projection, else the encoded size of items in memory. */
+export function projectedBytes(replay: ShellItem[] | ReplaySource): number {
+  if (Array.isArray(replay)) return replay.reduce((n, item) => n + Buffer.byteLength(JSON.stringify(item)) + 1, 0);
+  if (replay.projectedBytes) return replay.projectedBytes();
+  return projectedBytes(replay.read(0, replay.size));
+}
+
+function sourceOf(replay: ShellItem[] | ReplaySource): ReplaySource {
+  return Array.isArray(replay) ? replayOf(replay) : replay;
+}
+
+function readAll(replay: ShellItem[] | ReplaySource): ShellItem[] {
+  const source = sourceOf(replay);
+  return source.read(0, source.size);
+}
+
+/** Legacy replay chunks: one page of up to LEGACY_REPLAY_CHUNK items each, read when pulled. */
+function pages(replay: ShellItem[] | ReplaySource): PlannedChunk[] {
+  const source = sourceOf(replay);
+  const out: PlannedChunk[] = [];
+  for (let i = 0; i < source.size; i += LEGACY_REPLAY_CHUNK) {
+    const from = i;
+    out.push(() => source.read(from, Math.min(from + LEGACY_REPLAY_CHUNK, source.size)));
+  }
   return out;
 }
 

@@ -18,6 +18,7 @@ export function handlersLayer(settings: ServerSettings, store: EventStore, live:
     strategy: settings.delivery,
     itemShape: settings.itemShape,
     maxInitialChunkBytes: settings.maxInitialChunkBytes,
+    maxProjectedBytes: settings.maxProjectedBytes,
   };
   return ServerRpcs.toLayer({
     "orchestration.subscribeShell": (payload) => subscribeShell(deps, payload),
@@ -30,9 +31,11 @@ export function handlersLayer(settings: ServerSettings, store: EventStore, live:
           maxReplayEvents: settings.maxReplayEvents,
           maxReplayBytes: settings.maxReplayBytes,
           maxInitialChunkBytes: settings.maxInitialChunkBytes ?? null,
+          maxProjectedBytes: settings.maxProjectedBytes ?? null,
           maxFrameBytes: MAX_FRAME_BYTES,
         },
         itemShape: settings.itemShape,
+        stats: { replayPagesRead: store.replayPagesRead },
         fixture: store.meta,
         latestSequence: store.latestSequence,
       })),

@@ -130,10 +130,13 @@ export const ServerConfigResponse = Schema.Struct({
     maxReplayEvents: Schema.Number,
     maxReplayBytes: Schema.Number,
     maxInitialChunkBytes: Schema.NullOr(Schema.Number),
+    maxProjectedBytes: Schema.optional(Schema.NullOr(Schema.Number)),
     maxFrameBytes: Schema.Number,
   }),
   /** How catch-up items are shaped: the reference server's, or this server's earlier lean items. */
   itemShape: Schema.optional(Schema.Literal("reference", "lean")),
+  /** Counters for tests and diagnostics. */
+  stats: Schema.optional(Schema.Struct({ replayPagesRead: Schema.Number })),
   fixture: FixtureMetaSchema,
   latestSequence: Schema.Number,
 });

@@ -19,6 +19,7 @@ export interface ServerSettings {
   maxReplayEvents: number;
   maxReplayBytes: number;
   maxInitialChunkBytes: number | undefined;
+  maxProjectedBytes: number | undefined;
   /** A connection must finish its HTTP request headers (the upgrade) within this many ms. */
   upgradeTimeoutMs: number;
   exitWithParent: boolean;
@@ -29,7 +30,7 @@ export const DEFAULT_UPGRADE_TIMEOUT_MS = 10_000;
 export const USAGE =
   "node dist/server-under-test/main.js --db FIXTURE [--host 127.0.0.1] [--port 0] [--delivery legacy|batched] [--item-shape reference|lean] " +
   "[--token SECRET[:scope,scope]]... [--max-replay-events 1000] [--max-replay-bytes 8388608] " +
-  "[--max-initial-chunk-bytes N] [--upgrade-timeout-ms 10000] [--exit-with-parent]";
+  "[--max-initial-chunk-bytes N] [--max-projected-bytes N] [--upgrade-timeout-ms 10000] [--exit-with-parent]";
 
 export const HELP = `
   --db FIXTURE                   SQLite fixture (npm run fixture); opened read-only, never modified
@@ -47,6 +48,10 @@ export const HELP = `
   --max-replay-bytes N           replay at most N stored payload bytes, else a snapshot (default 8388608)
   --max-initial-chunk-bytes N    batched: split the first chunk into frames of at most N bytes (default off);
                                  a snapshot is then paged into several snapshot items (page, pages)
+  --max-projected-bytes N        batched: a marked resume whose replay is projected (from stored sizes)
+                                 to encode beyond N bytes takes the streaming path instead: resume
+                                 metadata, then pages of up to 512 items, each read after the
+                                 previous chunk's ACK, then the marker (default off)
   --upgrade-timeout-ms N         close a connection whose HTTP upgrade headers are not complete
                                  within N ms (default 10000); open WebSockets are not affected
   --exit-with-parent             exit when stdin reaches EOF or the IPC channel disconnects
@@ -63,6 +68,7 @@ const VALUE_FORMS: Record<string, string> = {
   "max-replay-events": "N",
   "max-replay-bytes": "N",
   "max-initial-chunk-bytes": "N",
+  "max-projected-bytes": "N",
   "upgrade-timeout-ms": "N",
 };
 
@@ -107,6 +113,7 @@ export function parseSettings(argv: string[]): ServerSettings {
     .option("max-replay-events", { requiresArg: true, type: "string", default: "1000" })
     .option("max-replay-bytes", { requiresArg: true, type: "string", default: "8388608" })
     .option("max-initial-chunk-bytes", { requiresArg: true, type: "string" })
+    .option("max-projected-bytes", { requiresArg: true, type: "string" })
     .option("upgrade-timeout-ms", { requiresArg: true, type: "string", default: String(DEFAULT_UPGRADE_TIMEOUT_MS) })
     .option("exit-with-parent", { type: "boolean", default: false })
     .parseSync();
@@ -133,6 +140,7 @@ export function parseSettings(argv: string[]): ServerSettings {
     }
   }
   const initial = args["max-initial-chunk-bytes"];
+  const projected = args["max-projected-bytes"];
   return {
     db: args.db,
     host: args.host,
@@ -144,6 +152,8 @@ export function parseSettings(argv: string[]): ServerSettings {
     maxReplayBytes: int("max-replay-bytes", args["max-replay-bytes"], 0, Number.MAX_SAFE_INTEGER),
     maxInitialChunkBytes:
       initial === undefined ? undefined : int("max-initial-chunk-bytes", initial, 1, Number.MAX_SAFE_INTEGER),
+    maxProjectedBytes:
+      projected === undefined ? undefined : int("max-projected-bytes", projected, 0, Number.MAX_SAFE_INTEGER),
     // Node's timers hold at most 2^31-1 ms
     upgradeTimeoutMs: int("upgrade-timeout-ms", args["upgrade-timeout-ms"], 1, 2 ** 31 - 1),
     exitWithParent: args["exit-with-parent"],

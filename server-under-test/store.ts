@@ -23,6 +23,7 @@ export class EventStore {
   readonly meta: FixtureMeta;
   private readonly db: Database.Database;
   private latest: number;
+  private pagesRead = 0;
   private readonly appended: AppendedEvent[] = [];
   /** Title/updatedAt changes made at run time, laid over the fixture's projection. */
   private readonly overrides = new Map<string, { title: string; updatedAt: string }>();
@@ -30,6 +31,7 @@ export class EventStore {
   private readonly allRows: Database.Statement<[], ProjectRow>;
   private readonly touched: Database.Statement<[number], { stream_id: string; seq: number }>;
   private readonly cost: Database.Statement<[number], { events: number; bytes: number }>;
+  private readonly storedSize: Database.Statement<[string], { bytes: number }>;
 
   constructor(db: Database.Database, meta: FixtureMeta) {
     this.db = db;
@@ -46,6 +48,10 @@ export class EventStore {
     );
     this.touched = db.prepare(
       "SELECT stream_id, MAX(sequence) AS seq FROM orchestration_events WHERE sequence > ? GROUP BY stream_id",
+    );
+    // A project's stored text in bytes: what its shell encodes to, give or take the JSON keys.
+    this.storedSize = db.prepare(
+      "SELECT LENGTH(CAST(project_id AS BLOB)) + LENGTH(CAST(title AS BLOB)) + LENGTH(CAST(workspace_root AS BLOB)) + LENGTH(CAST(scripts_json AS BLOB)) + LENGTH(created_at) + LENGTH(updated_at) AS bytes FROM projection_projects WHERE project_id = ? AND deleted_at IS NULL",
     );
     this.cost = db.prepare(
       "SELECT COUNT(*) AS events, COALESCE(SUM(LENGTH(CAST(payload_json AS BLOB))), 0) AS bytes FROM orchestration_events WHERE sequence > ?",
@@ -99,6 +105,20 @@ export class EventStore {
     for (const r of this.touched.all(after)) last.set(r.stream_id, r.seq);
     for (const e of this.appended) if (e.sequence > after) last.set(e.projectId, e.sequence);
     return [...last].map(([projectId, sequence]) => ({ projectId, sequence })).sort((a, b) => a.sequence - b.sequence);
+  }
+
+  /** Stored bytes of a project's shell (0 when it is gone), read without fetching its scripts into JS. */
+  storedShellBytes(projectId: string): number {
+    return this.storedSize.get(projectId)?.bytes ?? 0;
+  }
+
+  /** Replay pages read so far (server.getConfig reports it, so a test can see when pages are read). */
+  get replayPagesRead(): number {
+    return this.pagesRead;
+  }
+
+  notePageRead(): void {
+    this.pagesRead += 1;
   }
 
   /** One project's stored shell, not yet decoded (the reference shape decodes it with its schema). */

@@ -7,7 +7,7 @@ import * as Option from "effect/Option";
 import * as PubSub from "effect/PubSub";
 import * as Stream from "effect/Stream";
 import { type ItemShape, type ReplayLimits, readCatchUp } from "./catchup.js";
-import { type DeliveryStrategy, planChunks } from "./delivery.js";
+import { type DeliveryStrategy, type PlannedChunk, planChunks } from "./delivery.js";
 import { CursorAheadError, type ProjectShell, type ShellItem } from "./rpcs.js";
 import type { EventStore } from "./store.js";
 
@@ -24,6 +24,7 @@ export interface SubscriptionDeps {
   strategy: DeliveryStrategy;
   itemShape: ItemShape;
   maxInitialChunkBytes: number | undefined;
+  maxProjectedBytes?: number | undefined;
 }
 
 export interface SubscribePayload {
@@ -51,7 +52,7 @@ export function subscribeShell(deps: SubscriptionDeps, payload: SubscribePayload
 function initialChunks(
   deps: SubscriptionDeps,
   payload: SubscribePayload,
-): { ok: true; pending: ShellItem[][]; highWater: number } | { ok: false; error: CursorAheadError } {
+): { ok: true; pending: PlannedChunk[]; highWater: number } | { ok: false; error: CursorAheadError } {
   const result = readCatchUp(deps.store, payload.afterSequence, deps.limits, deps.itemShape);
   if (!result.ok) {
     return {
@@ -67,6 +68,7 @@ function initialChunks(
     strategy: deps.strategy,
     requestCompletionMarker: payload.requestCompletionMarker === true,
     maxInitialChunkBytes: deps.maxInitialChunkBytes,
+    maxProjectedBytes: deps.maxProjectedBytes,
   });
   return { ok: true, pending, highWater: result.catchUp.sequence };
 }
@@ -78,12 +80,13 @@ function initialChunks(
  * until the next one, which would pin the final catch-up chunk (in batched delivery, the whole
  * snapshot) for as long as no live event comes. The RPC server writes no frame for an empty chunk.
  */
-function handOverOnce(pending: ShellItem[][]): Stream.Stream<ShellItem> {
+function handOverOnce(pending: PlannedChunk[]): Stream.Stream<ShellItem> {
   let flushed = false;
   return Stream.repeatEffectChunkOption(
     Effect.suspend(() => {
       const next = pending.shift();
-      if (next !== undefined) return Effect.succeed(Chunk.unsafeFromArray(next));
+      // a lazy chunk reads its replay page now: the RPC server pulls only after the previous ACK
+      if (next !== undefined) return Effect.succeed(Chunk.unsafeFromArray(typeof next === "function" ? next() : next));
       if (flushed) return Effect.fail(Option.none());
       flushed = true;
       return Effect.succeed(Chunk.empty<ShellItem>());

@@ -122,7 +122,7 @@ export function stormCells(rows: readonly StormRow[], roles: Roles): { header: s
 export const STORM_NOTE =
   "Each cell: per variant a fresh server, then N clients connecting at once (or spread over the ramp), each resuming from the cursor (or taking a cold snapshot), holding the completion chunk, closing. " +
   "ok counts clients whose completion frame arrived and whose session ended cleanly; failures are classed from each session's error (upgrade refused, timeout, closed early, other). " +
-  "Completion percentiles are over the ok clients' own subscribe-to-completion times; all caught up runs from the storm's start to the last completion frame (only when every client caught up). " +
+  "Completion percentiles are over the ok clients' own subscribe-to-completion times; all caught up runs from the storm's start to the last completion frame (only when every client caught up), so it also holds the wait for the server to accept each upgrade, which a session's completion time (from its subscribe request) does not. " +
   "Heap and RSS are sampled from outside the server as in the memory cells; post-GC heap after every client closed. " +
   "Driver lag is the worst client worker's event-loop delay p99: when it is large, the driver, not the server, set the pace. Medians over trials.";
 

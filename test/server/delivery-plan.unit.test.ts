@@ -5,11 +5,17 @@ import {
   type CatchUp,
   CHUNK_ENVELOPE_BYTES,
   LEGACY_REPLAY_CHUNK,
+  type PlannedChunk,
   pageSnapshot,
-  planChunks,
+  planChunks as plan,
+  type ReplaySource,
   splitByBytes,
 } from "../../server-under-test/delivery.js";
 import type { LeanSnapshotItem, ShellItem } from "../../server-under-test/rpcs.js";
+
+/** Every chunk's items, reading lazy replay pages in delivery order (as the stream would). */
+const read = (chunks: PlannedChunk[]): ShellItem[][] => chunks.map((c) => (typeof c === "function" ? c() : c));
+const planChunks = (...args: Parameters<typeof plan>) => read(plan(...args));
 
 const isLeanSnapshot = (i: ShellItem): i is LeanSnapshotItem => i.kind === "snapshot" && "projects" in i;
 
@@ -132,6 +138,57 @@ describe("--max-initial-chunk-bytes with a snapshot", () => {
     expect(pageSnapshot({ kind: "snapshot", snapshotSequence: 7, projects: [] }, 100)).toEqual([
       { kind: "snapshot", snapshotSequence: 7, projects: [], page: 1, pages: 1 },
     ]);
+  });
+});
+
+describe("lazy replay pages", () => {
+  /** A replay of n items whose reads are logged as [from, to). */
+  const counted = (n: number) => {
+    const reads: [number, number][] = [];
+    const source: ReplaySource = {
+      size: n,
+      read: (from, to) => {
+        reads.push([from, to]);
+        return Array.from(
+          { length: to - from },
+          (_, i): ShellItem => ({ kind: "project.updated", sequence: 101 + from + i, project: project(from + i) }),
+        );
+      },
+    };
+    const catchUp: CatchUp = {
+      kind: "resume",
+      sequence: 100 + n,
+      resume: { kind: "resume", fromSequence: 100, toSequence: 100 + n },
+      replay: source,
+    };
+    return { reads, catchUp };
+  };
+  it("legacy reads nothing up front, then one page of up to 512 items per chunk pulled", () => {
+    const { reads, catchUp } = counted(1000);
+    const chunks = plan(catchUp, { strategy: "legacy", ...marker });
+    expect(chunks).toHaveLength(4);
+    expect(reads).toEqual([]);
+    const [resumeChunk, page1, page2] = chunks;
+    expect(typeof resumeChunk).not.toBe("function");
+    expect(typeof page1 === "function" ? page1().length : -1).toBe(512);
+    expect(reads).toEqual([[0, 512]]);
+    expect(typeof page2 === "function" ? page2().length : -1).toBe(488);
+    expect(reads).toEqual([
+      [0, 512],
+      [512, 1000],
+    ]);
+  });
+  it("batched without the marker keeps the lazy legacy path", () => {
+    const { reads, catchUp } = counted(600);
+    expect(plan(catchUp, { strategy: "batched", requestCompletionMarker: false })).toHaveLength(3);
+    expect(reads).toEqual([]);
+  });
+  it("batched with the marker reads the whole replay at once, into the one chunk", () => {
+    const { reads, catchUp } = counted(1000);
+    const chunks = plan(catchUp, { strategy: "batched", ...marker });
+    expect(reads).toEqual([[0, 1000]]);
+    expect(chunks).toHaveLength(1);
+    expect(typeof chunks[0]).not.toBe("function");
   });
 });
 

@@ -56,6 +56,8 @@ describe("parseSettings", () => {
     [["--db", "f", "--port", "-1"], "--port must be an integer from 0 to 65535"],
     [["--db", "f", "--max-replay-events", "1.5"], "--max-replay-events must be an integer"],
     [["--db", "f", "--delivery", "x"], "--delivery must be one of legacy, batched"],
+    [["--db", "f", "--max-projected-bytes", "-1"], "--max-projected-bytes must be an integer from 0"],
+    [["--db", "f", "--max-projected-bytes"], "--max-projected-bytes needs a value: --max-projected-bytes N"],
     [["--db", "f", "--item-shape", "full"], '--item-shape must be one of reference, lean (got "full")'],
     [["--db", "f", "--item-shape"], "--item-shape needs a value: --item-shape reference|lean"],
     [["--db", "f", "--token", ":orchestration:read"], "non-empty SECRET"],

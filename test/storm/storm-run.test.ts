@@ -96,6 +96,33 @@ describe("a storm of N clients", () => {
   });
 });
 
+describe("the server's listen backlog", () => {
+  it("refuses an unramped storm above it, after stating the limits, with exit 2", async () => {
+    const child = startBench([
+      "--quick",
+      "--no-latency",
+      "--no-memory",
+      "--storm",
+      "600",
+      "--script-bytes",
+      "64",
+      "--variants",
+      "legacy",
+      "--fixtures-dir",
+      join(dir, "fixtures"),
+      "--out",
+      join(dir, "backlog"),
+    ]);
+    const { code } = await child.exit(60_000);
+    expect(code, child.stderr()).toBe(2);
+    const lines = child.stderr().trim().split("\n");
+    expect(lines.at(-2)).toMatch(/storm 600 × legacy: .*server listen backlog \d+/);
+    expect(lines.at(-1)).toMatch(
+      /--storm 600 with no ramp exceeds the server's listen backlog of \d+.*--storm-ramp-ms/,
+    );
+  }, 70_000);
+});
+
 describe("the descriptor limit", () => {
   it("refuses a storm above the harness's ulimit -n with one line and exit 2", async () => {
     const out = join(dir, "refused");
