@@ -7,9 +7,10 @@ import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { CASES, cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
+import { recordResult, scenarioSummary } from "./lib/k6-summary.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
 import { emptySessionResult } from "./lib/session.js";
-import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
+import { createSessionMetrics, recordSession, scenarioOptions } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV, { holdMs: 100 });
 const clients = intEnv(__ENV, "CLIENTS", 1, 1, 10_000);
@@ -39,18 +40,17 @@ export default async function () {
   const sessions = [];
   for (let i = 0; i < clients; i++) sessions.push(runScenarioSession(runtime, config, after));
   const results = await Promise.all(sessions);
-  results.forEach((result, i) => {
-    if (!result.ok) console.error(`session ${i}: ${result.error}`);
-    recordSession(metrics, result, i);
-  });
+  results.forEach((result, i) => recordResult(metrics, result, i));
 }
 
 /** @param {import("./lib/summary.js").SummaryData} data */
 export function handleSummary(data) {
-  return summaryOutputs(data, {
+  return scenarioSummary(data, {
     scenario: "memory",
     sessions: clients,
-    path: __ENV.SUMMARY || "summary.json",
-    params: { ...config, clients, case: explicitAfter === null ? caseName : null, afterSequence: explicitAfter },
+    summaryPath: __ENV.SUMMARY,
+    config,
+    extra: { clients },
+    cursor: { caseName, explicitAfter },
   });
 }

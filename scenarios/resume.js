@@ -10,10 +10,10 @@ import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
+import { runRecorded, scenarioSummary } from "./lib/k6-summary.js";
 import { SCENARIO_CASES } from "./lib/protocol.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
-import { emptySessionResult } from "./lib/session.js";
-import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
+import { createSessionMetrics, scenarioOptions } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV);
 const iterations = intEnv(__ENV, "ITERATIONS", 1, 1, 100_000);
@@ -35,24 +35,19 @@ export const options = scenarioOptions(
 let after = null;
 
 export default async function () {
-  const session = exec.scenario.iterationInTest;
-  let result;
-  try {
+  await runRecorded(metrics, exec.scenario.iterationInTest, async () => {
     after ??= resolveAfterSequence(runtime, config, caseName, explicitAfter);
-    result = await runScenarioSession(runtime, config, await after);
-  } catch (e) {
-    result = emptySessionResult(String(/** @type {Error} */ (e).message ?? e));
-  }
-  if (!result.ok) console.error(`session ${session}: ${result.error}`);
-  recordSession(metrics, result, session);
+    return runScenarioSession(runtime, config, await after);
+  });
 }
 
 /** @param {import("./lib/summary.js").SummaryData} data */
 export function handleSummary(data) {
-  return summaryOutputs(data, {
+  return scenarioSummary(data, {
     scenario: "resume",
     sessions: iterations,
-    path: __ENV.SUMMARY || "summary.json",
-    params: { ...config, case: explicitAfter === null ? caseName : null, afterSequence: explicitAfter },
+    summaryPath: __ENV.SUMMARY,
+    config,
+    cursor: { caseName, explicitAfter },
   });
 }

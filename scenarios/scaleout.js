@@ -12,9 +12,9 @@ import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { CASES, cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
+import { runRecorded, scenarioSummary } from "./lib/k6-summary.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
-import { emptySessionResult } from "./lib/session.js";
-import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
+import { createSessionMetrics, scenarioOptions } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV, { holdMs: 100 });
 const clients = intEnv(__ENV, "CLIENTS", 1, 1, 100000);
@@ -32,24 +32,20 @@ export const options = scenarioOptions(
 );
 
 export default async function () {
-  const session = exec.vu.idInTest - 1;
-  let result;
-  try {
+  await runRecorded(metrics, exec.vu.idInTest - 1, async () => {
     const after = await resolveAfterSequence(runtime, config, caseName, explicitAfter);
-    result = await runScenarioSession(runtime, config, after);
-  } catch (e) {
-    result = emptySessionResult(String(/** @type {Error} */ (e).message ?? e));
-  }
-  if (!result.ok) console.error(`session ${session}: ${result.error}`);
-  recordSession(metrics, result, session);
+    return runScenarioSession(runtime, config, after);
+  });
 }
 
 /** @param {import("./lib/summary.js").SummaryData} data */
 export function handleSummary(data) {
-  return summaryOutputs(data, {
+  return scenarioSummary(data, {
     scenario: "scaleout",
     sessions: clients,
-    path: __ENV.SUMMARY || "summary.json",
-    params: { ...config, clients, case: explicitAfter === null ? caseName : null, afterSequence: explicitAfter },
+    summaryPath: __ENV.SUMMARY,
+    config,
+    extra: { clients },
+    cursor: { caseName, explicitAfter },
   });
 }

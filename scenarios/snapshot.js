@@ -8,8 +8,9 @@ import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
+import { recordResult, scenarioSummary } from "./lib/k6-summary.js";
 import { runScenarioSession } from "./lib/scenario.js";
-import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
+import { createSessionMetrics, scenarioOptions } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV);
 const iterations = intEnv(__ENV, "ITERATIONS", 1, 1, 100_000);
@@ -25,16 +26,16 @@ export const options = scenarioOptions(
 
 export default async function () {
   const result = await runScenarioSession({ WebSocket, now: Date.now, setTimeout, clearTimeout }, config, null);
-  if (!result.ok) console.error(`session ${exec.scenario.iterationInTest}: ${result.error}`);
-  recordSession(metrics, result, exec.scenario.iterationInTest);
+  recordResult(metrics, result, exec.scenario.iterationInTest);
 }
 
 /** @param {import("./lib/summary.js").SummaryData} data */
 export function handleSummary(data) {
-  return summaryOutputs(data, {
+  return scenarioSummary(data, {
     scenario: "snapshot",
     sessions: iterations,
-    path: __ENV.SUMMARY || "summary.json",
-    params: { ...config, case: "snapshot", afterSequence: null },
+    summaryPath: __ENV.SUMMARY,
+    config,
+    cursor: { caseName: "snapshot", explicitAfter: null },
   });
 }

@@ -17,10 +17,10 @@ import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
+import { runRecorded, scenarioSummary } from "./lib/k6-summary.js";
 import { SCENARIO_CASES } from "./lib/protocol.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
-import { emptySessionResult } from "./lib/session.js";
-import { createSessionMetrics, recordSession, scenarioOptions, summaryOutputs } from "./lib/summary.js";
+import { createSessionMetrics, scenarioOptions } from "./lib/summary.js";
 
 const config = scenarioConfigFromEnv(__ENV, { holdMs: 100 });
 const clients = intEnv(__ENV, "CLIENTS", 100, 1, 100000);
@@ -83,29 +83,17 @@ export async function setup() {
 /** @param {{ after: number | null }} data */
 export default async function (data) {
   const session = exec.scenario.iterationInTest;
-  let result;
-  try {
-    result = await runScenarioSession(runtime, config, resumes(session) ? data.after : null);
-  } catch (e) {
-    result = emptySessionResult(String(/** @type {Error} */ (e).message ?? e));
-  }
-  if (!result.ok) console.error(`session ${session}: ${result.error}`);
-  recordSession(metrics, result, session);
+  await runRecorded(metrics, session, () => runScenarioSession(runtime, config, resumes(session) ? data.after : null));
 }
 
 /** @param {import("./lib/summary.js").SummaryData} data */
 export function handleSummary(data) {
-  return summaryOutputs(data, {
+  return scenarioSummary(data, {
     scenario: "storm",
     sessions: clients,
-    path: __ENV.SUMMARY || "summary.json",
-    params: {
-      ...config,
-      clients,
-      rampMs,
-      resumeRatio,
-      case: explicitAfter === null ? caseName : null,
-      afterSequence: explicitAfter,
-    },
+    summaryPath: __ENV.SUMMARY,
+    config,
+    extra: { clients, rampMs, resumeRatio },
+    cursor: { caseName, explicitAfter },
   });
 }

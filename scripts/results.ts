@@ -4,6 +4,7 @@
 import type { LATENCY_CASES } from "../scenarios/lib/protocol.js";
 import type { LeakRow } from "./leak/verdict.js";
 import type { RefRecord } from "./refs/plan.js";
+import type { CellVerdict } from "./report/verdicts.js";
 import type { StormRow } from "./storm/row.js";
 
 export const RESULTS_SCHEMA = "catchup-bench/results@1";
@@ -129,25 +130,6 @@ export interface VariantInfo extends Partial<RefRecord> {
   role: "baseline" | "candidate";
 }
 
-/**
- * One metric in one cell, as judged when the run finished: `cell` is the case name for latency, and
- * SCRIPTBYTESxCLIENTS/MODE for memory ("8192x4/memory"). Ratios are candidate/baseline; the A/A band
- * is the baseline against its interleaved second copy. `verdict`: pass|fail|noise|missing for a
- * guarded metric, lower|higher|noise|missing for the others.
- */
-export interface VerdictEntry {
-  metric: string;
-  cell: string;
-  pairs: number;
-  plannedPairs: number;
-  median: number | null;
-  ciLow: number | null;
-  ciHigh: number | null;
-  aaLow: number | null;
-  aaHigh: number | null;
-  verdict: "pass" | "fail" | "noise" | "missing" | "lower" | "higher";
-}
-
 /** What auto-sampling did: its budget, the time it used, and the rounds each resampled cell took. */
 export interface AutoSampleInfo {
   budgetSeconds: number;
@@ -167,7 +149,7 @@ export interface Results {
    */
   aa?: { latency: LatencyRow[]; memory: MemoryRow[] };
   /** Per metric and cell, the verdict of the run (written when it finished). */
-  verdicts?: VerdictEntry[];
+  verdicts?: CellVerdict[];
   /** What --auto-sample did, when it ran. */
   autoSample?: AutoSampleInfo;
   /** Targets that died on their own during the run (never one the harness stopped), in order. */

@@ -70,7 +70,9 @@ async function main(): Promise<void> {
     };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
     const tokens = settings.tokens.length === 0 ? "dev token only" : `${settings.tokens.length} token(s)`;
-    process.stderr.write(`server-under-test: listening on ${url}, delivery ${settings.delivery}, ${tokens}\n`);
+    process.stderr.write(
+      `server-under-test: listening on ${url}, delivery ${settings.delivery}, items ${settings.itemShape}, ${tokens}\n`,
+    );
   };
   // Loaded after the flags and fixture check out, so bad input fails fast.
   const [NodeRuntime, Layer, Effect, Cause, { serverLayer }] = await Promise.all([

@@ -60,6 +60,8 @@ export interface BenchConfig {
   /** First is the baseline. */
   targets: TargetSpec[];
   urlPath: string;
+  /** Resume cursors given on the command line (null: the fixture's), for a server seeded its own way. */
+  sequences: { cursor: number | null; latest: number | null };
   token: string;
   /** Extra headers of the WebSocket upgrade (--header); their values are secrets. */
   headers: Record<string, string>;
@@ -238,6 +240,11 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
       "--auto-sample needs --ceiling (it adds rounds until each guarded cell is decided against it)",
     );
   }
+  const cursor = f.cursor ?? null;
+  const latest = f.latest ?? null;
+  if (cursor !== null && latest !== null && cursor > latest) {
+    throw new UsageError(`--cursor must not exceed --latest (got --cursor ${cursor} --latest ${latest})`);
+  }
   if (!f["url-path"].startsWith("/")) {
     throw new UsageError(`--url-path must start with / (got ${JSON.stringify(f["url-path"])})`);
   }
@@ -264,6 +271,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     seed: f.seed,
     targets,
     urlPath: f["url-path"],
+    sequences: { cursor, latest },
     token: resolveToken(f, env),
     headers: parseHeaders(f.header ?? []),
     subscribeTag: f["subscribe-tag"],

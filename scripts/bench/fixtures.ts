@@ -98,3 +98,17 @@ export function privateCopy(fixture: FixtureRef, workDir: string, label: string)
   copyFileSync(fixture.path, dest);
   return dest;
 }
+
+/**
+ * The fixture with the resume cursors given on the command line: a foreign server seeded through its
+ * own API has its own sequences, and every case's afterSequence is derived from these two.
+ */
+export function withSequences(ref: FixtureRef, given: { cursor: number | null; latest: number | null }): FixtureRef {
+  if (given.cursor === null && given.latest === null) return ref;
+  const meta = {
+    ...ref.meta,
+    cursorSequence: given.cursor ?? ref.meta.cursorSequence,
+    latestSequence: given.latest ?? ref.meta.latestSequence,
+  };
+  return { ...ref, meta };
+}

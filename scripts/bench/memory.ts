@@ -128,6 +128,31 @@ export function memoryRow(
   };
 }
 
+/**
+ * After the sampler stopped: the heap after a forced full GC (`onPostGc` records it) and VmHWM folded
+ * into the sampled high-water mark. A dead target gives neither; a failed GC is an error, not a throw.
+ */
+export async function closingHeap(
+  target: Pick<Target, "alive" | "pid">,
+  inspector: NonNullable<Target["inspector"]>,
+  sampledHwm: number | null,
+  onPostGc?: (heapUsed: number) => void,
+): Promise<{ postGc: number | null; hwm: number | null; error: string | null }> {
+  let postGc: number | null = null;
+  let hwm = sampledHwm;
+  let error: string | null = null;
+  if (target.alive()) {
+    try {
+      postGc = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+      onPostGc?.(postGc);
+      hwm = Math.max(hwm ?? 0, readVmHwm(target.pid) ?? 0) || hwm;
+    } catch (e) {
+      error = `post-GC heap: ${(e as Error).message}`;
+    }
+  }
+  return { postGc, hwm, error };
+}
+
 async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> {
   const samplesFile = `samples/${memoryTrialId(t, ctx.samplesPrefix)}.jsonl`;
   const fixture = ctx.fixtures.get(t.scriptBytes);
@@ -185,20 +210,14 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
     // Sampling ends before the forced GC: a full GC holds the target's inspector for a while, and
     // those stalls are ours, not the target's, so they must not count in the cadence figures.
     const sampled = await sampler.stop();
-    let postGc: number | null = null;
-    let hwm = sampled.hwmRssBytes;
-    if (target.alive()) {
-      try {
-        postGc = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
-        appendFileSync(
-          join(ctx.runDir, samplesFile),
-          `${JSON.stringify({ t: performance.now() - origin, phase: "gc", heapUsed: postGc })}\n`,
-        );
-        hwm = Math.max(hwm ?? 0, readVmHwm(target.pid) ?? 0) || hwm;
-      } catch (e) {
-        extraError ??= `post-GC heap: ${(e as Error).message}`;
-      }
-    }
+    const closing = await closingHeap(target, inspector, sampled.hwmRssBytes, (heapUsed) =>
+      appendFileSync(
+        join(ctx.runDir, samplesFile),
+        `${JSON.stringify({ t: performance.now() - origin, phase: "gc", heapUsed })}\n`,
+      ),
+    );
+    const { postGc, hwm } = closing;
+    extraError ??= closing.error;
     const summary = { ...sampled, hwmRssBytes: hwm };
     if ((rows.some((r) => !r.ok) || postGc === null) && (await exitedWithin(target, 1000))) {
       extraError = target.describeExit();

@@ -18,7 +18,7 @@ import { killAllNow } from "../target/process.js";
 import { createAutoSampler } from "./auto-sample.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { driverFor, requireK6, runClientsInWorker } from "./drivers.js";
-import { ensureFixture, type FixtureRef, userFixture } from "./fixtures.js";
+import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fixtures.js";
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
@@ -103,12 +103,19 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   if (config.driver === "k6") requireK6();
   const fixturesDir = resolve(config.fixturesDir ?? join(io.root, FIXTURE_DATA_DIR));
   const build = (bytes: number): FixtureRef =>
-    ensureFixture(fixturesDir, config.projects, bytes, config.events, config.seed, (path, why) =>
-      progress.log(
-        `building fixture ${path} (${config.projects} projects × ${size(bytes)}, ${config.events} events; ${why})`,
+    withSequences(
+      ensureFixture(fixturesDir, config.projects, bytes, config.events, config.seed, (path, why) =>
+        progress.log(
+          `building fixture ${path} (${config.projects} projects × ${size(bytes)}, ${config.events} events; ${why})`,
+        ),
       ),
+      config.sequences,
     );
-  const latencyFixture = config.latency ? (config.fixture ? userFixture(config.fixture) : build(1024)) : null;
+  const latencyFixture = config.latency
+    ? config.fixture
+      ? withSequences(userFixture(config.fixture), config.sequences)
+      : build(1024)
+    : null;
   const memoryFixtures = new Map<number, FixtureRef>();
   if (config.memory) for (const b of config.scriptBytes) memoryFixtures.set(b, build(b));
   // Leak cycles resume from the first memory fixture's cursor, as the memory cells' resume case does.

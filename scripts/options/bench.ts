@@ -223,6 +223,24 @@ export const BENCH_OPTIONS = {
   driver: { type: "enum", choices: DRIVERS, default: "node", describe: "what runs the clients", group: TARGETS },
   ...REFS_OPTIONS(REFS),
   "url-path": { type: "string", default: URL_PATH, describe: "WebSocket path of a target", group: PROTOCOL },
+  cursor: {
+    type: "int",
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    defaultText: "the fixture's cursor",
+    describe:
+      "afterSequence of the resume-many case and of memory resumes, for a server whose state is not the fixture",
+    group: PROTOCOL,
+  },
+  latest: {
+    type: "int",
+    min: 0,
+    max: Number.MAX_SAFE_INTEGER,
+    defaultText: "the fixture's latest sequence",
+    describe: "the server's latest sequence: resume-none resumes after it, resume-one after it minus 1",
+    group: PROTOCOL,
+  },
+
   token: {
     type: "string",
     secret: true,

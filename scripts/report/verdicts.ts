@@ -31,7 +31,12 @@ export interface GuardSettings {
   allowMissing?: boolean;
 }
 
-/** One metric in one cell: what results.json keeps under `verdicts` and the reports render. */
+/**
+ * One metric in one cell, as judged when the run finished: what results.json keeps under `verdicts`
+ * and the reports render. Ratios are candidate/baseline; the A/A band is the baseline against its
+ * interleaved second copy. `verdict`: pass|fail|noise|missing for a guarded metric,
+ * lower|higher|noise|missing for the others.
+ */
 export interface CellVerdict {
   metric: Metric;
   /** The case name for latency ("resume-many"), SCRIPTBYTESxCLIENTS/MODE for memory ("8192x4/memory"). */

@@ -23,13 +23,14 @@ export interface StormSession {
 
 export interface StormFigures {
   clients: number;
+  /** Clients that caught up (completion frame received) and closed cleanly. */
   ok: number;
   failed: number;
   failures: Record<StormFailureKind, number>;
   completionMsP50: number | null;
   completionMsP99: number | null;
   completionMsMax: number | null;
-  /** From the storm's first connect to the last ok client's completion frame. */
+  /** From the storm's first connect to the last ok client's completion frame; null unless every client caught up. */
   allCaughtUpMs: number | null;
 }
 

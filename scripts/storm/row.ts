@@ -1,23 +1,14 @@
 // The results row of one storm cell (N clients at once against one fresh server of one variant).
-import type { StormFailureKind, StormFigures } from "./figures.js";
+import type { StormFigures } from "./figures.js";
 
-export interface StormRow {
+/** The figures (ok, failed, failures, completion percentiles, allCaughtUpMs) plus the cell and its measurements. */
+export interface StormRow extends StormFigures {
   variant: string;
-  clients: number;
   scriptBytes: number;
   rampMs: number;
   /** Share of clients that resumed from a cursor (the rest took a cold snapshot). */
   resumeRatio: number;
   trial: number;
-  /** Clients that caught up (completion frame received) and closed cleanly. */
-  ok: number;
-  failed: number;
-  failures: Record<StormFailureKind, number>;
-  completionMsP50: number | null;
-  completionMsP99: number | null;
-  completionMsMax: number | null;
-  /** Storm start -> the last client's completion frame; null unless every client caught up. */
-  allCaughtUpMs: number | null;
   peakHeapBytes: number | null;
   peakRssBytes: number | null;
   hwmRssBytes: number | null;

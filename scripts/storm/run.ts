@@ -8,10 +8,10 @@ import { performance } from "node:perf_hooks";
 import type { BenchConfig, TargetSpec } from "../bench/config.js";
 import { type FixtureRef, privateCopy } from "../bench/fixtures.js";
 import { type CrashReport, crashOf, exitedWithin, targetOptions } from "../bench/latency.js";
+import { closingHeap } from "../bench/memory.js";
 import { afterSequenceFor, rotation } from "../bench/plan.js";
 import { sessionSpec, subscribePayloadFor } from "../bench/sessions.js";
 import { startTarget, type Target } from "../bench/target.js";
-import { readVmHwm } from "../sampler/procfs.js";
 import { postGcHeap, startSampler } from "../sampler/sampler.js";
 import { runStormClients } from "./driver.js";
 import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "./figures.js";
@@ -139,16 +139,9 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
     }
     sampler.mark("close");
     const sampled = await sampler.stop();
-    let postGc: number | null = null;
-    let hwm = sampled.hwmRssBytes;
-    if (target.alive()) {
-      try {
-        postGc = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
-        hwm = Math.max(hwm ?? 0, readVmHwm(target.pid) ?? 0) || hwm;
-      } catch (e) {
-        driverError ??= `post-GC heap: ${(e as Error).message}`;
-      }
-    }
+    const closing = await closingHeap(target, inspector, sampled.hwmRssBytes);
+    const { postGc, hwm } = closing;
+    driverError ??= closing.error;
     const sessions = run?.sessions ?? [];
     const figures = stormFigures(cell.clients, sessions);
     // The storm's time axis in the samples file: caught-up clients by time, for the report's chart.

@@ -62,8 +62,8 @@ describe("a single-target run of the bundled server", () => {
     expect(md).toContain("A single target, **batched**");
     expect(md).not.toContain("No latency trials");
     const latency = section(md, "Latency");
-    expect(latency).toContain("| case | batched median | chunks | ok trials |");
-    expect(latency).toMatch(/\| resume, all events after the cursor \| \d+\.\d ms \| 1 \| 2 \|/);
+    expect(latency).toContain("| case | batched median | acknowledged median | chunks | ok trials |");
+    expect(latency).toMatch(/\| resume, all events after the cursor \| \d+\.\d ms \| \d+\.\d ms \| 1 \| 2 \|/);
     const memory = section(md, "Memory");
     expect(memory).toMatch(/\| 1 KiB \/ 1 \| memory \| 1 \| \d+\.\d MiB \| \d+\.\d MiB \|/);
     expect(section(md, "Concurrent probe")).toMatch(/\| memory: 1 KiB \/ 1 \/ snapshot \| \d+\.\d ms \| \d+\.\d ms \|/);
@@ -74,7 +74,9 @@ describe("a single-target run of the bundled server", () => {
   it("shows the same figures in report.html, with its timelines", () => {
     const html = readFileSync(join(out, "report.html"), "utf8");
     expect(html).toContain("A single target");
-    expect(html).toMatch(/<td>resume, all events after the cursor<\/td><td>\d+\.\d ms<\/td><td>1<\/td>/);
+    expect(html).toMatch(
+      /<td>resume, all events after the cursor<\/td><td>\d+\.\d ms<\/td><td>\d+\.\d ms<\/td><td>1<\/td>/,
+    );
     expect(html).toMatch(/<td>1 KiB \/ 1<\/td><td>memory<\/td><td>1<\/td><td>\d+\.\d MiB<\/td>/);
     expect(html).toContain('id="memory-0"');
     expect(html).not.toContain("→");

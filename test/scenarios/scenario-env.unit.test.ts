@@ -68,7 +68,8 @@ describe("case cursors", () => {
 describe("rows through the k6 summary", () => {
   it("declares one always-passing threshold per session and metric", () => {
     const t = sessionThresholds(2);
-    expect(Object.keys(t)).toHaveLength(14);
+    expect(Object.keys(t)).toHaveLength(16);
+    expect(t["catchup_acknowledged_ms{session:1}"]).toEqual(["max>=0"]);
     expect(t["catchup_chunks{session:1}"]).toEqual(["max>=0"]);
     expect(t["catchup_errors{session:0}"]).toEqual(["count>=0"]);
   });
@@ -78,6 +79,7 @@ describe("rows through the k6 summary", () => {
     const data = {
       metrics: {
         "catchup_completion_ms{session:0}": trend(120),
+        "catchup_acknowledged_ms{session:0}": trend(220),
         "catchup_first_chunk_ms{session:0}": trend(20),
         "catchup_chunks{session:0}": trend(3),
         "catchup_values{session:0}": trend(5),
@@ -89,10 +91,21 @@ describe("rows through the k6 summary", () => {
       },
     };
     expect(rowsFromSummary(data, 3)).toEqual([
-      { ok: true, completionMs: 120, firstChunkMs: 20, chunks: 3, values: 5, bytes: 900, probeMs: 4, error: null },
+      {
+        ok: true,
+        completionMs: 120,
+        acknowledgedMs: 220,
+        firstChunkMs: 20,
+        chunks: 3,
+        values: 5,
+        bytes: 900,
+        probeMs: 4,
+        error: null,
+      },
       {
         ok: false,
         completionMs: null,
+        acknowledgedMs: null,
         firstChunkMs: null,
         chunks: 0,
         values: 0,
@@ -103,6 +116,7 @@ describe("rows through the k6 summary", () => {
       {
         ok: false,
         completionMs: null,
+        acknowledgedMs: null,
         firstChunkMs: null,
         chunks: 0,
         values: 0,

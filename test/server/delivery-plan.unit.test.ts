@@ -8,6 +8,7 @@ import {
   type PlannedChunk,
   pageSnapshot,
   planChunks as plan,
+  projectedBytes,
   type ReplaySource,
   splitByBytes,
 } from "../../server-under-test/delivery.js";
@@ -189,6 +190,36 @@ describe("lazy replay pages", () => {
     expect(reads).toEqual([[0, 1000]]);
     expect(chunks).toHaveLength(1);
     expect(typeof chunks[0]).not.toBe("function");
+  });
+});
+
+describe("--max-projected-bytes", () => {
+  const withProjection = (n: number, projected: number): CatchUp => {
+    const items = Array.from(
+      { length: n },
+      (_, i): ShellItem => ({ kind: "project.updated", sequence: 101 + i, project: project(i) }),
+    );
+    return {
+      kind: "resume",
+      sequence: 100 + n,
+      resume: { kind: "resume", fromSequence: 100, toSequence: 100 + n },
+      replay: { size: n, read: (from, to) => items.slice(from, to), projectedBytes: () => projected },
+    };
+  };
+  it("a marked batched resume projected beyond the budget takes the streaming path, marker last", () => {
+    const chunks = planChunks(withProjection(600, 5000), { strategy: "batched", ...marker, maxProjectedBytes: 4999 });
+    expect(chunks.map((c) => c.length)).toEqual([1, 512, 88, 1]);
+  });
+  it("within the budget (or without one) it stays one chunk; snapshots are never affected", () => {
+    expect(
+      planChunks(withProjection(600, 5000), { strategy: "batched", ...marker, maxProjectedBytes: 5000 }),
+    ).toHaveLength(1);
+    expect(planChunks(withProjection(600, 5000), { strategy: "batched", ...marker })).toHaveLength(1);
+    expect(planChunks(snapshot(600), { strategy: "batched", ...marker, maxProjectedBytes: 0 })).toHaveLength(1);
+  });
+  it("projects an in-memory replay by encoding it", () => {
+    const items: ShellItem[] = [{ kind: "synchronized", sequence: 1 }];
+    expect(projectedBytes(items)).toBe(Buffer.byteLength(JSON.stringify(items[0])) + 1);
   });
 });
 

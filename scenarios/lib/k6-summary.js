@@ -1,0 +1,59 @@
+// The shared ends of the k6 scripts: a session's result recorded under its index (a session that
+// throws is recorded as an empty failed row, never left out), and handleSummary's outputs with the
+// scenario's parameters and the cursor it was given.
+import { emptySessionResult } from "./session.js";
+import { recordSession, summaryOutputs } from "./summary.js";
+
+/**
+ * @typedef {import("./summary.js").SessionMetrics} SessionMetrics
+ * @typedef {import("./session.js").SessionResult} SessionResult
+ */
+
+/**
+ * Records one session's result, logging it when it failed.
+ * @param {SessionMetrics} metrics
+ * @param {SessionResult} result
+ * @param {number} session
+ */
+export function recordResult(metrics, result, session) {
+  if (!result.ok) console.error(`session ${session}: ${result.error}`);
+  recordSession(metrics, result, session);
+}
+
+/**
+ * Runs one session and records it; one that throws is recorded as a failed session with the error.
+ * @param {SessionMetrics} metrics
+ * @param {number} session
+ * @param {() => Promise<SessionResult>} run
+ */
+export async function runRecorded(metrics, session, run) {
+  let result;
+  try {
+    result = await run();
+  } catch (e) {
+    result = emptySessionResult(String(/** @type {Error} */ (e).message ?? e));
+  }
+  recordResult(metrics, result, session);
+}
+
+/**
+ * handleSummary's outputs: the SUMMARY file (default summary.json) and a stdout line. `params` are the
+ * session config, then `extra`, then the case (null when an explicit AFTER_SEQUENCE replaced it).
+ * @param {import("./summary.js").SummaryData} data
+ * @param {{ scenario: string, sessions: number, summaryPath: string | undefined, config: object,
+ *   extra?: Record<string, unknown>, cursor: { caseName: string, explicitAfter: number | null } }} meta
+ * @returns {Record<string, string>}
+ */
+export function scenarioSummary(data, { scenario, sessions, summaryPath, config, extra = {}, cursor }) {
+  return summaryOutputs(data, {
+    scenario,
+    sessions,
+    path: summaryPath || "summary.json",
+    params: {
+      ...config,
+      ...extra,
+      case: cursor.explicitAfter === null ? cursor.caseName : null,
+      afterSequence: cursor.explicitAfter,
+    },
+  });
+}
