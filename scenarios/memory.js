@@ -40,7 +40,9 @@ export default async function () {
   const sessions = [];
   for (let i = 0; i < clients; i++) sessions.push(runScenarioSession(runtime, config, after));
   const results = await Promise.all(sessions);
-  results.forEach((result, i) => recordResult(metrics, result, i));
+  results.forEach((result, i) => {
+    recordResult(metrics, result, i);
+  });
 }
 
 /** @param {import("./lib/summary.js").SummaryData} data */
