@@ -41,19 +41,21 @@ async function main(): Promise<void> {
   }
 }
 
+/** A fixture of 64-byte scripts, one per project, seed 1, at dir/name; returns its path. */
+function smallScriptsFixture(dir: string, name: string, projects: number, events: number): string {
+  const out = join(dir, name);
+  generateFixture({ projects, scriptBytesMin: 64, scriptBytesMax: 64, scriptsPerProject: 1, events, seed: 1, out });
+  return out;
+}
+
 async function overhead(dir: string, load: () => string): Promise<void> {
   // (1) Many chunks per session: 3,000 distinct projects replayed in legacy chunks of 512.
-  const many = join(dir, "overhead.sqlite");
-  generateFixture({
-    projects: 3000,
-    scriptBytesMin: 64,
-    scriptBytesMax: 64,
-    scriptsPerProject: 1,
-    events: 3000,
-    seed: 1,
-    out: many,
-  });
-  const server1 = await startBundledServer(many, ["--delivery", "legacy", "--max-replay-events", "3000"]);
+  const server1 = await startBundledServer(smallScriptsFixture(dir, "overhead.sqlite", 3000, 3000), [
+    "--delivery",
+    "legacy",
+    "--max-replay-events",
+    "3000",
+  ]);
   try {
     const o = await measureOverhead(server1.url, TOKEN, server1.fixture.cursorSequence, PAIRS);
     process.stdout.write(
@@ -74,17 +76,10 @@ async function capacity(dir: string, load: () => string): Promise<void> {
   // (2) Capacity on a small fixture: 100 projects x 64 B scripts, 1,000 events; legacy resume = 3
   // chunks. Starts are spread over RAMP_MS and each session holds its completion ACK for HOLD_MS,
   // so many sessions are open at once during the hold (maxOpen shows how many).
-  const small = join(dir, "capacity.sqlite");
-  generateFixture({
-    projects: 100,
-    scriptBytesMin: 64,
-    scriptBytesMax: 64,
-    scriptsPerProject: 1,
-    events: 1000,
-    seed: 1,
-    out: small,
-  });
-  const server2 = await startBundledServer(small, ["--delivery", "legacy"]);
+  const server2 = await startBundledServer(smallScriptsFixture(dir, "capacity.sqlite", 100, 1000), [
+    "--delivery",
+    "legacy",
+  ]);
   try {
     const idle = await idleLoopLag(5_000);
     const c = await measureCapacity(
@@ -115,17 +110,12 @@ async function stormCapacity(dir: string, load: () => string): Promise<void> {
   // tiny catch-up (20 projects x 64 B, 20 events; legacy resume = 2 chunks) so the server is not the
   // limit, 100 ms ACK delay, starts spread over a ramp and every completion ACK held long enough that
   // all sessions are open together (maxOpen shows it).
-  const tiny = join(dir, "storm-capacity.sqlite");
-  generateFixture({
-    projects: 20,
-    scriptBytesMin: 64,
-    scriptBytesMax: 64,
-    scriptsPerProject: 1,
-    events: 20,
-    seed: 1,
-    out: tiny,
-  });
-  const server = await startBundledServer(tiny, ["--delivery", "legacy", "--upgrade-timeout-ms", "60000"]);
+  const server = await startBundledServer(smallScriptsFixture(dir, "storm-capacity.sqlite", 20, 20), [
+    "--delivery",
+    "legacy",
+    "--upgrade-timeout-ms",
+    "60000",
+  ]);
   try {
     for (const clients of STORM_SIZES) {
       const rampMs = Math.max(1000, clients); // 1 connect per ms: the server accepts at its pace

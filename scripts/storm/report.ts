@@ -28,6 +28,9 @@ function cellsOf(rows: readonly StormRow[]): Array<{ scriptBytes: number; client
   return [...cells.values()];
 }
 
+/** A row's numeric figures (a number, or null when not measured). */
+type FigureKey = { [K in keyof StormRow]-?: StormRow[K] extends number | null ? K : never }[keyof StormRow];
+
 /** The median over a variant's trials of one figure (null when none has it). */
 function med(rows: readonly StormRow[], pick: (r: StormRow) => number | null): number | null {
   const xs = rows.map(pick).filter((x): x is number => x !== null);
@@ -49,6 +52,15 @@ export function stormCells(rows: readonly StormRow[], roles: Roles): { header: s
     const texts = variants.map((v) => f(rs.filter((r) => r.variant === v)));
     return texts.length === 2 ? arrow(texts[0] as string, texts[1] as string) : (texts[0] ?? "n/a");
   };
+  // One figure per variant: the median over its trials, in ms (with `digits`) or MiB.
+  const msOf = (rs: StormRow[], key: FigureKey, digits: number) =>
+    pair(rs, (v) =>
+      ms(
+        med(v, (r) => r[key]),
+        digits,
+      ),
+    );
+  const mibOf = (rs: StormRow[], key: FigureKey) => pair(rs, (v) => mib(med(v, (r) => r[key])));
   const okText = (v: StormRow[]) => (v.length ? `${med(v, (r) => r.ok)}/${v[0]?.clients}` : "n/a");
   return {
     header: [
@@ -74,46 +86,16 @@ export function stormCells(rows: readonly StormRow[], roles: Roles): { header: s
         `${size(c.scriptBytes)} × ${c.clients}${ramp}${mix}`,
         pair(c.rows, okText),
         pair(c.rows, failureText),
-        pair(c.rows, (v) =>
-          ms(
-            med(v, (r) => r.completionMsP50),
-            0,
-          ),
-        ),
-        pair(c.rows, (v) =>
-          ms(
-            med(v, (r) => r.completionMsP99),
-            0,
-          ),
-        ),
-        pair(c.rows, (v) =>
-          ms(
-            med(v, (r) => r.completionMsMax),
-            0,
-          ),
-        ),
-        pair(c.rows, (v) =>
-          ms(
-            med(v, (r) => r.allCaughtUpMs),
-            0,
-          ),
-        ),
-        pair(c.rows, (v) => mib(med(v, (r) => r.peakHeapBytes))),
-        pair(c.rows, (v) => mib(med(v, (r) => r.peakRssBytes))),
-        pair(c.rows, (v) => mib(med(v, (r) => r.hwmRssBytes))),
-        pair(c.rows, (v) => mib(med(v, (r) => r.postGcHeapBytes))),
-        pair(c.rows, (v) =>
-          ms(
-            med(v, (r) => r.probeMaxMs),
-            0,
-          ),
-        ),
-        pair(c.rows, (v) =>
-          ms(
-            med(v, (r) => r.driverLoopLagMs),
-            1,
-          ),
-        ),
+        msOf(c.rows, "completionMsP50", 0),
+        msOf(c.rows, "completionMsP99", 0),
+        msOf(c.rows, "completionMsMax", 0),
+        msOf(c.rows, "allCaughtUpMs", 0),
+        mibOf(c.rows, "peakHeapBytes"),
+        mibOf(c.rows, "peakRssBytes"),
+        mibOf(c.rows, "hwmRssBytes"),
+        mibOf(c.rows, "postGcHeapBytes"),
+        msOf(c.rows, "probeMaxMs", 0),
+        msOf(c.rows, "driverLoopLagMs", 1),
       ];
     }),
   };

@@ -1,26 +1,19 @@
 // The bundled server as a process the harness starts (it never imports the server's code): where its
 // compiled entry point is, the arguments that start it on loopback, and starting it until its ready
 // line. This is the one module that starts server-under-test/main.js.
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { inspectorUrlFromStderr } from "../sampler/inspector.js";
-import { spawnProcess, type TargetProcess } from "./process.js";
+import { compiledPath, spawnProcess, type TargetProcess } from "./process.js";
 import { parseReadyLine, type ReadyLine } from "./ready.js";
 import { NotReadyError, waitReady } from "./wait.js";
 
 /**
- * dist/server-under-test/main.js: next to this module once compiled (dist/scripts/target/), or under
- * dist/ when this module runs from source (tests); measured processes always run the compiled server.
+ * dist/server-under-test/main.js, from the compiled module (dist/scripts/target/) or from source
+ * (tests): measured processes always run the compiled server.
  */
-function serverMain(): string {
-  const candidates = [
-    new URL("../../server-under-test/main.js", import.meta.url),
-    new URL("../../dist/server-under-test/main.js", import.meta.url),
-  ].map((u) => fileURLToPath(u));
-  return candidates.find((p) => existsSync(p)) ?? (candidates[0] as string);
-}
-
-const SERVER_MAIN = serverMain();
+const SERVER_MAIN = compiledPath(
+  new URL("../../server-under-test/main.js", import.meta.url),
+  new URL("../../dist/server-under-test/main.js", import.meta.url),
+);
 
 /** `node [--inspect=127.0.0.1:0] SERVER_MAIN ...args`: the bundled server's full command line. */
 export function bundledServerArgv(args: string[], options: { inspect?: boolean } = {}): string[] {

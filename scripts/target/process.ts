@@ -64,15 +64,20 @@ export interface TargetProcess {
   kill(): void;
 }
 
-/** The compiled reaper: next to this module once compiled, or under dist/ when this module runs from source (tests). */
-function reaperMain(): string {
-  const candidates = [
-    new URL("./reaper.js", import.meta.url),
-    new URL("../../dist/scripts/target/reaper.js", import.meta.url),
-  ].map((u) => fileURLToPath(u));
+/**
+ * A compiled file's path: the first candidate that exists (where it sits beside the compiled module,
+ * then under dist/ for a module running from source in tests), else the first.
+ */
+export function compiledPath(compiled: URL, fromSource: URL): string {
+  const candidates = [compiled, fromSource].map((u) => fileURLToPath(u));
   return candidates.find((p) => existsSync(p)) ?? (candidates[0] as string);
 }
-export const REAPER_MAIN = reaperMain();
+
+/** The compiled reaper. */
+export const REAPER_MAIN = compiledPath(
+  new URL("./reaper.js", import.meta.url),
+  new URL("../../dist/scripts/target/reaper.js", import.meta.url),
+);
 
 // Processes still running, SIGTERMed synchronously if the harness exits without stopping them (the
 // reaper follows up with SIGKILL after the grace).

@@ -18,17 +18,15 @@ export interface UpgradeAttempt {
   timedOut: boolean;
 }
 
+/** An attempt that got nowhere yet (no connection, no answer, no error). */
+export function blankAttempt(): UpgradeAttempt {
+  return { connected: false, upgraded: false, status: null, body: "", error: null, timedOut: false };
+}
+
 /** Sends one WebSocket upgrade request to url (ws://) and reports how far it got; never rejects. */
 export function tryUpgrade(url: string, headers: Record<string, string>, timeoutMs: number): Promise<UpgradeAttempt> {
   const u = new URL(url);
-  const result: UpgradeAttempt = {
-    connected: false,
-    upgraded: false,
-    status: null,
-    body: "",
-    error: null,
-    timedOut: false,
-  };
+  const result = blankAttempt();
   return new Promise((resolve) => {
     let done = false;
     const finish = () => {

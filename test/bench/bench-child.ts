@@ -1,7 +1,10 @@
 // Test helper: run the compiled CLI's `bench` as a real child process and wait on its output
 // (progress lines on stderr) with timeouts, never on sleeps.
 import { type ChildProcess, spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { Results } from "../../scripts/results.js";
 import { isAlive } from "../../scripts/sampler/procfs.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -17,6 +20,21 @@ export interface BenchChild {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Resolves with the exit, or kills the child and rejects after timeoutMs. */
   exit: (timeoutMs: number) => Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/**
+ * Runs `bench ...args --out out` to its exit (killing it after timeoutMs) and reads the results.json
+ * it wrote.
+ */
+export async function benchResults(
+  args: string[],
+  out: string,
+  timeoutMs: number,
+): Promise<{ code: number | null; stdout: string; results: Results }> {
+  const child = startBench([...args, "--out", out]);
+  const { code } = await child.exit(timeoutMs);
+  const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
+  return { code, stdout: child.stdout(), results };
 }
 
 export function startBench(args: string[]): BenchChild {

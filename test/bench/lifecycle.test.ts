@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results, SampleLine } from "../../scripts/results.js";
 import { descendants } from "../../scripts/sampler/procfs.js";
-import { sigkillAndWatch } from "../support/orphans.js";
+import { sigkillAndWatch, slowTrialArgs } from "../support/orphans.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { cmdline, startBench, survivorsAfter } from "./bench-child.js";
 
@@ -129,22 +129,7 @@ describe("foreign targets", () => {
  * keeps trial 2 in flight (3 x 3 s) even when a busy machine slows the test down.
  */
 async function killServerDuringTrial2(out: string, extra: string[] = []) {
-  const bench = startBench([
-    "--variants",
-    "legacy",
-    "--cases",
-    "resume-many",
-    "--trials",
-    "3",
-    "--ack-delay-ms",
-    "3000",
-    "--fixture",
-    fixture,
-    "--no-memory",
-    "--out",
-    out,
-    ...extra,
-  ]);
+  const bench = startBench([...slowTrialArgs(fixture, out), ...extra]);
   await bench.waitFor(/\[1\/3\]/, 60_000);
   const server = descendants(bench.pid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
   expect(server).toBeDefined();

@@ -11,50 +11,16 @@
 // report.md that is a directory (rename fails). Not simulated: EACCES from mode bits, a read-only
 // mount, a full disk (ENOSPC).
 import { execFileSync } from "node:child_process";
-import {
-  cpSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
-import Database from "better-sqlite3";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import { syntheticResults } from "../report/synthetic-run.js";
 import { runCli } from "./support/harness.js";
+import { inputsWithFixtures, listing } from "./support/inputs.js";
 
 let root: string;
 let inputs: string;
 let inputsBefore: string[];
-
-/** Every entry under dir with its type, size and mtime (a FIFO is listed, never opened). */
-function listing(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      let st: ReturnType<typeof statSync>;
-      try {
-        st = statSync(p);
-      } catch {
-        out.push(`${relative(dir, p)} dangling`);
-        continue;
-      }
-      const kind = st.isDirectory() ? "dir" : st.isFIFO() ? "fifo" : st.isFile() ? `${st.size} ${st.mtimeMs}` : "other";
-      out.push(`${relative(dir, p)} ${kind}`);
-      if (st.isDirectory()) walk(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 /** A run folder holding results.json with this text (and nothing else). */
 function runWith(name: string, text: string): void {
@@ -63,24 +29,9 @@ function runWith(name: string, text: string): void {
 }
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "catchup-badfiles-"));
-  inputs = join(root, "in");
-  mkdirSync(inputs);
-  const good = join(inputs, "good.sqlite");
-  generateFixture({
-    projects: 20,
-    scriptBytesMin: 256,
-    scriptBytesMax: 256,
-    scriptsPerProject: 1,
-    events: 20,
-    seed: 5,
-    out: good,
-  });
+  let good: string;
+  ({ root, inputs, good } = inputsWithFixtures("catchup-badfiles-"));
   writeFileSync(join(inputs, "truncated.sqlite"), readFileSync(good).subarray(0, 8192));
-  cpSync(good, join(inputs, "v2.sqlite"));
-  const v2 = new Database(join(inputs, "v2.sqlite"));
-  v2.prepare("UPDATE fixture_meta SET value = '2' WHERE key = 'schema_version'").run();
-  v2.close();
   mkdirSync(join(inputs, "dir"));
   execFileSync("mkfifo", [join(inputs, "fifo")]);
   // Our own null device: a case that wrongly replaced it would replace this node, never /dev/null.

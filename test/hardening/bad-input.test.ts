@@ -2,54 +2,23 @@
 // types, unknown flags and enum values, malformed JSON templates, missing/unreadable/non-SQLite
 // fixtures and fixtures of another schema version. Each must exit 2 with ONE line that names the
 // flag or file and what is allowed, and leave no file behind. Runs the real compiled CLI.
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join, relative } from "node:path";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import { runCli } from "./support/harness.js";
+import { inputsWithFixtures, listing } from "./support/inputs.js";
 
 let root: string;
 let inputs: string;
 let inputsBefore: string[];
 
-/** Every file and directory under dir, with sizes and mtimes, as sorted lines (detects any write). */
-function listing(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = join(d, name);
-      const st = statSync(p);
-      out.push(`${relative(dir, p)} ${st.isDirectory() ? "dir" : `${st.size} ${st.mtimeMs}`}`);
-      if (st.isDirectory()) walk(p);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
-
 beforeAll(async () => {
-  root = mkdtempSync(join(tmpdir(), "catchup-badinput-"));
-  inputs = join(root, "in");
-  mkdirSync(inputs);
-  const good = join(inputs, "good.sqlite");
-  generateFixture({
-    projects: 20,
-    scriptBytesMin: 256,
-    scriptBytesMax: 256,
-    scriptsPerProject: 1,
-    events: 20,
-    seed: 5,
-    out: good,
-  });
+  let good: string;
+  ({ root, inputs, good } = inputsWithFixtures("catchup-badinput-"));
   writeFileSync(join(inputs, "text.sqlite"), "hello, I am not a database\n");
   writeFileSync(join(inputs, "empty.sqlite"), "");
   mkdirSync(join(inputs, "dir.sqlite"));
-  cpSync(good, join(inputs, "v2.sqlite"));
-  const v2 = new Database(join(inputs, "v2.sqlite"));
-  v2.prepare("UPDATE fixture_meta SET value = '2' WHERE key = 'schema_version'").run();
-  v2.close();
   const foreign = new Database(join(inputs, "foreign.sqlite"));
   foreign.exec("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT)");
   foreign.close();

@@ -12,19 +12,11 @@ import {
   TRIALS_LISTED,
 } from "../../scripts/report/failures.js";
 import type { LatencyRow, MemoryRow, Results } from "../../scripts/results.js";
+import { testRunInfo } from "../support/run-info.js";
 
 const results = (over: Partial<Results> = {}): Results => ({
   schema: "catchup-bench/results@1",
-  run: {
-    startedAt: "2026-01-01T00:00:00.000Z",
-    finishedAt: null,
-    node: "v20",
-    cpuModel: "cpu",
-    cores: 2,
-    loadAverage: [0, 0, 0],
-    gitCommit: null,
-    config: {},
-  },
+  run: testRunInfo("2026-01-01T00:00:00.000Z"),
   variants: [],
   latency: [],
   memory: [],

@@ -1,7 +1,7 @@
 // Test support for the k6 tests: run a script under the k6 double (a TEST AID: real runs use k6) with
 // extra k6 flags, the process environment k6 would inherit, and a stderr listener to act on events.
-import { spawn } from "node:child_process";
 import { isAbsolute, join } from "node:path";
+import { runNode } from "../support/child.js";
 import { ROOT } from "../support/server.js";
 
 /** The scripts under test; CATCHUP_SCENARIOS_DIR points at another copy (to see a test fail against an old version). */
@@ -34,33 +34,11 @@ export function runDouble(script: string, options: DoubleOptions = {}): Promise<
   const args = ["--import", REGISTER, RUN, "run", "--quiet", ...(options.args ?? [])];
   for (const [k, v] of Object.entries(options.env ?? {})) args.push("-e", `${k}=${v}`);
   args.push(isAbsolute(script) ? script : join(SCENARIOS_DIR, script));
-  const timeoutMs = options.timeoutMs ?? 60_000;
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, args, {
-      cwd: ROOT,
-      env: { ...process.env, ...options.processEnv },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (d: string) => {
-      stdout += d;
-    });
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      stderr += d;
-      options.onStderr?.(stderr);
-    });
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`${script} under the k6 double did not exit within ${timeoutMs} ms; stderr:\n${stderr}`));
-    }, timeoutMs);
-    child.on("error", (e) => {
-      clearTimeout(timer);
-      reject(e);
-    });
-    child.on("close", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
+  return runNode(args, {
+    timeoutMs: options.timeoutMs ?? 60_000,
+    label: `${script} under the k6 double`,
+    cwd: ROOT,
+    env: { ...process.env, ...options.processEnv },
+    onStderr: options.onStderr,
   });
 }

@@ -8,6 +8,7 @@ import { type LeakPoint, type LeakRow, leakRow } from "../../scripts/leak/verdic
 import { judge } from "../../scripts/report/guard.js";
 import { RESULTS_SCHEMA, type Results } from "../../scripts/results.js";
 import { UsageError } from "../../scripts/usage.js";
+import { testRunInfo } from "../support/run-info.js";
 
 /** A straight line of post-GC heap with a fixed wobble (+-2 KiB), `slope` bytes per cycle. */
 function line(slope: number, cycles: number): LeakPoint[] {
@@ -47,16 +48,7 @@ describe("judgeLeak", () => {
 function resultsWith(leak: LeakRow[] | undefined): Results {
   return {
     schema: RESULTS_SCHEMA,
-    run: {
-      startedAt: "2026-11-30T00:00:00.000Z",
-      finishedAt: null,
-      node: "v20",
-      cpuModel: "cpu",
-      cores: 2,
-      loadAverage: [0, 0, 0],
-      gitCommit: null,
-      config: {},
-    },
+    run: testRunInfo(),
     variants: [
       { name: "A", kind: "bundled", command: "a", role: "baseline" },
       { name: "B", kind: "bundled", command: "b", role: "candidate" },

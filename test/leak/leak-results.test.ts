@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ResultsFile, resultsFromJsonl } from "../../scripts/bench/results-file.js";
 import { leakRow } from "../../scripts/leak/verdict.js";
+import { testRunInfo } from "../support/run-info.js";
 
 const dir = mkdtempSync(join(tmpdir(), "catchup-leak-results-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -19,16 +20,7 @@ const points = Array.from({ length: 15 }, (_, i) => ({
 
 describe("leak rows in the results files", () => {
   it("round-trips through results.jsonl and results.json", () => {
-    const run = {
-      startedAt: "2026-11-30T00:00:00.000Z",
-      finishedAt: null,
-      node: "v20",
-      cpuModel: "cpu",
-      cores: 2,
-      loadAverage: [0, 0, 0],
-      gitCommit: null,
-      config: {},
-    };
+    const run = testRunInfo();
     const file = new ResultsFile(join(dir, "run"), run, [
       { name: "A", kind: "bundled", command: "a", role: "baseline" },
     ]);

@@ -3,16 +3,14 @@
 // a harness SIGKILLed during a build or a run leaves no process behind and, after the next run, no
 // stale worktree registered.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import type { Results } from "../../scripts/results.js";
 import { descendants } from "../../scripts/sampler/procfs.js";
 import { type BenchChild, startBench, survivorsAfter } from "../bench/bench-child.js";
-import { git, makeRepo, type TestRepo } from "./support.js";
+import { git, repoWithFixture, type TestRepo } from "./support.js";
 
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
 
@@ -42,18 +40,7 @@ async function waitForFile(path: string, child: BenchChild, timeoutMs: number): 
 }
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "refs-errors-"));
-  repo = makeRepo(dir);
-  fixture = join(dir, "small.sqlite");
-  generateFixture({
-    projects: 10,
-    scriptBytesMin: 64,
-    scriptBytesMax: 64,
-    scriptsPerProject: 1,
-    events: 5,
-    seed: 1,
-    out: fixture,
-  });
+  ({ dir, repo, fixture } = repoWithFixture("refs-errors-"));
 });
 
 afterAll(() => {

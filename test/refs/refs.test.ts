@@ -2,14 +2,12 @@
 // git ref. v1 sends 3 chunks through completion, v2 (HEAD) 1; the results must show those counts
 // beside the exact commits; a second run of the same refs builds nothing; WORKTREE measures an
 // uncommitted edit; the swap mode's baseline differs from the candidate in the swapped file only.
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import type { Results } from "../../scripts/results.js";
 import { startBench } from "../bench/bench-child.js";
-import { chunksModule, git, makeRepo, type TestRepo } from "./support.js";
+import { chunksModule, git, repoWithFixture, type TestRepo } from "./support.js";
 
 let dir: string;
 let repo: TestRepo;
@@ -49,18 +47,7 @@ const chunksOf = (r: Results, variant: string) => r.latency.filter((l) => l.vari
 const variant = (r: Results, name: string) => r.variants.find((v) => v.name === name);
 
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "refs-"));
-  repo = makeRepo(dir);
-  fixture = join(dir, "small.sqlite");
-  generateFixture({
-    projects: 10,
-    scriptBytesMin: 64,
-    scriptBytesMax: 64,
-    scriptsPerProject: 1,
-    events: 5,
-    seed: 1,
-    out: fixture,
-  });
+  ({ dir, repo, fixture } = repoWithFixture("refs-"));
 });
 
 afterAll(() => {

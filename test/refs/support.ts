@@ -4,9 +4,11 @@
 // commits differ in that one file. Its build (build.mjs) copies the sources into dist/ and appends a
 // line to a counter file outside the repository, so a test can count builds.
 import { execFileSync } from "node:child_process";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { generateFixture } from "../../fixtures/generate.js";
 
 const WS = fileURLToPath(new URL("../../node_modules/ws/wrapper.mjs", import.meta.url));
 
@@ -112,4 +114,21 @@ export function makeRepo(parent: string): TestRepo {
     counter,
     start: "node dist/server.mjs --port {port}",
   };
+}
+
+/** A fresh temporary directory holding the test repository and a small fixture (10 projects, 64-byte scripts). */
+export function repoWithFixture(prefix: string): { dir: string; repo: TestRepo; fixture: string } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const repo = makeRepo(dir);
+  const fixture = join(dir, "small.sqlite");
+  generateFixture({
+    projects: 10,
+    scriptBytesMin: 64,
+    scriptBytesMax: 64,
+    scriptsPerProject: 1,
+    events: 5,
+    seed: 1,
+    out: fixture,
+  });
+  return { dir, repo, fixture };
 }

@@ -11,7 +11,7 @@ import { generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
 import { EXIT } from "../../scripts/exit-codes.js";
 import type { Results } from "../../scripts/results.js";
-import { startBench } from "../bench/bench-child.js";
+import { benchResults } from "../bench/bench-child.js";
 
 const TARGET = fileURLToPath(new URL("./targets/slow-case.mjs", import.meta.url));
 const TRIALS = 8;
@@ -36,28 +36,27 @@ beforeAll(async () => {
   });
   const { cursorSequence } = readFixtureMeta(fixture);
   out = join(dir, "run");
-  const child = startBench([
-    "--no-memory",
-    "--fixture",
-    fixture,
-    "--ack-delay-ms",
-    "0",
-    "--trials",
-    String(TRIALS),
-    "--ceiling",
-    "1.2",
-    "--guard",
-    "completionMs",
-    "--target",
-    `base=node ${TARGET} --port {port}`,
-    "--target",
-    `slow=node ${TARGET} --port {port} --slow-after ${cursorSequence} --extra-ms 150`,
-    "--out",
+  ({ code, stdout, results } = await benchResults(
+    [
+      "--no-memory",
+      "--fixture",
+      fixture,
+      "--ack-delay-ms",
+      "0",
+      "--trials",
+      String(TRIALS),
+      "--ceiling",
+      "1.2",
+      "--guard",
+      "completionMs",
+      "--target",
+      `base=node ${TARGET} --port {port}`,
+      "--target",
+      `slow=node ${TARGET} --port {port} --slow-after ${cursorSequence} --extra-ms 150`,
+    ],
     out,
-  ]);
-  ({ code } = await child.exit(240_000));
-  stdout = child.stdout();
-  results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
+    240_000,
+  ));
 }, 260_000);
 
 afterAll(() => {

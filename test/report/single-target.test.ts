@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../scripts/exit-codes.js";
 import type { Results } from "../../scripts/results.js";
-import { startBench } from "../bench/bench-child.js";
+import { benchResults } from "../bench/bench-child.js";
 
 let dir: string;
 let out: string;
@@ -18,24 +18,23 @@ let results: Results;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "catchup-single-"));
   out = join(dir, "run");
-  const child = startBench([
-    "--quick",
-    "--variants",
-    "batched",
-    "--trials",
-    "2",
-    "--clients",
-    "1",
-    "--ceiling",
-    "1.03",
-    "--fixtures-dir",
-    join(dir, "fixtures"),
-    "--out",
+  ({ code, stdout, results } = await benchResults(
+    [
+      "--quick",
+      "--variants",
+      "batched",
+      "--trials",
+      "2",
+      "--clients",
+      "1",
+      "--ceiling",
+      "1.03",
+      "--fixtures-dir",
+      join(dir, "fixtures"),
+    ],
     out,
-  ]);
-  ({ code } = await child.exit(240_000));
-  stdout = child.stdout();
-  results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
+    240_000,
+  ));
 }, 260_000);
 
 afterAll(() => {

@@ -5,37 +5,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { SampleLine } from "../../scripts/results.js";
-import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";
+import type { InspectorClient } from "../../scripts/sampler/inspector.js";
 import { readVmHwm, readVmRss, rssCounterSlackBytes } from "../../scripts/sampler/procfs.js";
-import {
-  type HeapSample,
-  postGcHeap,
-  type RssSample,
-  type Sampler,
-  startSampler,
-} from "../../scripts/sampler/sampler.js";
-import { killAll, startProbe, type Target, until, withTimeout } from "./support.js";
+import { type HeapSample, postGcHeap, type RssSample, startSampler } from "../../scripts/sampler/sampler.js";
+import { inspectedProbe, keepSampler, stopAll, until, withTimeout } from "./support.js";
 
 const dir = mkdtempSync(join(tmpdir(), "sampler-test-"));
-const clients: InspectorClient[] = [];
-const samplers: Sampler[] = [];
-afterEach(async () => {
-  await Promise.all(samplers.splice(0).map((s) => s.stop()));
-  await Promise.all(clients.splice(0).map((c) => c.close(1_000)));
-  killAll();
-});
+afterEach(stopAll);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** A probe target started with the inspector on 127.0.0.1 and a random port, and a client for it. */
-async function inspectedProbe(): Promise<{ t: Target; c: InspectorClient }> {
-  const t = await startProbe(["--inspect=127.0.0.1:0"]);
-  // The banner is printed before the HTTP server listens, so it is on stderr by the ready line.
-  const url = inspectorUrlFromStderr(t.stderr());
-  if (!url) throw new Error(`no inspector banner: ${t.stderr()}`);
-  const c = await connectInspector(url);
-  clients.push(c);
-  return { t, c };
-}
 
 /** Resolves once n RSS samples have been taken (the sampler's onRss hook), or rejects after 15 s. */
 function sampleCounter(): { onRss: (s: RssSample) => void; count: () => number; reach: (n: number) => Promise<void> } {
@@ -112,7 +89,7 @@ describe("startSampler", () => {
       onRss: counter.onRss,
       onHeap: (h) => heap.push(h),
     });
-    samplers.push(s);
+    keepSampler(s);
     await counter.reach(10);
     await until(() => heap.length >= 3, 15_000, "3 heap samples");
     const summary = await s.stop();
@@ -147,7 +124,7 @@ describe("startSampler", () => {
     const counter = sampleCounter();
     const file = join(dir, "phases.jsonl");
     const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 5, file, onRss: counter.onRss });
-    samplers.push(s);
+    keepSampler(s);
     const phases = ["connect", "first-chunk", "completion", "hold-end", "close", "gc"];
     for (const [i, phase] of phases.entries()) {
       await counter.reach(3 * (i + 1));
@@ -170,7 +147,7 @@ describe("startSampler", () => {
     const { t, c } = await inspectedProbe();
     const counter = sampleCounter();
     const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 10, onRss: counter.onRss });
-    samplers.push(s);
+    keepSampler(s);
     await counter.reach(2);
     const baseline = s.lastRss?.rss as number;
     await t.command(`alloc ${256 * 1024 * 1024}`);
@@ -203,7 +180,7 @@ describe("startSampler", () => {
       resetHwm: false,
       onRss: kept.onRss,
     });
-    samplers.push(s1);
+    keepSampler(s1);
     await kept.reach(3);
     const keptSummary = await s1.stop();
     expect(keptSummary.hwmReset).toBe(false);
@@ -211,7 +188,7 @@ describe("startSampler", () => {
 
     const reset = sampleCounter();
     const s2 = await startSampler({ pid: t.pid, inspector: c, intervalMs: 10, onRss: reset.onRss });
-    samplers.push(s2);
+    keepSampler(s2);
     await reset.reach(3);
     const summary = await s2.stop();
     expect(summary.hwmReset).toBe(true);
@@ -224,7 +201,7 @@ describe("startSampler", () => {
     const counter = sampleCounter();
     const file = join(dir, "killed.jsonl");
     const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 10, file, onRss: counter.onRss });
-    samplers.push(s);
+    keepSampler(s);
     await counter.reach(5);
     s.mark("connect");
     t.kill();
@@ -244,7 +221,7 @@ describe("startSampler", () => {
     const issued = heapCallWatcher(c);
     const counter = sampleCounter();
     const s = await startSampler({ pid: t.pid, inspector: issued.client, intervalMs: 10, onRss: counter.onRss });
-    samplers.push(s);
+    keepSampler(s);
     await counter.reach(3);
     // While Buffer.alloc fills 512 MiB in native code the target answers no inspector call, so the
     // next heap request stays in flight until the kill closes the socket.
@@ -268,7 +245,7 @@ describe("startSampler", () => {
       file,
       onRss: counter.onRss,
     });
-    samplers.push(s);
+    keepSampler(s);
     await counter.reach(2);
     await t.command(`alloc ${256 * 1024 * 1024}`);
     await issued.next();

@@ -3,6 +3,8 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
+import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";
+import type { Sampler } from "../../scripts/sampler/sampler.js";
 import { withTimeout } from "../../scripts/timeout.js";
 
 export const PROBE_TARGET = fileURLToPath(new URL("../../scripts/selfbench/targets/probe-target.mjs", import.meta.url));
@@ -122,4 +124,30 @@ export async function until(predicate: () => boolean, timeoutMs: number, what: s
     if (performance.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 10));
   }
+}
+
+const clients: InspectorClient[] = [];
+const samplers: Sampler[] = [];
+
+/** A probe target started with the inspector on 127.0.0.1 and a random port, and a client for it. */
+export async function inspectedProbe(): Promise<{ t: Target; c: InspectorClient }> {
+  const t = await startProbe(["--inspect=127.0.0.1:0"]);
+  // The banner is printed before the HTTP server listens, so it is on stderr by the ready line.
+  const url = inspectorUrlFromStderr(t.stderr());
+  if (!url) throw new Error(`no inspector banner: ${t.stderr()}`);
+  const c = await connectInspector(url);
+  clients.push(c);
+  return { t, c };
+}
+
+/** Keeps a sampler to be stopped by stopAll. */
+export function keepSampler(s: Sampler): void {
+  samplers.push(s);
+}
+
+/** After each test: stops the kept samplers, closes the probes' inspector clients, kills every target. */
+export async function stopAll(): Promise<void> {
+  await Promise.all(samplers.splice(0).map((s) => s.stop()));
+  await Promise.all(clients.splice(0).map((c) => c.close(1_000)));
+  killAll();
 }

@@ -8,24 +8,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import type { SampleLine } from "../../scripts/results.js";
-import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";
-import {
-  type HeapSample,
-  heapGapThresholdMs,
-  type RssSample,
-  type Sampler,
-  startSampler,
-} from "../../scripts/sampler/sampler.js";
-import { killAll, startProbe, until } from "./support.js";
+import { type HeapSample, heapGapThresholdMs, type RssSample, startSampler } from "../../scripts/sampler/sampler.js";
+import { inspectedProbe, keepSampler, stopAll, until } from "./support.js";
 
 const dir = mkdtempSync(join(tmpdir(), "two-lanes-test-"));
-const clients: InspectorClient[] = [];
-const samplers: Sampler[] = [];
-afterEach(async () => {
-  await Promise.all(samplers.splice(0).map((s) => s.stop()));
-  await Promise.all(clients.splice(0).map((c) => c.close(1_000)));
-  killAll();
-});
+afterEach(stopAll);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** RSS samples that must have timestamps inside the block (at 10 ms, a block of hundreds of ms holds far more). */
@@ -33,11 +20,7 @@ const MIN_RSS_INSIDE = 3;
 
 describe("two-lane sampler, target blocked outside JavaScript", () => {
   it("keeps RSS samples arriving during the block while heap samples pause, and records both lanes", async () => {
-    const t = await startProbe(["--inspect=127.0.0.1:0"]);
-    const url = inspectorUrlFromStderr(t.stderr());
-    if (!url) throw new Error(`no inspector banner: ${t.stderr()}`);
-    const c = await connectInspector(url);
-    clients.push(c);
+    const { t, c } = await inspectedProbe();
 
     // The sampler's t = 0 on both clocks: performance.now() here and CLOCK_MONOTONIC (hrtime).
     const hr0 = process.hrtime.bigint();
@@ -56,7 +39,7 @@ describe("two-lane sampler, target blocked outside JavaScript", () => {
       onRss: (x) => rss.push(x),
       onHeap: (x) => heap.push(x),
     });
-    samplers.push(s);
+    keepSampler(s);
     await until(() => heap.length >= 3 && rss.length >= 3, 15_000, "samples before the block");
 
     expect(await t.command("native 500")).toMatchObject({ started: "native" });

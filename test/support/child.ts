@@ -16,6 +16,8 @@ export interface RunChildOptions {
   label?: string;
   cwd?: string;
   env?: NodeJS.ProcessEnv;
+  /** Called with all stderr so far whenever more arrives. */
+  onStderr?: (stderr: string) => void;
 }
 
 /** Spawns `command ...args` (stdin ignored) and resolves once it exits and its output has closed. */
@@ -30,6 +32,7 @@ export function runChild(command: string, args: readonly string[], options: RunC
     });
     child.stderr.setEncoding("utf8").on("data", (d: string) => {
       stderr += d;
+      options.onStderr?.(stderr);
     });
     const timer = setTimeout(() => {
       child.kill("SIGKILL");

@@ -5,6 +5,28 @@ import type { ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { descendants, isAlive } from "../../scripts/sampler/procfs.js";
 
+/**
+ * Bench flags for 3 legacy resume-many trials with a 3 s ACK delay: each trial stays in flight for
+ * seconds, long enough to kill something mid-trial even on a busy machine.
+ */
+export function slowTrialArgs(fixture: string, out: string): string[] {
+  return [
+    "--variants",
+    "legacy",
+    "--cases",
+    "resume-many",
+    "--trials",
+    "3",
+    "--ack-delay-ms",
+    "3000",
+    "--fixture",
+    fixture,
+    "--no-memory",
+    "--out",
+    out,
+  ];
+}
+
 /** The command line of pid ("" once gone). */
 export function cmdline(pid: number): string {
   try {

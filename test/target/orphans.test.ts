@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { descendants } from "../../scripts/sampler/procfs.js";
 import { startCli, waitUntil } from "../hardening/support/harness.js";
 import { DOUBLE_REGISTER, DOUBLE_RUN } from "../scenarios/support/k6-double.js";
-import { cmdline, sigkillAndWatch } from "../support/orphans.js";
+import { cmdline, sigkillAndWatch, slowTrialArgs } from "../support/orphans.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
 let fixtures: TempFixtures;
@@ -64,24 +64,7 @@ describe("SIGKILL of the harness leaves no process of ours alive after 2 s", () 
     writeLingeringK6(fixtures.dir);
     await killDuring(
       "bench --driver k6",
-      [
-        "bench",
-        "--driver",
-        "k6",
-        "--variants",
-        "legacy",
-        "--cases",
-        "resume-many",
-        "--trials",
-        "3",
-        "--ack-delay-ms",
-        "3000",
-        "--fixture",
-        fixture,
-        "--no-memory",
-        "--out",
-        `${fixtures.dir}/k6-run`,
-      ],
+      ["bench", "--driver", "k6", ...slowTrialArgs(fixture, `${fixtures.dir}/k6-run`)],
       /k6-double\/run\.js/,
       { PATH: `${fixtures.dir}:${process.env.PATH}` },
     );

@@ -3,6 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { LineSplitter, parseReadyLine } from "../../scripts/target/ready.js";
 import {
+  blankAttempt,
   describeUpgrade,
   isUnknownTag,
   sessionRetryable,
@@ -37,15 +38,7 @@ describe("LineSplitter", () => {
   });
 });
 
-const attempt = (a: Partial<UpgradeAttempt>): UpgradeAttempt => ({
-  connected: false,
-  upgraded: false,
-  status: null,
-  body: "",
-  error: null,
-  timedOut: false,
-  ...a,
-});
+const attempt = (a: Partial<UpgradeAttempt>): UpgradeAttempt => ({ ...blankAttempt(), ...a });
 
 describe("describeUpgrade", () => {
   it("says how far the attempt got", () => {
