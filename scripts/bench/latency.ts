@@ -32,6 +32,22 @@ export interface CellContext<Trial, Row> {
   signal?: AbortSignal;
 }
 
+/**
+ * The trials to run, in order: the plan, then whatever rounds auto-sampling adds (ctx.more) once the
+ * plan is done; stops when nothing is added or the run was stopped. Each trial comes with its index,
+ * and ctx.onTrialStart hears of it before it is yielded.
+ */
+export function* trialQueue<Trial, Row>(ctx: CellContext<Trial, Row>): Generator<Trial> {
+  const queue = [...ctx.plan];
+  for (let index = 0; ; index++) {
+    if (index >= queue.length) queue.push(...(ctx.stopped() ? [] : (ctx.more?.() ?? [])));
+    const t = queue[index];
+    if (!t || ctx.stopped()) return;
+    ctx.onTrialStart?.(t, index);
+    yield t;
+  }
+}
+
 export interface LatencyContext extends CellContext<LatencyTrial, LatencyRow> {
   fixture: FixtureRef;
 }
@@ -157,13 +173,7 @@ export async function runLatency(ctx: LatencyContext): Promise<void> {
       recorded.add(target);
       ctx.onCrash?.(crashOf(target, variant, during, affects));
     };
-    const queue = [...ctx.plan];
-    for (let index = 0; ; index++) {
-      if (index >= queue.length) queue.push(...(ctx.stopped() ? [] : (ctx.more?.() ?? [])));
-      const t = queue[index];
-      if (!t) break;
-      if (ctx.stopped()) return;
-      ctx.onTrialStart?.(t, index);
+    for (const t of trialQueue(ctx)) {
       let figures: SessionFigures;
       let target = servers.get(t.variant);
       const trialName = `${t.case} ${t.variant} trial ${t.trial}`;

@@ -13,7 +13,7 @@ import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../
 import { median } from "../stats.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
-import { type CellContext, crashOf, exitedWithin, FailFast, targetOptions } from "./latency.js";
+import { type CellContext, crashOf, exitedWithin, FailFast, targetOptions, trialQueue } from "./latency.js";
 import { afterSequenceFor, type MemoryTrial, memoryTrialId } from "./plan.js";
 import { type ClientsRun, type PhaseName, sessionSpec } from "./sessions.js";
 import { startTarget, type Target } from "./target.js";
@@ -237,14 +237,7 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
 }
 
 export async function runMemory(ctx: MemoryContext): Promise<void> {
-  const queue = [...ctx.plan];
-  for (let index = 0; ; index++) {
-    // Past the plan, auto-sampling may add rounds.
-    if (index >= queue.length) queue.push(...(ctx.stopped() ? [] : (ctx.more?.() ?? [])));
-    const t = queue[index];
-    if (!t) break;
-    if (ctx.stopped()) return;
-    ctx.onTrialStart?.(t, index);
+  for (const t of trialQueue(ctx)) {
     const row = await runTrial(ctx, t);
     if (ctx.stopped() && !row.ok) return; // interrupted mid-trial: not a result
     ctx.onRow(row);

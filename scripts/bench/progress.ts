@@ -9,6 +9,8 @@ export function trialLabel(cell: string, trial: number, of: number, aa = false):
 
 export interface Progress {
   start(total: number): void;
+  /** More trials joined the run (auto-sampling's extra rounds): the total grows with them. */
+  grow(more: number): void;
   trial(label: string): void;
   done(label: string, ok: boolean): void;
   log(line: string): void;
@@ -39,6 +41,9 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
     return {
       start(t) {
         total = t;
+      },
+      grow(more) {
+        total += more;
       },
       trial() {},
       done(label, ok) {
@@ -72,6 +77,10 @@ export function createProgress(stream: NodeJS.WriteStream = process.stderr): Pro
       if (interrupted) return;
       bar.start(total, 0, { cell: "starting" });
       started = true;
+    },
+    grow(more) {
+      total += more;
+      if (started) bar.setTotal(total);
     },
     trial(label) {
       if (started) bar.update({ cell: label });

@@ -199,6 +199,11 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const leakTotal = config.leakCycles > 0 ? (config.leakWarmup + config.leakCycles) * names.length : 0;
   const stormTotal = config.stormClients.length * config.scriptBytes.length * config.stormTrials * names.length;
   progress.start(lPlan.length + mPlan.length + leakTotal + stormTotal);
+  // Auto-sampling's extra rounds join the progress total as they are planned.
+  const grown = <T>(trials: T[]): T[] => {
+    progress.grow(trials.length);
+    return trials;
+  };
   const guardSettings = guardOf(config);
   const auto =
     config.autoSampleSeconds !== null && guardSettings && names.length >= 2
@@ -223,7 +228,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     const latencyRun = async (plan: typeof lPlan, tmap: Map<string, TargetSpec>) => {
       if (!latencyFixture || plan.length === 0) return;
       await runLatency({
-        more: auto ? () => auto.moreLatency() : undefined,
+        more: auto ? () => grown(auto.moreLatency()) : undefined,
         config,
         fixture: latencyFixture,
         workDir,
@@ -245,7 +250,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     const memoryRun = async (plan: typeof mPlan, tmap: Map<string, TargetSpec>) => {
       if (plan.length === 0) return;
       await runMemory({
-        more: auto ? () => auto.moreMemory() : undefined,
+        more: auto ? () => grown(auto.moreMemory()) : undefined,
         config,
         fixtures: memoryFixtures,
         workDir,

@@ -75,4 +75,24 @@ describe("fixture progress bar", () => {
     expect(line(2000, 3)).toMatch(/2000\/3100 rows \| ETA 3s$/);
     expect(line(3100, 0)).toMatch(/3100\/3100 rows \| ETA 0s$/);
   });
+  it("counts auto-sampling's extra rounds in the total, never past it", () => {
+    const out = new PassThrough() as PassThrough & { text: string };
+    out.text = "";
+    out.on("data", (d: Buffer) => {
+      out.text += String(d);
+    });
+    const p = createProgress(out as unknown as NodeJS.WriteStream);
+    p.start(2);
+    p.done("snapshot legacy, trial 1/1", true);
+    p.done("snapshot batched, trial 1/1", true);
+    p.grow(2);
+    p.done("snapshot legacy, auto-sample round 2", true);
+    p.done("snapshot batched, auto-sample round 2", true);
+    expect(out.text.trimEnd().split("\n")).toEqual([
+      "[1/2] snapshot legacy, trial 1/1",
+      "[2/2] snapshot batched, trial 1/1",
+      "[3/4] snapshot legacy, auto-sample round 2",
+      "[4/4] snapshot batched, auto-sample round 2",
+    ]);
+  });
 });
