@@ -2,7 +2,7 @@
 // budget takes the streaming path (resume metadata, lazy pages of up to 512 items, the marker), so
 // no frame carries the whole replay; a resume within the budget stays one chunk.
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { type Frame, isChunkFor, isExitFor, RawConnection, subscribeThroughCompletion } from "../support/raw-ws.js";
+import { type Frame, isExitFor, RawConnection, subscribeThroughCompletion } from "../support/raw-ws.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { CHUNK_FIXTURE, type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
