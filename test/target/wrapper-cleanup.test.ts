@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results } from "../../scripts/results.js";
-import { descendants, isAlive } from "../../scripts/sampler/procfs.js";
+import { descendants, isAlive, listeningPorts } from "../../scripts/sampler/procfs.js";
 import { cmdline, startBench } from "../bench/bench-child.js";
 import { waitUntil } from "../hardening/support/harness.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
@@ -52,6 +52,25 @@ function wrapped(name: string, extra: string[]) {
   return { dir, args, log, markers };
 }
 
+/** Remote ends ("addr:port" in /proc's hex) of the ESTABLISHED connections whose local port is `port`. */
+function establishedPeers(port: number): Set<string> {
+  const peers = new Set<string>();
+  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
+    let text = "";
+    try {
+      text = readFileSync(file, "utf8");
+    } catch {
+      continue;
+    }
+    for (const line of text.trim().split("\n").slice(1)) {
+      const [, local, remote, state] = line.trim().split(/\s+/);
+      if (state === "01" && local && remote && Number.parseInt(local.split(":")[1] ?? "", 16) === port)
+        peers.add(remote);
+    }
+  }
+  return peers;
+}
+
 /** Every wrapper that started cleaned up, and no marker is left. */
 function expectCleanedUp(w: ReturnType<typeof wrapped>, starts: number) {
   const log = w.log();
@@ -85,21 +104,30 @@ describe("a wrapper target with a cleanup trap and no exec", () => {
   }, 90_000);
 
   it("gets its cleanup run when its server crashes mid-trial (and the next trial gets a fresh one)", async () => {
-    const w = wrapped("crash", ["--cases", "resume-many", "--trials", "3", "--ack-delay-ms", "3000"]);
+    const w = wrapped("crash", ["--cases", "resume-many", "--trials", "4", "--ack-delay-ms", "3000"]);
     const bench = startBench(w.args);
-    await bench.waitFor(/\[1\/3\]/, 60_000);
+    await bench.waitFor(/\[1\/4\]/, 60_000);
     const server = descendants(bench.pid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
     expect(server).toBeDefined();
+    // Mid-trial for sure: a trial's own connection opened after trial 1 ended (3 s ACK delays keep it
+    // open for seconds). Trial 2's may already be open when "[1/4]" is read, so the kill lands in
+    // trial 2 or trial 3; killing on "[1/4]" alone could land between trials instead.
+    const port = Number(/--port (\d+)/.exec(cmdline(server as number))?.[1]);
+    expect(listeningPorts(server as number)).toContain(port);
+    const before = establishedPeers(port);
+    expect(await waitUntil(() => [...establishedPeers(port)].some((p) => !before.has(p)), 30_000)).toBe(true);
     process.kill(server as number, "SIGKILL");
     const { code } = await bench.exit(90_000);
     expect(code, bench.stderr()).not.toBeNull();
-    const rows = (JSON.parse(readFileSync(join(w.dir, "run", "results.json"), "utf8")) as Results).latency;
-    expect(rows.map((r) => [r.trial, r.ok])).toEqual([
-      [1, true],
-      [2, false],
-      [3, true],
-    ]);
+    const results = JSON.parse(readFileSync(join(w.dir, "run", "results.json"), "utf8")) as Results;
+    const failed = results.latency.filter((r) => !r.ok).map((r) => r.trial);
+    expect(failed).toHaveLength(1);
+    const crashed = failed[0] as number;
+    expect([2, 3]).toContain(crashed);
+    // Every other trial is ok: the ones after the crash ran on a fresh server.
+    expect(results.latency.map((r) => [r.trial, r.ok])).toEqual([1, 2, 3, 4].map((t) => [t, t !== crashed]));
+    expect(results.targetCrashes?.map((c) => c.during)).toEqual([`during resume-many w trial ${crashed}`]);
     // Two wrappers: the crashed one cleaned up after its server died, the fresh one on the final stop.
     expectCleanedUp(w, 2);
-  }, 120_000);
+  }, 150_000);
 });
