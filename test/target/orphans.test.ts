@@ -25,10 +25,13 @@ async function killDuring(label: string, args: string[], running: RegExp, env: R
   // TMPDIR: temp files a SIGKILLed harness leaves behind go with our temp dir.
   const run = startCli(args, { TMPDIR: fixtures.dir, ...env });
   try {
-    const up = await waitUntil(
-      () => run.child.exitCode === null && descendants(run.child.pid as number).some((p) => running.test(cmdline(p))),
-      60_000,
-    );
+    // Killed once the process and its reaper both run: the reaper is spawned just after the process
+    // it guards, and a kill between the two is covered by the bundled server's stdin lifeline only.
+    const up = await waitUntil(() => {
+      if (run.child.exitCode !== null) return false;
+      const tree = descendants(run.child.pid as number).map(cmdline);
+      return tree.some((c) => running.test(c)) && tree.some((c) => /target\/reaper\.js/.test(c));
+    }, 60_000);
     expect(up, `${label}: no process matching ${running} under the CLI; stderr:\n${run.stderr()}`).toBe(true);
     const report = await sigkillAndWatch(run.child, label);
     expect(report.tree.join("\n")).toMatch(/target\/reaper\.js/);
