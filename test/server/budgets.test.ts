@@ -67,23 +67,29 @@ describe("replay budget", () => {
   });
 });
 
+/** A batched catch-up from a server with --max-initial-chunk-bytes budget, with every raw frame's size. */
+async function budgetedCatchUp(budget: number, payload: Record<string, unknown>) {
+  const server = await startServer(db, [
+    "--item-shape",
+    "lean",
+    "--delivery",
+    "batched",
+    "--max-initial-chunk-bytes",
+    String(budget),
+  ]);
+  started.push(server);
+  const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
+  const sizes: number[] = [];
+  conn.ws.on("message", (data: Buffer) => sizes.push(data.length));
+  const { chunks, items } = await subscribeThroughCompletion(conn, "1", payload);
+  await conn.close();
+  return { chunks, items, sizes };
+}
+
 describe("--max-initial-chunk-bytes (batched)", () => {
   it("splits the first chunk into frames within the budget, marker last", async () => {
     const budget = 64 * 1024;
-    const server = await startServer(db, [
-      "--item-shape",
-      "lean",
-      "--delivery",
-      "batched",
-      "--max-initial-chunk-bytes",
-      String(budget),
-    ]);
-    started.push(server);
-    const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
-    const sizes: number[] = [];
-    conn.ws.on("message", (data: Buffer) => sizes.push(data.length));
-    const { chunks, items } = await subscribeThroughCompletion(conn, "1", { afterSequence: cursor });
-    await conn.close();
+    const { chunks, items, sizes } = await budgetedCatchUp(budget, { afterSequence: cursor });
     expect(chunks.length).toBeGreaterThan(1);
     for (const size of sizes) expect(size).toBeLessThanOrEqual(budget);
     expect(items[0]?.kind).toBe("resume");
@@ -97,20 +103,7 @@ describe("--max-initial-chunk-bytes (batched)", () => {
     const wholeProjects = (whole.items[0] as { projects: unknown[] }).projects;
     expect(whole.chunks).toHaveLength(1);
     expect(whole.items[0]).not.toHaveProperty("page");
-    const server = await startServer(db, [
-      "--item-shape",
-      "lean",
-      "--delivery",
-      "batched",
-      "--max-initial-chunk-bytes",
-      String(budget),
-    ]);
-    started.push(server);
-    const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
-    const sizes: number[] = [];
-    conn.ws.on("message", (data: Buffer) => sizes.push(data.length));
-    const { chunks, items } = await subscribeThroughCompletion(conn, "1", {});
-    await conn.close();
+    const { chunks, items, sizes } = await budgetedCatchUp(budget, {});
     expect(chunks.length).toBeGreaterThan(2);
     expect(sizes.length).toBeGreaterThanOrEqual(chunks.length);
     for (const size of sizes) expect(size).toBeLessThanOrEqual(budget);
