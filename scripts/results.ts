@@ -1,5 +1,6 @@
 // The on-disk results of a bench run (results.json, results.jsonl). Bytes and milliseconds only;
-// MiB appears only in rendered reports. Bump RESULTS_SCHEMA when a field changes meaning.
+// MiB appears only in rendered reports. Bump RESULTS_SCHEMA when a field changes meaning, and teach
+// upgradeResults to read the older version (or drop it from READABLE_RESULTS_SCHEMAS).
 
 import type { LATENCY_CASES } from "../scenarios/lib/protocol.js";
 import type { LeakRow } from "./leak/verdict.js";
@@ -7,7 +8,14 @@ import type { RefRecord } from "./refs/plan.js";
 import type { CellVerdict } from "./report/verdicts.js";
 import type { StormRow } from "./storm/row.js";
 
-export const RESULTS_SCHEMA = "catchup-bench/results@1";
+/**
+ * @2: a memory row's sampleIntervalMs is the RSS lane's achieved interval only (the sampler has two
+ * lanes; the heap lane's is heapIntervalMs). In @1 it was the interval of one sampler that read RSS
+ * and heap together, so it was both lanes' interval.
+ */
+export const RESULTS_SCHEMA = "catchup-bench/results@2";
+/** The versions `report` reads: older ones are upgraded in memory (upgradeResults). */
+export const READABLE_RESULTS_SCHEMAS = ["catchup-bench/results@1", RESULTS_SCHEMA] as const;
 
 export type LatencyCase = (typeof LATENCY_CASES)[number];
 export type MemoryMode = "memory" | "snapshot";
@@ -193,3 +201,25 @@ export type ResultsLine =
   | { kind: "storm"; row: StormRow }
   | { kind: "crash"; crash: TargetCrash }
   | { kind: "stop"; reason: string };
+
+/**
+ * A parsed results file of any readable version as the current one (the file is not rewritten).
+ * @1 rows without heapIntervalMs came from the one-lane sampler, whose interval was the heap's too;
+ * @1 rows that have it were written by the two-lane sampler before the version was bumped.
+ * Returns null for a version this one cannot read. Pure; the input is not modified.
+ */
+export function upgradeResults(value: { schema?: unknown } & Record<string, unknown>): Results | null {
+  if (value.schema === RESULTS_SCHEMA) return value as unknown as Results;
+  if (value.schema !== "catchup-bench/results@1") return null;
+  const v = value as unknown as Results;
+  const memory = (rows: MemoryRow[]): MemoryRow[] =>
+    rows.map((r) =>
+      r && typeof r === "object" && r.heapIntervalMs === undefined ? { ...r, heapIntervalMs: r.sampleIntervalMs } : r,
+    );
+  return {
+    ...v,
+    schema: RESULTS_SCHEMA,
+    memory: Array.isArray(v.memory) ? memory(v.memory) : v.memory,
+    ...(v.aa && Array.isArray(v.aa.memory) ? { aa: { ...v.aa, memory: memory(v.aa.memory) } } : {}),
+  };
+}

@@ -74,7 +74,7 @@ function resumeCatchUp(store: EventStore, afterSequence: number, sequence: numbe
 /**
  * The coalesced replay after `afterSequence`: which projects (and at which sequence) is settled now,
  * so the catch-up ends at this instant's high-water mark; each project's shell is fetched from the
- * store only when its page is read (in the reference shape, decoded with its schema, one by one).
+ * store only when its items are read (in the reference shape, decoded with its schema, one by one).
  */
 function replaySource(store: EventStore, afterSequence: number, shape: ItemShape): ReplaySource {
   const touched = store.touchedAfter(afterSequence);
@@ -82,8 +82,9 @@ function replaySource(store: EventStore, afterSequence: number, shape: ItemShape
     size: touched.length,
     projectedBytes: () =>
       touched.reduce((n, t) => n + store.storedShellBytes(t.projectId) + PROJECTED_ITEM_OVERHEAD, 0),
+    // the event log is already coalesced in `touched`; a page read is the query that would fetch it
+    readPage: () => store.notePageRead(),
     read: (from, to) => {
-      store.notePageRead();
       const out: ShellItem[] = [];
       for (const { projectId, sequence } of touched.slice(from, to)) {
         const row = store.projectRow(projectId);

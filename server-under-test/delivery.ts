@@ -6,12 +6,21 @@ import type { ProjectShell, ShellItem } from "./rpcs.js";
 export const DELIVERY_STRATEGIES = ["legacy", "batched"] as const;
 export type DeliveryStrategy = (typeof DELIVERY_STRATEGIES)[number];
 
-/** Legacy replay chunks carry at most this many replayed items (as the reference server did). */
-export const LEGACY_REPLAY_CHUNK = 512;
+/**
+ * The replay's event log is read from the store in pages of this many events, as the reference
+ * server's event store reads (each page one query); legacy delivery groups what it reads (see
+ * replay-stream.ts).
+ */
+export const REPLAY_READ_PAGE = 500;
 
-/** A replay read on demand: `read(from, to)` fetches items [from, to) from the store. */
+/**
+ * A replay read on demand: `readPage(from, to)` reads positions [from, to) of its event log (one
+ * store query, cheap: which projects changed, not their bodies); `read(from, to)` fetches the items
+ * for those positions (each project's current shell).
+ */
 export interface ReplaySource {
   readonly size: number;
+  readPage?(from: number, to: number): void;
   read(from: number, to: number): ShellItem[];
   /** What the whole replay would encode to (bytes), projected from stored sizes without reading it. */
   projectedBytes?: () => number;
@@ -30,8 +39,11 @@ export type CatchUp =
   | { kind: "snapshot"; snapshot: ShellItem; enrichment?: ShellItem | undefined; sequence: number }
   | { kind: "resume"; resume: ShellItem; replay: ShellItem[] | ReplaySource; sequence: number };
 
-/** One chunk to deliver: its items, or a page read from the store when the stream pulls it. */
-export type PlannedChunk = ShellItem[] | (() => ShellItem[]);
+/**
+ * One piece to deliver: a chunk of items, or a replay streamed lazily in groups (each group one
+ * chunk, its pages read from the store only when the stream pulls it; see replay-stream.ts).
+ */
+export type PlannedChunk = ShellItem[] | { replay: ReplaySource };
 
 export interface DeliveryOptions {
   strategy: DeliveryStrategy;
@@ -51,8 +63,8 @@ export const CHUNK_ENVELOPE_BYTES = 64;
 /**
  * Cuts a catch-up into chunks, in delivery order; the completion marker, when requested, is last.
  * Batched delivery to a client that asked for the marker reads the whole replay now (it goes out
- * in one frame); otherwise each replay page is read when the stream pulls its chunk, which the
- * RPC server does only after the client ACKed the previous one.
+ * in one frame); otherwise the replay is streamed in groups, each read when the stream pulls it,
+ * which the RPC server does only after the client ACKed the previous chunk.
  */
 export function planChunks(catchUp: CatchUp, options: DeliveryOptions): PlannedChunk[] {
   const marker: ShellItem[] = options.requestCompletionMarker
@@ -80,7 +92,9 @@ export function planChunks(catchUp: CatchUp, options: DeliveryOptions): PlannedC
   }
   // legacy, and batched for clients that did not ask for the marker (old clients keep the old path)
   const chunks: PlannedChunk[] =
-    catchUp.kind === "snapshot" ? [snapshotItems(catchUp)] : [[catchUp.resume], ...pages(catchUp.replay)];
+    catchUp.kind === "snapshot"
+      ? [snapshotItems(catchUp)]
+      : [[catchUp.resume], ...(replaySize(catchUp.replay) > 0 ? [{ replay: sourceOf(catchUp.replay) }] : [])];
   if (marker.length > 0) chunks.push(marker);
   return chunks;
 }
@@ -139,20 +153,17 @@ function sourceOf(replay: ShellItem[] | ReplaySource): ReplaySource {
   return Array.isArray(replay) ? replayOf(replay) : replay;
 }
 
-function readAll(replay: ShellItem[] | ReplaySource): ShellItem[] {
-  const source = sourceOf(replay);
-  return source.read(0, source.size);
+function replaySize(replay: ShellItem[] | ReplaySource): number {
+  return Array.isArray(replay) ? replay.length : replay.size;
 }
 
-/** Legacy replay chunks: one page of up to LEGACY_REPLAY_CHUNK items each, read when pulled. */
-function pages(replay: ShellItem[] | ReplaySource): PlannedChunk[] {
+/** The whole replay, read now: every page of its event log, then every item. */
+function readAll(replay: ShellItem[] | ReplaySource): ShellItem[] {
   const source = sourceOf(replay);
-  const out: PlannedChunk[] = [];
-  for (let i = 0; i < source.size; i += LEGACY_REPLAY_CHUNK) {
-    const from = i;
-    out.push(() => source.read(from, Math.min(from + LEGACY_REPLAY_CHUNK, source.size)));
+  for (let from = 0; from < source.size; from += REPLAY_READ_PAGE) {
+    source.readPage?.(from, Math.min(from + REPLAY_READ_PAGE, source.size));
   }
-  return out;
+  return source.read(0, source.size);
 }
 
 /**

@@ -82,6 +82,46 @@ export const ShellItem = Schema.Union(
 );
 export type ShellItem = typeof ShellItem.Type;
 
+/** Thread stream items, as the reference server names them: a snapshot of the thread's projection, one event, the marker. */
+export const ThreadSnapshotItem = Schema.Struct({
+  kind: Schema.Literal("snapshot"),
+  snapshotSequence: Schema.Number,
+  projection: Schema.Struct({
+    thread: Schema.Unknown,
+    messages: Schema.Array(Schema.Unknown),
+    turnItems: Schema.Array(Schema.Unknown),
+    updatedAt: Schema.String,
+  }),
+});
+export const ThreadEventItem = Schema.Struct({
+  kind: Schema.Literal("event"),
+  sequence: Schema.Number,
+  event: Schema.Struct({
+    id: Schema.String,
+    threadId: Schema.String,
+    type: Schema.String,
+    occurredAt: Schema.String,
+    payload: Schema.Unknown,
+  }),
+});
+/** The thread stream's completion marker: `{kind:"synchronized"}` with no sequence, as the reference server sends it. */
+export const ThreadSynchronizedItem = Schema.Struct({ kind: Schema.Literal("synchronized") });
+export const ThreadStreamItem = Schema.Union(ThreadSnapshotItem, ThreadEventItem, ThreadSynchronizedItem);
+export type ThreadStreamItem = typeof ThreadStreamItem.Type;
+
+/** subscribeThread (or a thread command) for a thread the store does not have. */
+export class ThreadNotFoundError extends Schema.TaggedError<ThreadNotFoundError>()("ThreadNotFoundError", {
+  threadId: Schema.String,
+  message: Schema.String,
+}) {}
+
+/** A live tail that would retain more than its budget while the client does not ACK: resume from the last sequence. */
+export class LiveBufferError extends Schema.TaggedError<LiveBufferError>()("LiveBufferError", {
+  message: Schema.String,
+  maxItems: Schema.Number,
+  maxBytes: Schema.Number,
+}) {}
+
 /** A call whose connection's token lacks the scope the RPC needs. The connection stays up. */
 export class AuthorizationError extends Schema.TaggedError<AuthorizationError>()("AuthorizationError", {
   requiredScope: Schema.Literal(...SCOPES),
@@ -119,6 +159,11 @@ export const FixtureMetaSchema = Schema.Struct({
   projectCount: Schema.Number,
   eventCount: Schema.Number,
   postCursorPayloadBytes: Schema.Number,
+  threads: Schema.Number,
+  threadEvents: Schema.Number,
+  threadId: Schema.String,
+  threadCursorSequence: Schema.Number,
+  threadLatestSequence: Schema.Number,
   contentSha256: Schema.String,
 });
 
@@ -136,7 +181,21 @@ export const ServerConfigResponse = Schema.Struct({
   /** How catch-up items are shaped: the reference server's, or this server's earlier lean items. */
   itemShape: Schema.optional(Schema.Literal("reference", "lean")),
   /** Counters for tests and diagnostics. */
-  stats: Schema.optional(Schema.Struct({ replayPagesRead: Schema.Number })),
+  stats: Schema.optional(
+    Schema.Struct({
+      replayPagesRead: Schema.Number,
+      /** Thread catch-ups so far: snapshots, replays, and why each fallback to a snapshot happened. */
+      threads: Schema.optional(
+        Schema.Struct({
+          snapshots: Schema.Number,
+          replays: Schema.Number,
+          fallbacks: Schema.Record({ key: Schema.String, value: Schema.Number }),
+          liveRetainedItems: Schema.Number,
+          liveOverflows: Schema.Number,
+        }),
+      ),
+    }),
+  ),
   fixture: FixtureMetaSchema,
   latestSequence: Schema.Number,
 });
@@ -151,23 +210,48 @@ export const SubscribeShell = Rpc.make("orchestration.subscribeShell", {
   stream: true,
 });
 
+export const SubscribeThread = Rpc.make("orchestration.subscribeThread", {
+  payload: {
+    threadId: Schema.String,
+    afterSequence: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(0))),
+    requestCompletionMarker: Schema.optional(Schema.Boolean),
+    /** Accepted for the reference server's clients; this server always sends the whole projection. */
+    turnLimit: Schema.optional(Schema.Int.pipe(Schema.greaterThanOrEqualTo(1))),
+  },
+  success: ThreadStreamItem,
+  error: Schema.Union(ThreadNotFoundError, LiveBufferError),
+  stream: true,
+});
+
 export const GetConfig = Rpc.make("server.getConfig", { success: ServerConfigResponse });
 
 export const DispatchCommand = Rpc.make("orchestration.dispatchCommand", {
-  payload: Schema.Struct({
-    type: Schema.Literal("project.update"),
-    projectId: Schema.String,
-    title: Schema.String,
-  }),
+  payload: Schema.Union(
+    Schema.Struct({
+      type: Schema.Literal("project.update"),
+      projectId: Schema.String,
+      title: Schema.String,
+    }),
+    /** Appends a message to a thread (a `message.updated` event), published to its subscribers. */
+    Schema.Struct({
+      type: Schema.Literal("thread.message.append"),
+      threadId: Schema.String,
+      role: Schema.Literal("user", "assistant"),
+      text: Schema.String,
+    }),
+  ),
   success: Schema.Struct({ sequence: Schema.Number }),
-  error: ProjectNotFoundError,
+  error: Schema.Union(ProjectNotFoundError, ThreadNotFoundError),
 });
 
-export class ServerRpcs extends RpcGroup.make(SubscribeShell, GetConfig, DispatchCommand).middleware(Authorization) {}
+export class ServerRpcs extends RpcGroup.make(SubscribeShell, SubscribeThread, GetConfig, DispatchCommand).middleware(
+  Authorization,
+) {}
 
 /** The scope each RPC requires. */
 export const REQUIRED_SCOPE: Record<string, Scope> = {
   [SubscribeShell._tag]: "orchestration:read",
+  [SubscribeThread._tag]: "orchestration:read",
   [GetConfig._tag]: "orchestration:read",
   [DispatchCommand._tag]: "orchestration:operate",
 };

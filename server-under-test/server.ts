@@ -18,6 +18,7 @@ import { layerCheckedJson } from "./serialization.js";
 import type { ServerSettings } from "./settings.js";
 import type { EventStore } from "./store.js";
 import type { LiveEvent } from "./subscription.js";
+import { boundRequestHeaders } from "./upgrade-timeout.js";
 
 export const WS_PATH = "/ws";
 /** How long shutdown waits for clients to answer the close frame before cutting sockets. */
@@ -25,16 +26,15 @@ const CLOSE_GRACE_MS = 3000;
 
 /**
  * A node http server that closes connections whose request headers (the WebSocket upgrade) are not
- * complete within `timeoutMs`, instead of Node's 60 s default. Node checks pending connections every
- * `connectionsCheckingInterval`, so that is kept well under the bound. An upgraded socket leaves the
- * HTTP parser and its connection list, so these timeouts never cut an established WebSocket.
+ * complete within `timeoutMs`, instead of Node's 60 s default, counting only time the server was
+ * responsive (see upgrade-timeout.ts). An upgraded socket is done with its headers, so the bound never
+ * cuts an established WebSocket.
  */
 export function boundedUpgradeServer(timeoutMs: number) {
-  return createServer({
-    headersTimeout: timeoutMs,
-    requestTimeout: timeoutMs, // Node requires requestTimeout >= headersTimeout
-    connectionsCheckingInterval: Math.max(10, Math.min(1000, Math.floor(timeoutMs / 4))),
-  });
+  // Node's own timers are off: they count this server's event-loop stalls against the client.
+  const server = createServer({ headersTimeout: 0, requestTimeout: 0 });
+  boundRequestHeaders(server, timeoutMs);
+  return server;
 }
 
 /** Logs go to stderr: stdout carries only the ready line. */

@@ -4,6 +4,7 @@ import yargs from "yargs";
 import { DEV_TOKEN, parseToken, type TokenGrant } from "./auth.js";
 import { ITEM_SHAPES, type ItemShape } from "./catchup.js";
 import { DELIVERY_STRATEGIES, type DeliveryStrategy } from "./delivery.js";
+import { REFERENCE_GROUP_WINDOW } from "./grouping.js";
 
 export class SettingsError extends Error {
   override readonly name = "SettingsError";
@@ -20,6 +21,10 @@ export interface ServerSettings {
   maxReplayBytes: number;
   maxInitialChunkBytes: number | undefined;
   maxProjectedBytes: number | undefined;
+  /** A streamed (legacy) replay goes out in groups of at most this many items... */
+  replayGroupItems: number;
+  /** ...or of what arrived within this many ms of the client's pull. */
+  replayGroupWindowMs: number;
   /** A connection must finish its HTTP request headers (the upgrade) within this many ms. */
   upgradeTimeoutMs: number;
   exitWithParent: boolean;
@@ -30,7 +35,8 @@ export const DEFAULT_UPGRADE_TIMEOUT_MS = 10_000;
 export const USAGE =
   "node dist/server-under-test/main.js --db FIXTURE [--host 127.0.0.1] [--port 0] [--delivery legacy|batched] [--item-shape reference|lean] " +
   "[--token SECRET[:scope,scope]]... [--max-replay-events 1000] [--max-replay-bytes 8388608] " +
-  "[--max-initial-chunk-bytes N] [--max-projected-bytes N] [--upgrade-timeout-ms 10000] [--exit-with-parent]";
+  "[--max-initial-chunk-bytes N] [--max-projected-bytes N] [--replay-group-items 512] [--replay-group-window-ms 50] " +
+  "[--upgrade-timeout-ms 10000] [--exit-with-parent]";
 
 export const HELP = `
   --db FIXTURE                   SQLite fixture (npm run fixture); opened read-only, never modified
@@ -50,8 +56,14 @@ export const HELP = `
                                  a snapshot is then paged into several snapshot items (page, pages)
   --max-projected-bytes N        batched: a marked resume whose replay is projected (from stored sizes)
                                  to encode beyond N bytes takes the streaming path instead: resume
-                                 metadata, then pages of up to 512 items, each read after the
-                                 previous chunk's ACK, then the marker (default off)
+                                 metadata, then the replay in groups (below), then the marker
+                                 (default off)
+  --replay-group-items N         a streamed replay (legacy, and the fallback above) goes out in
+                                 chunks of at most N items (default 512, as the reference server)
+  --replay-group-window-ms N     ...or of the items read within N ms of the client's pull, if any
+                                 (default 50, as the reference server); the replay's event log is
+                                 read in pages of 500, each only when the next chunk is pulled,
+                                 which is after the previous chunk's ACK
   --upgrade-timeout-ms N         close a connection whose HTTP upgrade headers are not complete
                                  within N ms (default 10000); open WebSockets are not affected
   --exit-with-parent             exit when stdin reaches EOF or the IPC channel disconnects
@@ -69,6 +81,8 @@ const VALUE_FORMS: Record<string, string> = {
   "max-replay-bytes": "N",
   "max-initial-chunk-bytes": "N",
   "max-projected-bytes": "N",
+  "replay-group-items": "N",
+  "replay-group-window-ms": "N",
   "upgrade-timeout-ms": "N",
 };
 
@@ -114,6 +128,16 @@ export function parseSettings(argv: string[]): ServerSettings {
     .option("max-replay-bytes", { requiresArg: true, type: "string", default: "8388608" })
     .option("max-initial-chunk-bytes", { requiresArg: true, type: "string" })
     .option("max-projected-bytes", { requiresArg: true, type: "string" })
+    .option("replay-group-items", {
+      requiresArg: true,
+      type: "string",
+      default: String(REFERENCE_GROUP_WINDOW.maxItems),
+    })
+    .option("replay-group-window-ms", {
+      requiresArg: true,
+      type: "string",
+      default: String(REFERENCE_GROUP_WINDOW.windowMs),
+    })
     .option("upgrade-timeout-ms", { requiresArg: true, type: "string", default: String(DEFAULT_UPGRADE_TIMEOUT_MS) })
     .option("exit-with-parent", { type: "boolean", default: false })
     .parseSync();
@@ -154,7 +178,9 @@ export function parseSettings(argv: string[]): ServerSettings {
       initial === undefined ? undefined : int("max-initial-chunk-bytes", initial, 1, Number.MAX_SAFE_INTEGER),
     maxProjectedBytes:
       projected === undefined ? undefined : int("max-projected-bytes", projected, 0, Number.MAX_SAFE_INTEGER),
+    replayGroupItems: int("replay-group-items", args["replay-group-items"], 1, Number.MAX_SAFE_INTEGER),
     // Node's timers hold at most 2^31-1 ms
+    replayGroupWindowMs: int("replay-group-window-ms", args["replay-group-window-ms"], 1, 2 ** 31 - 1),
     upgradeTimeoutMs: int("upgrade-timeout-ms", args["upgrade-timeout-ms"], 1, 2 ** 31 - 1),
     exitWithParent: args["exit-with-parent"],
   };

@@ -3,6 +3,7 @@
 import type Database from "better-sqlite3";
 import type { FixtureMeta, ProjectRecord, ProjectScript } from "../fixtures/schema.js";
 import type { ProjectShell } from "./rpcs.js";
+import { ThreadStore } from "./thread-store.js";
 
 type ProjectRow = Omit<ProjectRecord, "deleted_at">;
 
@@ -21,6 +22,8 @@ export interface RangeCost {
 
 export class EventStore {
   readonly meta: FixtureMeta;
+  /** The threads' events; they share this store's sequence. */
+  readonly threads: ThreadStore;
   private readonly db: Database.Database;
   private latest: number;
   private pagesRead = 0;
@@ -40,6 +43,7 @@ export class EventStore {
       latest: number;
     };
     this.latest = row.latest;
+    this.threads = new ThreadStore(db, () => ++this.latest);
     this.byId = db.prepare(
       "SELECT project_id, title, workspace_root, scripts_json, created_at, updated_at FROM projection_projects WHERE project_id = ? AND deleted_at IS NULL",
     );
@@ -47,7 +51,7 @@ export class EventStore {
       "SELECT project_id, title, workspace_root, scripts_json, created_at, updated_at FROM projection_projects WHERE deleted_at IS NULL ORDER BY rowid",
     );
     this.touched = db.prepare(
-      "SELECT stream_id, MAX(sequence) AS seq FROM orchestration_events WHERE sequence > ? GROUP BY stream_id",
+      "SELECT stream_id, MAX(sequence) AS seq FROM orchestration_events WHERE sequence > ? AND aggregate_kind = 'project' GROUP BY stream_id",
     );
     // A project's stored text in bytes: what its shell encodes to, give or take the JSON keys.
     this.storedSize = db.prepare(

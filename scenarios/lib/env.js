@@ -8,7 +8,7 @@ import {
   SUBSCRIBE_TAG,
   SUBSCRIBE_TEMPLATE,
 } from "./protocol.js";
-import { buildSubscribePayload } from "./session.js";
+import { buildSubscribePayload, withThreadId } from "./session.js";
 
 /** The k6 scripts' CASE names (defined in protocol.js). */
 export { CASES };
@@ -33,7 +33,8 @@ export { CASES };
 
 /**
  * @param {Env} env
- * @param {{ holdMs?: number }} [defaults]
+ * @param {{ holdMs?: number, subscribeTag?: string, template?: string }} [defaults]  a script's own
+ *   defaults (thread.js subscribes to a thread)
  * @returns {ScenarioConfig}
  */
 export function scenarioConfigFromEnv(env, defaults = {}) {
@@ -41,9 +42,9 @@ export function scenarioConfigFromEnv(env, defaults = {}) {
   if (!url || !/^wss?:\/\//.test(url)) {
     throw new Error(`URL must be a ws:// or wss:// address, e.g. ws://127.0.0.1:PORT/ws (got ${JSON.stringify(url)})`);
   }
-  const template = env.SUBSCRIBE_PAYLOAD ?? SUBSCRIBE_TEMPLATE;
+  const template = env.SUBSCRIBE_PAYLOAD ?? defaults.template ?? SUBSCRIBE_TEMPLATE;
   try {
-    buildSubscribePayload(template, 0);
+    buildSubscribePayload(withThreadId(template, "t"), 0);
   } catch (e) {
     throw new Error(`SUBSCRIBE_PAYLOAD: ${/** @type {Error} */ (e).message}`);
   }
@@ -53,7 +54,7 @@ export function scenarioConfigFromEnv(env, defaults = {}) {
     token: env.TOKEN === undefined ? DEV_TOKEN : env.TOKEN === "" ? null : env.TOKEN,
     tokenIn: enumEnv(env, "TOKEN_IN", ["header", "query"], "header"),
     headers: headersEnv(env),
-    subscribeTag: env.SUBSCRIBE_TAG || SUBSCRIBE_TAG,
+    subscribeTag: env.SUBSCRIBE_TAG || defaults.subscribeTag || SUBSCRIBE_TAG,
     template,
     completion: parseCompletion(env.COMPLETION),
     ackDelayMs: intEnv(env, "ACK_DELAY_MS", 100, 0, 600_000),
@@ -147,10 +148,11 @@ export function jsonEnv(env, name, fallback) {
 /**
  * Which cursor to resume from: AFTER_SEQUENCE=N explicitly, or CASE (one of allowed; fallback when
  * unset) to be resolved through server.getConfig. Setting both is an error.
+ * @template {string} C
  * @param {Env} env
- * @param {readonly CaseName[]} allowed
- * @param {CaseName} fallback
- * @returns {{ caseName: CaseName, explicitAfter: number | null }}
+ * @param {readonly C[]} allowed
+ * @param {C} fallback
+ * @returns {{ caseName: C, explicitAfter: number | null }}
  */
 export function cursorFromEnv(env, allowed, fallback) {
   const explicitAfter = env.AFTER_SEQUENCE ? intEnv(env, "AFTER_SEQUENCE", 0, 0, Number.MAX_SAFE_INTEGER) : null;
@@ -196,6 +198,27 @@ export function findSequences(value) {
       const top = /** @type {Record<string, unknown>} */ (value).latestSequence;
       const latest = Number.isSafeInteger(top) ? Number(top) : Number(o.latestSequence);
       return { latestSequence: latest, cursorSequence: Number(o.cursorSequence) };
+    }
+    queue.push(...Object.values(o));
+  }
+  return null;
+}
+
+/**
+ * Finds the measured thread (threadId) and its resume cursor (threadCursorSequence) anywhere in a
+ * server.getConfig reply (the bundled server nests them under its fixture metadata).
+ * @param {unknown} value
+ * @returns {{ threadId: string, threadCursorSequence: number } | null}
+ */
+export function findThread(value) {
+  /** @type {unknown[]} */
+  const queue = [value];
+  while (queue.length > 0) {
+    const v = queue.shift();
+    if (!v || typeof v !== "object") continue;
+    const o = /** @type {Record<string, unknown>} */ (v);
+    if (typeof o.threadId === "string" && o.threadId !== "" && Number.isSafeInteger(o.threadCursorSequence)) {
+      return { threadId: o.threadId, threadCursorSequence: Number(o.threadCursorSequence) };
     }
     queue.push(...Object.values(o));
   }

@@ -5,12 +5,17 @@
 
 /** The streaming subscription every session opens. */
 export const SUBSCRIBE_TAG = "orchestration.subscribeShell";
+/** The thread subscription: one thread's catch-up (a snapshot, or its events after a cursor), then its live events. */
+export const THREAD_SUBSCRIBE_TAG = "orchestration.subscribeThread";
 /** The unary RPC sent as a probe while a chunk's ACK is held (and used to read the fixture's cursors). */
 export const PROBE_TAG = "server.getConfig";
 /** The bundled server's documented dev token (both scopes); a foreign server has its own. */
 export const DEV_TOKEN = "catchup-dev-token";
 /** `{after}` is replaced by the resume cursor; with no cursor the property holding it is dropped. */
 export const SUBSCRIBE_TEMPLATE = '{"afterSequence":{after},"requestCompletionMarker":true}';
+/** The thread subscription's template: `{thread}` is replaced by the thread id, `{after}` as above. */
+export const THREAD_SUBSCRIBE_TEMPLATE =
+  '{"threadId":"{thread}","afterSequence":{after},"requestCompletionMarker":true}';
 /**
  * The stream value that marks the end of the catch-up.
  * @type {{ field: string, value: string }}
@@ -19,7 +24,18 @@ export const COMPLETION_MARKER = { field: "kind", value: "synchronized" };
 /** The WebSocket path of the bundled server. */
 export const URL_PATH = "/ws";
 
-/** The harness's latency cases, in report order. */
-export const LATENCY_CASES = /** @type {const} */ (["snapshot", "resume-none", "resume-one", "resume-many"]);
+/** The harness's latency cases, in report order: the shell subscription's, then the thread subscription's. */
+export const LATENCY_CASES = /** @type {const} */ ([
+  "snapshot",
+  "resume-none",
+  "resume-one",
+  "resume-many",
+  "thread-snapshot",
+  "thread-resume",
+]);
+/** The latency cases that subscribe to a thread (the rest subscribe to the shell). */
+export const THREAD_CASES = /** @type {const} */ (["thread-snapshot", "thread-resume"]);
+/** scenarios/thread.js's CASE names: a snapshot of the thread, or a resume after its cursor. */
+export const THREAD_SCENARIO_CASES = /** @type {const} */ (["snapshot", "resume"]);
 /** The k6 scripts' CASE names (the same cases, shorter). */
 export const SCENARIO_CASES = /** @type {const} */ (["snapshot", "none", "one", "many"]);

@@ -113,6 +113,17 @@ export function buildSubscribePayload(template, after) {
 }
 
 /**
+ * Puts a thread id into a payload template: `{thread}` (bare or quoted) becomes the id as a JSON
+ * string, so one template serves any thread; `{after}` is left for buildSubscribePayload.
+ * @param {string} template
+ * @param {string} threadId
+ * @returns {string}
+ */
+export function withThreadId(template, threadId) {
+  return template.replace(/"\{thread\}"|\{thread\}/g, () => JSON.stringify(threadId));
+}
+
+/**
  * The URL and constructor params for a token: header by default, `?token=` otherwise; `headers` are
  * extra upgrade-request headers sent either way.
  * @param {string} url

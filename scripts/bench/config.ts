@@ -1,7 +1,8 @@
 // `bench` flags -> a resolved BenchConfig. Pure apart from reading --token-file: no processes. The
 // flags themselves are declared and validated by the table in scripts/options/bench.ts; this adds
 // the rules between flags. Every bad flag is a UsageError naming it (the CLI exits 2).
-import { buildSubscribePayload } from "../../scenarios/lib/session.js";
+import { THREAD_CASES } from "../../scenarios/lib/protocol.js";
+import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
 import { BENCH_OPTIONS, type DELIVERIES, type DRIVERS } from "../options/bench.js";
 import { guardFromFlags } from "../options/guard.js";
 import { given, readFlags } from "../options/spec.js";
@@ -68,6 +69,9 @@ export interface BenchConfig {
   subscribeTag: string;
   /** JSON template; `{after}` becomes the case's afterSequence or is dropped for snapshot. */
   subscribePayload: string;
+  /** The thread cases' RPC tag and template (`{thread}` becomes the fixture's measured thread id). */
+  threadSubscribeTag: string;
+  threadSubscribePayload: string;
   completion: CompletionRule;
   probeTag: string;
   probePayload: unknown;
@@ -181,16 +185,16 @@ function parseHeaders(values: string[]): Record<string, string> {
 }
 
 /** Checks the template yields a JSON object with a sequence (the shared client's substitution rule). */
-function parseSubscribePayload(template: string): string {
+function parseSubscribePayload(template: string, flag = "subscribe-payload"): string {
   let parsed: unknown;
   try {
-    parsed = buildSubscribePayload(template, 0);
+    parsed = buildSubscribePayload(withThreadId(template, "t"), 0);
   } catch (e) {
-    throw new UsageError(`--subscribe-payload must be a JSON template (${(e as Error).message})`);
+    throw new UsageError(`--${flag} must be a JSON template (${(e as Error).message})`);
   }
   if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
     throw new UsageError(
-      `--subscribe-payload must be a JSON object template, {after} standing for the sequence (got ${JSON.stringify(template)})`,
+      `--${flag} must be a JSON object template, {after} standing for the sequence (got ${JSON.stringify(template)})`,
     );
   }
   return template;
@@ -234,7 +238,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     throw new UsageError("--no-memory and --no-latency together leave nothing to run");
   }
   // Without --guard, the guard judges the headline figure of each part that runs.
-  const guard = guardFromFlags(raw, { latency, memory, leak: leakCycles > 0 });
+  const guard = guardFromFlags(raw, { latency, memory, leak: leakCycles > 0, storm: stormClients.length > 0 });
   if (f["auto-sample"] !== undefined && guard.ceiling === null) {
     throw new UsageError(
       "--auto-sample needs --ceiling (it adds rounds until each guarded cell is decided against it)",
@@ -248,8 +252,14 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
   if (!f["url-path"].startsWith("/")) {
     throw new UsageError(`--url-path must start with / (got ${JSON.stringify(f["url-path"])})`);
   }
+  // A foreign server (or an older revision of this one) may have no thread subscription: its runs
+  // take the thread cases only when --cases names them.
+  const cases =
+    given(raw, "cases") || targets.every((t) => t.kind === "bundled")
+      ? f.cases
+      : f.cases.filter((c) => !(THREAD_CASES as readonly string[]).includes(c));
   return {
-    cases: f.cases,
+    cases,
     trials: given(raw, "trials") ? f.trials : quick ? 1 : f.trials,
     memoryTrials: given(raw, "memory-trials") ? f["memory-trials"] : quick ? 1 : f["memory-trials"],
     ackDelayMs: f["ack-delay-ms"],
@@ -276,6 +286,8 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     headers: parseHeaders(f.header ?? []),
     subscribeTag: f["subscribe-tag"],
     subscribePayload: parseSubscribePayload(f["subscribe-payload"]),
+    threadSubscribeTag: f["thread-subscribe-tag"],
+    threadSubscribePayload: parseSubscribePayload(f["thread-subscribe-payload"], "thread-subscribe-payload"),
     completion: parseCompletion(f.completion),
     probeTag: f["probe-tag"],
     probePayload: f["probe-payload"],

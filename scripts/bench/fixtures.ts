@@ -5,7 +5,7 @@ import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { GENERATOR_VERSION, generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
-import { defaultFixturePath } from "../../fixtures/options.js";
+import { defaultFixturePath, FIXTURE_LIMITS } from "../../fixtures/options.js";
 import type { FixtureMeta } from "../../fixtures/schema.js";
 
 export interface FixtureRef {
@@ -18,10 +18,18 @@ export function defaultFixtureName(projects: number, scriptBytes: number, events
   return basename(defaultFixturePath({ projects, scriptBytesMin: scriptBytes, scriptBytesMax: scriptBytes, events }));
 }
 
+/** The default fixtures' threads: the generator's defaults, for the thread cases. */
+export const BENCH_THREADS = {
+  threads: FIXTURE_LIMITS.threads.default,
+  threadEvents: FIXTURE_LIMITS.threadEvents.default,
+} as const;
+
 /** True when a fixture was built by this generator version with exactly these parameters. */
 export function fixtureMatches(meta: FixtureMeta, projects: number, scriptBytes: number, events: number, seed: number) {
   return (
     meta.generatorVersion === GENERATOR_VERSION &&
+    meta.threads === BENCH_THREADS.threads &&
+    meta.threadEvents === BENCH_THREADS.threadEvents &&
     meta.projects === projects &&
     meta.scriptBytesMin === scriptBytes &&
     meta.scriptBytesMax === scriptBytes &&
@@ -62,7 +70,7 @@ export function ensureFixture(
         ? "missing"
         : typeof existing === "string"
           ? "corrupt"
-          : "stale: other generator version or seed";
+          : "stale: other generator version, seed or threads";
     onBuild?.(path, why);
     try {
       generateFixture({
@@ -71,6 +79,7 @@ export function ensureFixture(
         scriptBytesMax: scriptBytes,
         scriptsPerProject: 1,
         events,
+        ...BENCH_THREADS,
         seed,
         out: path,
         force: true,

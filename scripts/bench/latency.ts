@@ -8,7 +8,7 @@ import { cpuDelta, cpuTimeMsOrNull } from "../sampler/cpu.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { type FixtureRef, privateCopy } from "./fixtures.js";
 import { afterSequenceFor, type LatencyTrial } from "./plan.js";
-import { type RunClients, sessionSpec } from "./sessions.js";
+import { caseSessionSpec, type RunClients, sessionSpec } from "./sessions.js";
 import { startTarget, type Target, type TargetOptions } from "./target.js";
 
 /** What latency and memory cells both get from the runner: a trial plan, its targets, and its hooks. */
@@ -105,8 +105,7 @@ async function session(
   target: Target,
   c: LatencyTrial["case"],
 ): Promise<SessionFigures & { targetCpuMs: number | null }> {
-  const after = afterSequenceFor(c, ctx.fixture.meta);
-  const spec = sessionSpec(ctx.config, target.url, after, 0);
+  const spec = caseSessionSpec(ctx.config, target.url, c, ctx.fixture.meta, 0);
   // The server's CPU time over the session (read before and after it, outside the timed part).
   const cpuBefore = await cpuTimeMsOrNull(target.pid);
   const { rows } = await ctx.runClients(1, spec);

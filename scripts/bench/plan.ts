@@ -97,11 +97,24 @@ const SCENARIO_CASE = {
   memory: "many",
 } as const;
 
-/** afterSequence for a latency case, from the fixture's cursor and latest sequence; null = snapshot. */
+/** A latency case of the thread subscription. */
+export function isThreadCase(c: LatencyCase | MemoryMode): c is "thread-snapshot" | "thread-resume" {
+  return c === "thread-snapshot" || c === "thread-resume";
+}
+
+/**
+ * afterSequence for a latency case, from the fixture's cursor and latest sequence (a thread case:
+ * the measured thread's cursor); null = snapshot.
+ */
 export function afterSequenceFor(
   c: LatencyCase | MemoryMode,
-  meta: { cursorSequence: number; latestSequence: number },
+  meta: { cursorSequence: number; latestSequence: number; threadCursorSequence?: number },
 ): number | null {
+  if (c === "thread-snapshot") return null;
+  if (c === "thread-resume") {
+    if (meta.threadCursorSequence === undefined) throw new Error("thread-resume needs a fixture with threads");
+    return meta.threadCursorSequence;
+  }
   // One rule for the harness and the k6 scripts: scenarios/lib/env.js owns it.
   return scenarioAfterSequenceFor(SCENARIO_CASE[c], meta);
 }

@@ -9,12 +9,14 @@ import {
   type LatencyRow,
   type LeakRow,
   type MemoryRow,
+  READABLE_RESULTS_SCHEMAS,
   RESULTS_SCHEMA,
   type Results,
   type ResultsLine,
   type RunInfo,
   type StormRow,
   type TargetCrash,
+  upgradeResults,
   type VariantInfo,
 } from "../results.js";
 
@@ -146,7 +148,8 @@ export function resultsFromJsonl(path: string): Results {
       throw new Error(`line ${i + 1} is not JSON (${(e as Error).message})`);
     }
     if (line?.kind === "run") {
-      results = { schema: RESULTS_SCHEMA, run: line.run, variants: line.variants, latency: [], memory: [] };
+      // An older version's rows are upgraded below, as a results.json of that version would be.
+      results = { schema: line.schema, run: line.run, variants: line.variants, latency: [], memory: [] };
     } else if (results && line) {
       if (line.kind === "crash") {
         results.targetCrashes ??= [];
@@ -175,5 +178,11 @@ export function resultsFromJsonl(path: string): Results {
     }
   }
   if (!results) throw new Error(`${path}: no run line`);
-  return results;
+  const upgraded = upgradeResults(results as Results & Record<string, unknown>);
+  if (!upgraded) {
+    throw new Error(
+      `its run line has schema ${JSON.stringify(results.schema)}; this version reads ${READABLE_RESULTS_SCHEMAS.join(" or ")}`,
+    );
+  }
+  return upgraded;
 }

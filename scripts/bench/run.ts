@@ -22,7 +22,7 @@ import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fi
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
-import { latencyPlan, memoryCells, memoryPlan } from "./plan.js";
+import { isThreadCase, latencyPlan, memoryCells, memoryPlan } from "./plan.js";
 import { createProgress, type Progress, trialLabel } from "./progress.js";
 import { renderReport } from "./report.js";
 import { ResultsFile } from "./results-file.js";
@@ -193,11 +193,19 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   if (withAa) targets.set(aaName, { ...baseline, name: aaName });
   const roundVariants = withAa ? [...names, aaName] : names;
   const isAa = (variant: string) => withAa && variant === aaName;
-  const lPlan = config.latency ? latencyPlan(config.cases, roundVariants, config.trials) : [];
+  // A fixture without threads (one built before threads, or with --threads 0) has no thread cases to run.
+  const cases =
+    latencyFixture && latencyFixture.meta.threads === 0 ? config.cases.filter((c) => !isThreadCase(c)) : config.cases;
+  if (cases.length < config.cases.length) {
+    progress.log(
+      `thread cases skipped: fixture ${latencyFixture?.path} has no threads (build one with: npm run fixture -- --threads N)`,
+    );
+  }
+  const lPlan = config.latency ? latencyPlan(cases, roundVariants, config.trials) : [];
   const cells = memoryCells(config.scriptBytes, config.clients, config.memoryModes);
   const mPlan = config.memory ? memoryPlan(cells, roundVariants, config.memoryTrials) : [];
   const leakTotal = config.leakCycles > 0 ? (config.leakWarmup + config.leakCycles) * names.length : 0;
-  const stormTotal = config.stormClients.length * config.scriptBytes.length * config.stormTrials * names.length;
+  const stormTotal = config.stormClients.length * config.scriptBytes.length * config.stormTrials * roundVariants.length;
   progress.start(lPlan.length + mPlan.length + leakTotal + stormTotal);
   // Auto-sampling's extra rounds join the progress total as they are planned.
   const grown = <T>(trials: T[]): T[] => {
@@ -211,7 +219,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
           budgetSeconds: config.autoSampleSeconds,
           guard: guardSettings,
           variants: roundVariants,
-          cases: config.cases,
+          cases,
           cells,
           results: () => file.results,
           now: () => performance.now(),
@@ -294,7 +302,8 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       for (const row of rows) file.addLeak(row);
     }
     if (config.stormClients.length > 0 && !stopped()) {
-      // The A/A copy does not run here: a storm cell is one fresh server per variant.
+      // As in memory cells, the A/A copy runs in every round (rotated with the others): each storm
+      // cell gets its noise band.
       const label = (c: { clients: number; scriptBytes: number; variant: string }) =>
         `storm ${c.clients} × ${size(c.scriptBytes)} ${c.variant}`;
       await runStorm({
@@ -302,16 +311,20 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         fixtures: stormFixtures,
         workDir,
         runDir,
-        targets: config.targets,
+        targets: roundVariants.map((n) => targets.get(n) as TargetSpec),
+        aaVariant: withAa ? aaName : null,
         stopped,
         track,
         signal: abort.signal,
         onLimits: (line) => progress.log(line),
-        onCellStart: (c) => progress.trial(trialLabel(label(c), c.trial, config.stormTrials, false)),
-        onCrash: (c) => crash(c, "storm", false),
+        onCellStart: (c) => progress.trial(trialLabel(label(c), c.trial, config.stormTrials, isAa(c.variant))),
+        onCrash: (c) => crash(c, "storm", isAa(c.variant)),
         onRow: (row) => {
           file.addStorm(row);
-          progress.done(trialLabel(label(row), row.trial, config.stormTrials, false), row.ok === row.clients);
+          progress.done(
+            trialLabel(label(row), row.trial, config.stormTrials, isAa(row.variant)),
+            row.ok === row.clients,
+          );
         },
       });
     }

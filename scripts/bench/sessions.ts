@@ -1,9 +1,10 @@
 // The bench's view of a driver: run C concurrent client sessions of one case against a URL and
 // return their figures. The Node driver (scripts/driver/node.ts) runs the shared client in this
 // process; the k6 driver runs the same client under k6.
-import { buildSubscribePayload } from "../../scenarios/lib/session.js";
-import type { SessionFigures } from "../results.js";
+import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
+import type { LatencyCase, MemoryMode, SessionFigures } from "../results.js";
 import type { BenchConfig, CompletionRule } from "./config.js";
+import { afterSequenceFor, isThreadCase } from "./plan.js";
 
 export interface SessionSpec {
   url: string;
@@ -51,5 +52,34 @@ export function sessionSpec(config: BenchConfig, url: string, after: number | nu
     holdMs,
     probe: { tag: config.probeTag, payload: config.probePayload },
     timeoutMs: config.trialTimeoutMs,
+  };
+}
+
+/** What a case's session needs from the fixture: the cursors, and the measured thread. */
+export interface CaseMeta {
+  cursorSequence: number;
+  latestSequence: number;
+  threadId: string;
+  threadCursorSequence: number;
+}
+
+/**
+ * The session of a case: a shell case subscribes with --subscribe-tag/--subscribe-payload, a thread
+ * case with --thread-subscribe-tag/--thread-subscribe-payload to the fixture's measured thread.
+ */
+export function caseSessionSpec(
+  config: BenchConfig,
+  url: string,
+  c: LatencyCase | MemoryMode,
+  meta: CaseMeta,
+  holdMs: number,
+): SessionSpec {
+  const after = afterSequenceFor(c, meta);
+  const spec = sessionSpec(config, url, after, holdMs);
+  if (!isThreadCase(c)) return spec;
+  return {
+    ...spec,
+    subscribeTag: config.threadSubscribeTag,
+    subscribePayload: subscribePayloadFor(withThreadId(config.threadSubscribePayload, meta.threadId), after),
   };
 }

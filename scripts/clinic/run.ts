@@ -11,10 +11,16 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeDeadOwners } from "../../fixtures/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
-import { DEV_TOKEN, SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
-import { buildSubscribePayload } from "../../scenarios/lib/session.js";
+import {
+  DEV_TOKEN,
+  SUBSCRIBE_TAG,
+  SUBSCRIBE_TEMPLATE,
+  THREAD_SUBSCRIBE_TAG,
+  THREAD_SUBSCRIBE_TEMPLATE,
+} from "../../scenarios/lib/protocol.js";
+import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
 import { ensureFixture, userFixture } from "../bench/fixtures.js";
-import { afterSequenceFor } from "../bench/plan.js";
+import { afterSequenceFor, isThreadCase } from "../bench/plan.js";
 import { runSessions } from "../driver/node.js";
 import type { LatencyCase } from "../results.js";
 import { bundledServerArgs, bundledServerArgv } from "../target/bundled.js";
@@ -173,13 +179,16 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
       `server ready at ${ready.url} (pid ${ready.pid}); driving ${options.case} x ${options.clients} for ${options.durationS} s`,
     );
     const after = afterSequenceFor(options.case, fixture.meta);
+    const thread = isThreadCase(options.case);
+    const template = thread ? withThreadId(THREAD_SUBSCRIBE_TEMPLATE, fixture.meta.threadId) : SUBSCRIBE_TEMPLATE;
     const deadline = performance.now() + options.durationS * 1000;
     while (!stopRequested && performance.now() < deadline) {
       const { rows } = await runSessions({
         clients: options.clients,
         url: ready.url,
         token: DEV_TOKEN,
-        subscribePayload: buildSubscribePayload(SUBSCRIBE_TEMPLATE, after),
+        subscribeTag: thread ? THREAD_SUBSCRIBE_TAG : SUBSCRIBE_TAG,
+        subscribePayload: buildSubscribePayload(template, after),
         ackDelayMs: options.ackDelayMs,
         holdMs: 0,
         timeoutMs: 30_000,

@@ -15,6 +15,8 @@ interface FixtureFlags {
   "script-bytes"?: unknown;
   "scripts-per-project"?: unknown;
   events?: unknown;
+  threads?: unknown;
+  "thread-events"?: unknown;
   seed?: unknown;
   out?: unknown;
   force?: unknown;
@@ -35,6 +37,8 @@ export function fixtureOptionsFromFlags(flags: FixtureFlags): FixtureOptions {
     scriptBytesMax: bytes.max,
     scriptsPerProject: f["scripts-per-project"],
     events: f.events,
+    threads: f.threads,
+    threadEvents: f["thread-events"],
     seed: f.seed,
   };
   if (f.out !== undefined && f.out.trim() === "") {
@@ -91,6 +95,8 @@ export function runFixture(flags: FixtureFlags): void {
         cursorSequence: m.cursorSequence,
         latestSequence: m.latestSequence,
         postCursorPayloadBytes: m.postCursorPayloadBytes,
+        threads: m.threads,
+        threadEvents: m.threadEvents,
         contentSha256: m.contentSha256,
         durationMs: Math.round(summary.durationMs),
       })}\n`,

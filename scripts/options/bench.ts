@@ -6,6 +6,8 @@ import {
   PROBE_TAG,
   SUBSCRIBE_TAG,
   SUBSCRIBE_TEMPLATE,
+  THREAD_SUBSCRIBE_TAG,
+  THREAD_SUBSCRIBE_TEMPLATE,
   URL_PATH,
 } from "../../scenarios/lib/protocol.js";
 import { GUARD_OPTIONS } from "./guard.js";
@@ -30,6 +32,7 @@ export const BENCH_OPTIONS = {
     type: "enum-list",
     choices: LATENCY_CASES,
     default: LATENCY_CASES,
+    defaultText: "all (without the thread cases for --target and --ref runs)",
     describe: "latency cases",
     group: MATRIX,
   },
@@ -264,6 +267,19 @@ export const BENCH_OPTIONS = {
     type: "string",
     default: SUBSCRIBE_TEMPLATE,
     describe: "JSON template of the subscribe payload, {after} standing for afterSequence",
+    group: PROTOCOL,
+  },
+  "thread-subscribe-tag": {
+    type: "string",
+    default: THREAD_SUBSCRIBE_TAG,
+    describe: "streaming RPC tag of the thread cases",
+    group: PROTOCOL,
+  },
+  "thread-subscribe-payload": {
+    type: "string",
+    default: THREAD_SUBSCRIBE_TEMPLATE,
+    describe:
+      "JSON template of the thread cases' subscribe payload, {thread} standing for the fixture's measured thread id and {after} for afterSequence",
     group: PROTOCOL,
   },
   completion: {

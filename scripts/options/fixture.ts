@@ -13,6 +13,16 @@ export const FIXTURE_OPTIONS = {
   },
   "scripts-per-project": { type: "int", ...L.scriptsPerProject, describe: "scripts per project" },
   events: { type: "int", ...L.events, describe: "update events after the cursor, round-robin over projects" },
+  threads: {
+    type: "int",
+    ...L.threads,
+    describe: "threads, each a creation event then messages and activities, interleaved before the cursor",
+  },
+  "thread-events": {
+    type: "int",
+    ...L.threadEvents,
+    describe: "messages and activities per thread (after its creation event)",
+  },
   seed: { type: "int", ...L.seed, describe: "PRNG seed: same flags and seed give the same content_sha256" },
   out: {
     type: "string",

@@ -47,7 +47,7 @@ export interface GuardFlags {
 /** Validates --ceiling and --guard (raw values as typed); the one place both commands check them. */
 export function guardFromFlags(
   raw: { ceiling?: unknown; guard?: unknown; "guard-confidence"?: unknown; "allow-missing"?: unknown },
-  matrices: { latency: boolean; memory: boolean; leak?: boolean } = { latency: true, memory: true },
+  matrices: { latency: boolean; memory: boolean; leak?: boolean; storm?: boolean } = { latency: true, memory: true },
 ): GuardFlags {
   const spec = GUARD_OPTIONS();
   const metrics =

@@ -5,6 +5,13 @@
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { judgeLeak, LEAK_METRIC } from "../leak/guard.js";
 import type { Results } from "../results.js";
+import {
+  DEFAULT_STORM_GUARD,
+  isStormMetric,
+  judgeStorm,
+  STORM_METRIC_NAMES,
+  stormAaVariant,
+} from "../storm/verdicts.js";
 import { isMetric, METRICS, rolesOf } from "./metrics.js";
 import { type CellVerdict, type GuardSettings, verdictsOf } from "./verdicts.js";
 
@@ -23,23 +30,24 @@ export interface GuardDecision {
 }
 
 /** The metric names --guard accepts (the report's metric list; bench and report both use this one). */
-export const GUARD_METRICS: readonly string[] = [...METRICS, LEAK_METRIC];
+export const GUARD_METRICS: readonly string[] = [...METRICS, LEAK_METRIC, ...STORM_METRIC_NAMES];
 
 /** The headline figure of each matrix: what the guard judges when --guard is not given. */
 export function defaultGuard(
-  matrices: { latency: boolean; memory: boolean; leak?: boolean } = { latency: true, memory: true },
+  matrices: { latency: boolean; memory: boolean; leak?: boolean; storm?: boolean } = { latency: true, memory: true },
 ): string[] {
   return [
     ...(matrices.latency ? ["completionMs"] : []),
     ...(matrices.memory ? ["peakHeapBytes"] : []),
     ...(matrices.leak ? [LEAK_METRIC] : []),
+    ...(matrices.storm ? DEFAULT_STORM_GUARD : []),
   ];
 }
 
 /** Throws a RangeError naming the unknown metric and the allowed ones. */
 export function checkGuardMetrics(metrics: readonly string[]): void {
   for (const m of metrics) {
-    if (!isMetric(m) && m !== LEAK_METRIC)
+    if (!isMetric(m) && m !== LEAK_METRIC && !isStormMetric(m))
       throw new RangeError(`unknown guard metric ${JSON.stringify(m)}; allowed: ${GUARD_METRICS.join(", ")}`);
   }
 }
@@ -97,7 +105,21 @@ export function judge(results: Results, options: GuardOptions): GuardDecision {
     failed.push(...leak.failed);
     undecided.push(...leak.undecided);
   }
-  const absent = options.metrics.filter((m) => m !== LEAK_METRIC && !verdicts.some((v) => v.metric === m));
+  // Storm cells: paired across trials and judged per cell like the others (their own rows and A/A copy).
+  const roles = rolesOf(results);
+  let stormJudged = 0;
+  if (roles && options.metrics.some(isStormMetric)) {
+    const config = results.run.config ?? {};
+    const planned = typeof config.stormTrials === "number" ? config.stormTrials : 1;
+    const storm = judgeStorm(results.storm, roles, options, planned, stormAaVariant(results.storm));
+    lines.push(...storm.lines);
+    failed.push(...storm.failed);
+    undecided.push(...storm.undecided);
+    stormJudged = storm.judged;
+  }
+  const absent = options.metrics.filter(
+    (m) => m !== LEAK_METRIC && !isStormMetric(m) && !verdicts.some((v) => v.metric === m),
+  );
   for (const m of absent) {
     lines.push(`${m}: no cell of this run measures it: MISSING`);
     undecided.push(m);
@@ -111,7 +133,7 @@ export function judge(results: Results, options: GuardOptions): GuardDecision {
       ? `guard: FAIL (${leakOnly ? "leak" : `${mode} above ${options.ceiling}`}) in ${failed.length} cell${failed.length === 1 ? "" : "s"}: ${failed.join(", ")}`
       : undecided.length > 0
         ? `guard: NO VERDICT for ${undecided.join(", ")}`
-        : `guard: PASS (${verdicts.length} guarded cells, ${mode} <= ${options.ceiling} in each)`,
+        : `guard: PASS (${verdicts.length + stormJudged} guarded cells, ${mode} <= ${options.ceiling} in each)`,
   );
   return { pass: exitCode === EXIT.ok, exitCode, lines, failed, undecided };
 }

@@ -394,7 +394,7 @@ ${memoryHtml(model)}
 <h2>Concurrent probe</h2>
 ${probeHtml(model)}
 ${leakHtml(model.leak, r, escapeHtml)}
-${stormHtml(model.storm, r, escapeHtml)}
+${stormHtml(model.storm, r, escapeHtml, model.stormVerdicts)}
 ${failures}
 <h2>Environment</h2>
 <p>${escapeHtml(model.environment)}</p>

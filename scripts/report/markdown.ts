@@ -260,7 +260,10 @@ export function metricTables(model: ReportModel): MetricTable[] {
 export function guardSummary(model: ReportModel): string | null {
   if (!model.guard) return null;
   if (!model.roles) return "Guard: a single target, nothing to compare: not judged.";
-  const guarded = model.metrics.flatMap((m) => m.cells.filter((v) => v.guarded));
+  const guarded: Array<{ metric: string; cell: string; verdict: string; undecided: boolean }> = [
+    ...model.metrics.flatMap((m) => m.cells.filter((v) => v.guarded)),
+    ...model.stormVerdicts.filter((v) => v.guarded),
+  ];
   const failed = guarded.filter((v) => v.verdict === "fail").map((v) => `${v.metric} ${v.cell}`);
   const open = guarded.filter((v) => v.verdict === "missing" || v.undecided).map((v) => `${v.metric} ${v.cell}`);
   const rule = `${model.guard.confidence ? "interval low" : "median paired ratio"} per cell against ceiling ${model.guard.ceiling}`;
@@ -327,7 +330,7 @@ export function renderMarkdown(model: ReportModel): string {
   );
   out.push("## Concurrent probe: unary RPC while the first chunk's ACK is held", "", ...probeTable(model), "");
   out.push(...leakMarkdown(model.leak, r));
-  out.push(...stormMarkdown(model.storm, r));
+  out.push(...stormMarkdown(model.storm, r, model.stormVerdicts));
   const tables = metricTables(model);
   if (tables.length > 0) {
     out.push("## Verdicts per cell", "", VERDICT_NOTE, "");

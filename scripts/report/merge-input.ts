@@ -3,7 +3,7 @@
 // is NDJSON, not a summary). Every problem is a MergeInputError naming the path.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { asRunnerSummary, MergeInputError, type NamedSummary } from "./merge.js";
+import { asRunnerSummary, benchRunRefusal, MergeInputError, type NamedSummary } from "./merge.js";
 
 /** The summary files under the given paths, in a stable order. */
 export function summaryFiles(paths: readonly string[]): string[] {
@@ -28,7 +28,12 @@ export function summaryFiles(paths: readonly string[]): string[] {
       .filter((f) => /^summary.*\.json$/.test(f))
       .sort()
       .map((f) => join(path, f));
-    if (found.length === 0) throw new MergeInputError(`--merge ${path}: no summary*.json in this directory`);
+    if (found.length === 0) {
+      const benchRun = readdirSync(path).some((f) => f === "results.json" || f === "results.jsonl");
+      throw new MergeInputError(
+        benchRun ? `--merge ${benchRunRefusal(path)}` : `--merge ${path}: no summary*.json in this directory`,
+      );
+    }
     files.push(...found);
   }
   return files;

@@ -79,9 +79,20 @@ export class MergeInputError extends Error {
   override readonly name = "MergeInputError";
 }
 
+/**
+ * Why a bench run cannot be merged: its rows (latency, memory, leak, storm) were measured by one
+ * harness against servers it sampled; there are no runners' shares to combine.
+ */
+export function benchRunRefusal(what: string): string {
+  return `${what} is a bench run, not a k6 runner summary: --merge combines the summaries of one distributed k6 run; render a bench run (its latency, memory, leak and storm rows) with \`catchup-bench report RUN_DIR\``;
+}
+
 /** Checks one parsed file is a runner summary; throws a MergeInputError naming it. */
 export function asRunnerSummary(source: string, value: unknown): RunnerSummary {
   const v = value as Partial<RunnerSummary> | null;
+  if (typeof v?.schema === "string" && v.schema.startsWith("catchup-bench/results@")) {
+    throw new MergeInputError(benchRunRefusal(`${source} (${v.schema})`));
+  }
   if (!v || typeof v !== "object" || v.schema !== K6_SUMMARY_SCHEMA) {
     throw new MergeInputError(`${source} is not a k6 scenario summary (schema ${K6_SUMMARY_SCHEMA})`);
   }
@@ -119,6 +130,13 @@ export function mergeSummaries(inputs: readonly NamedSummary[]): MergedReport {
     if (summary.scenario !== first.scenario || summary.sessions !== first.sessions) {
       throw new MergeInputError(
         `${source} is ${summary.scenario} with ${summary.sessions} sessions, but ${(inputs[0] as NamedSummary).source} is ${first.scenario} with ${first.sessions}: not one run`,
+      );
+    }
+    // The runners of one run share its environment: another ramp, resume ratio or cursor is another run.
+    const differs = differingParam(first.params, summary.params);
+    if (differs !== null) {
+      throw new MergeInputError(
+        `${source} has ${differs}=${JSON.stringify(summary.params?.[differs])}, but ${(inputs[0] as NamedSummary).source} has ${JSON.stringify(first.params?.[differs])}: not one run`,
       );
     }
   }
@@ -178,6 +196,15 @@ export function mergeSummaries(inputs: readonly NamedSummary[]): MergedReport {
     allSessions: combineAggregates(inputs.map((i) => i.summary.figures.completionMs)),
     notes,
   };
+}
+
+/** The first parameter two runners' summaries disagree on (both must carry params), or null. */
+function differingParam(a: Record<string, unknown> | undefined, b: Record<string, unknown> | undefined): string | null {
+  if (!a || !b) return null;
+  for (const key of [...new Set([...Object.keys(a), ...Object.keys(b)])].sort()) {
+    if (JSON.stringify(a[key]) !== JSON.stringify(b[key])) return key;
+  }
+  return null;
 }
 
 function num(v: unknown): number | null {

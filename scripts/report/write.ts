@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { tempPathFor } from "../../fixtures/atomic-file.js";
 import { resultsFromJsonl } from "../bench/results-file.js";
-import { RESULTS_SCHEMA, type Results, type SampleLine } from "../results.js";
+import { READABLE_RESULTS_SCHEMAS, type Results, type SampleLine, upgradeResults } from "../results.js";
 import { reportCharts, type SampleSeries } from "./charts.js";
 import { type HtmlAssets, renderHtml } from "./html.js";
 import { renderMarkdown } from "./markdown.js";
@@ -83,12 +83,15 @@ export function readResults(runDir: string): Results {
     throw new ReportInputError(`${path} is not valid JSON (${(e as Error).message})`);
   }
   const schema = (parsed as { schema?: unknown } | null)?.schema;
-  if (schema !== RESULTS_SCHEMA) {
-    throw new ReportInputError(`${path} has schema ${JSON.stringify(schema)}; this version reads ${RESULTS_SCHEMA}`);
+  if (!(READABLE_RESULTS_SCHEMAS as readonly unknown[]).includes(schema)) {
+    throw new ReportInputError(
+      `${path} has schema ${JSON.stringify(schema)}; this version reads ${READABLE_RESULTS_SCHEMAS.join(" or ")}`,
+    );
   }
   const problem = resultsShapeProblem(parsed);
-  if (problem) throw new ReportInputError(`${path} ${problem} (a ${RESULTS_SCHEMA} file written by bench has it)`);
-  return parsed as Results;
+  if (problem) throw new ReportInputError(`${path} ${problem} (a ${String(schema)} file written by bench has it)`);
+  // An older version is read as the current one (the file itself is left as it is).
+  return upgradeResults(parsed as Results & Record<string, unknown>) as Results;
 }
 
 function resultsOfJsonl(path: string): Results {

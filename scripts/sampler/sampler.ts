@@ -1,7 +1,8 @@
 // The out-of-process memory sampler, in two lanes that never wait for each other:
-// - RSS lane: every intervalMs a synchronous read of /proc/PID/statm (microseconds). It keeps its
-//   cadence whatever the target does, including native work (a major GC, JSON.stringify of a large
-//   frame, sync zlib or crypto) during which the target's inspector cannot answer.
+// - RSS lane: every intervalMs a synchronous read of /proc/PID/statm (microseconds), on a worker
+//   thread of its own (rss-lane.ts). It keeps its cadence whatever the target does, including native
+//   work (a major GC, JSON.stringify of a large frame, sync zlib or crypto) during which the target's
+//   inspector cannot answer, and whatever this process's main thread does.
 // - Heap lane: Runtime.getHeapUsage through the inspector, one request in flight at a time, each
 //   sample stamped with the time it was answered. While the target runs native code no answer comes:
 //   that stretch is recorded as a gap (a {t, heapGapMs} line), never filled in.
@@ -13,7 +14,8 @@ import type { IntervalStats } from "../results.js";
 import { cpuDelta, cpuTimeMsOrNull } from "./cpu.js";
 import type { InspectorClient } from "./inspector.js";
 import { distribution, intervalStats } from "./interval-stats.js";
-import { isAlive, openRssReader, type RssReader, readVmHwm, resetVmHwm } from "./procfs.js";
+import { isAlive, openRssReader, readVmHwm, resetVmHwm } from "./procfs.js";
+import { type RssBatch, type RssLane, startRssLane } from "./rss-lane.js";
 
 /** An RSS lane sample: t in ms from the sampler's origin (monotonic clock), rss in bytes. */
 export interface RssSample {
@@ -120,6 +122,8 @@ export interface Sampler {
   readonly lastHeap: HeapSample | null;
   /** True until stop() is called or sampling ends by itself. */
   readonly running: boolean;
+  /** The kernel thread id of the RSS lane's worker thread (gone once sampling has ended), or null if unknown. */
+  readonly rssLaneTid: number | null;
   /** Resolves once sampling has ended for any reason (stop(), target exit) and the file is flushed. Never rejects. */
   readonly ended: Promise<SamplerSummary>;
   /** Stops both lanes at once (a heap answer still outstanding is not waited for), flushes the file. Idempotent; never rejects. */
@@ -127,12 +131,12 @@ export interface Sampler {
 }
 
 const HWM_EVERY_MS = 100;
-const FLUSH_EVERY_MS = 100;
-const FLUSH_BYTES = 64 * 1024;
+/** The RSS lane's worker sends its readings this often: a 1 ms lane wakes the main thread 20 times a second. */
+const RSS_BATCH_MS = 50;
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Slot bookkeeping of a deadline-scheduled lane: slot k is due at start + k·interval. */
+/** Slot bookkeeping of the heap lane (deadline-scheduled): slot k is due at start + k·interval. */
 function deadlineLane(intervalMs: number, start: number) {
   let k = 0;
   let missed = 0;
@@ -171,17 +175,18 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     throw new RangeError(`heapIntervalMs must be > 0 (got ${heapIntervalMs})`);
   const gapThreshold = heapGapThresholdMs(heapIntervalMs);
   const callTimeoutMs = options.callTimeoutMs ?? 30_000;
-  let reader: RssReader;
+  // One read here first: a pid that is gone fails now, with the /proc error, before any thread starts.
   try {
-    reader = openRssReader(pid);
-    reader.read();
+    const reader = openRssReader(pid);
+    try {
+      reader.read();
+    } finally {
+      reader.close();
+    }
   } catch (e) {
     throw new Error(`cannot sample pid ${pid}: ${(e as Error).message}`);
   }
-  if (inspector.isClosed) {
-    reader.close();
-    throw new Error(`cannot sample pid ${pid}: its inspector is closed`);
-  }
+  if (inspector.isClosed) throw new Error(`cannot sample pid ${pid}: its inspector is closed`);
   // Also the first pidusage call, which runs `getconf` once: before any lane starts.
   const cpuStart = await cpuTimeMsOrNull(pid);
   let hwmReset = false;
@@ -204,23 +209,36 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   stream?.on("error", (e) => {
     streamError ??= `samples file ${options.file}: ${e.message}`;
   });
-  // Lines are batched: one write per FLUSH_EVERY_MS rather than one per sample keeps 1 ms cheap.
-  let pending = "";
-  let lastFlush = performance.now();
-  const flush = () => {
-    if (stream && !streamError && pending) stream.write(pending);
-    pending = "";
-    lastFlush = performance.now();
+  // The file is in time order, but RSS readings reach this thread in batches, after heap answers and
+  // marks made meanwhile. So lines wait in two queues (each already in time order) and go out merged,
+  // up to the time the RSS lane has reported through; one write per batch keeps a 1 ms lane cheap.
+  type Line = { t: number; line: string };
+  let rssLines: Line[] = [];
+  let mainLines: Line[] = [];
+  const write = (t: number, line: string) => {
+    if (stream) mainLines.push({ t, line });
   };
-  const write = (line: string) => {
+  const release = (upTo: number) => {
     if (!stream) return;
-    pending += `${line}\n`;
-    if (pending.length >= FLUSH_BYTES || performance.now() - lastFlush >= FLUSH_EVERY_MS) flush();
+    let out = "";
+    let i = 0;
+    let j = 0;
+    for (;;) {
+      const a = rssLines[i];
+      const b = mainLines[j];
+      const next = a && (!b || a.t <= b.t) ? a : b;
+      if (!next || next.t > upTo) break;
+      out += `${next.line}\n`;
+      if (next === a) i++;
+      else j++;
+    }
+    rssLines = rssLines.slice(i);
+    mainLines = mainLines.slice(j);
+    if (out && !streamError) stream.write(out);
   };
 
   const origin = options.origin ?? performance.now();
   const now = () => performance.now() - origin;
-  const startT = now();
   const rssTimes: number[] = [];
   const rssReads: number[] = [];
   const heapTimes: number[] = [];
@@ -231,6 +249,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   let lastHwmRead = Number.NEGATIVE_INFINITY;
   let lastRss: RssSample | null = null;
   let lastHeap: HeapSample | null = null;
+  let missedSlots = 0;
   let heapGapMax = 0;
   let heapGaps = 0;
   let failedHeap = 0;
@@ -238,6 +257,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   let finishing = false;
   let heapInFlight = false;
   let timer: NodeJS.Timeout | null = null;
+  let laneError: string | null = null;
   let resolveEnded: (s: SamplerSummary) => void = () => {};
   const ended = new Promise<SamplerSummary>((r) => {
     resolveEnded = r;
@@ -251,6 +271,44 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     }
   };
 
+  const onBatch = (b: RssBatch) => {
+    for (let i = 0; i < b.t.length; i++) {
+      const sample: RssSample = { t: b.t[i] as number, rss: b.rss[i] as number };
+      rssTimes.push(sample.t);
+      rssReads.push(b.reads[i] as number);
+      lastRss = sample;
+      if (peakRss === null || sample.rss > peakRss) peakRss = sample.rss;
+      if (stream) rssLines.push({ t: sample.t, line: `{"t":${r3(sample.t)},"rss":${sample.rss}}` });
+      try {
+        options.onRss?.(sample);
+      } catch {
+        // a throwing observer must not stop the measurement
+      }
+    }
+    missedSlots = b.missed;
+    if (performance.now() - lastHwmRead >= HWM_EVERY_MS) {
+      lastHwmRead = performance.now();
+      readHwm();
+    }
+    if (b.final) {
+      // finish() releases every line itself, after the heap lane's last one.
+      if (b.error !== null) {
+        laneError = b.gone ? `target pid ${pid} exited during sampling` : `RSS lane of pid ${pid}: ${b.error}`;
+        if (rssLane) void finish(laneError);
+      }
+      return;
+    }
+    release(b.upTo);
+  };
+
+  // Set once the lane runs: a final batch that comes before only records its error.
+  let rssLane: RssLane | null = null;
+  rssLane = await startRssLane({ pid, intervalMs, origin, batchMs: RSS_BATCH_MS, onBatch }).catch((e: Error) => {
+    stream?.end();
+    throw new Error(`cannot sample pid ${pid}: ${e.message}`);
+  });
+  const startT = now();
+
   /** Closes the stretch since the last heap answer (or the lane's start) at time t. */
   const closeHeapStretch = (t: number) => {
     const since = lastHeap?.t ?? startT;
@@ -258,21 +316,21 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     if (gap > heapGapMax) heapGapMax = gap;
     if (gap > gapThreshold) {
       heapGaps++;
-      write(`{"t":${r3(t)},"heapGapMs":${r3(gap)}}`);
+      write(t, `{"t":${r3(t)},"heapGapMs":${r3(gap)}}`);
     }
   };
 
-  const finish = async (error: string | null) => {
+  async function finish(error: string | null) {
     if (finishing) return;
     finishing = true;
     running = false;
     if (timer) clearTimeout(timer);
-    reader.close();
     const endT = now();
+    await rssLane?.stop();
     closeHeapStretch(endT);
     readHwm();
     const cpuEnd = await cpuTimeMsOrNull(pid);
-    flush();
+    release(Number.POSITIVE_INFINITY);
     if (stream) {
       const s = stream;
       await new Promise<void>((resolve) => {
@@ -296,7 +354,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       heapGaps,
       rssReadMs: rssReads.length > 0 ? distribution(rssReads) : null,
       heapWaitMs: heapWaits.length > 0 ? distribution(heapWaits) : null,
-      missedSlots: rssLane.missed,
+      missedSlots,
       failedHeapReads: failedHeap,
       targetCpuMs: cpuDelta(cpuStart, cpuEnd),
       intervalMs,
@@ -305,51 +363,23 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       file: options.file ?? null,
       error: error ?? streamError,
     });
-  };
+  }
+  // The lane may have ended (target gone) before this function got here.
+  if (laneError !== null) void finish(laneError);
+  const lane = rssLane;
 
   const goneReason = (detail: string) =>
     isAlive(pid)
       ? `inspector of pid ${pid} closed during sampling (${detail})`
       : `target pid ${pid} exited during sampling`;
 
-  // One timer serves both lanes (it fires at whichever slot is due first), so a heap request due with
-  // an RSS read costs no extra wakeup; neither lane ever waits for the other.
-  const laneStart = performance.now();
-  const rssLane = deadlineLane(intervalMs, laneStart);
-  const heapLane = deadlineLane(heapIntervalMs, laneStart);
+  // The heap lane runs on this thread: one request in flight at a time, never waited for by the RSS lane.
+  const heapLane = deadlineLane(heapIntervalMs, performance.now());
 
   const schedule = () => {
-    if (!running) return;
+    if (!running || heapInFlight) return;
     if (timer) clearTimeout(timer);
-    const due = heapInFlight ? rssLane.dueAt : Math.min(rssLane.dueAt, heapLane.dueAt);
-    timer = setTimeout(tick, Math.max(0, due - performance.now()));
-  };
-
-  const readRss = () => {
-    const before = performance.now();
-    let rss: number;
-    try {
-      rss = reader.read();
-    } catch (e) {
-      void finish(goneReason((e as Error).message));
-      return;
-    }
-    const after = performance.now();
-    const sample: RssSample = { t: before - origin, rss };
-    rssTimes.push(sample.t);
-    rssReads.push(after - before);
-    lastRss = sample;
-    if (peakRss === null || rss > peakRss) peakRss = rss;
-    write(`{"t":${r3(sample.t)},"rss":${rss}}`);
-    if (after - lastHwmRead >= HWM_EVERY_MS) {
-      lastHwmRead = after;
-      readHwm();
-    }
-    try {
-      options.onRss?.(sample);
-    } catch {
-      // a throwing observer must not stop the measurement
-    }
+    timer = setTimeout(tick, Math.max(0, heapLane.dueAt - performance.now()));
   };
 
   const askHeap = () => {
@@ -366,7 +396,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
         heapWaits.push(t - asked);
         lastHeap = sample;
         if (peakHeap === null || sample.heapUsed > peakHeap) peakHeap = sample.heapUsed;
-        write(`{"t":${r3(t)},"heapUsed":${sample.heapUsed},"heapTotal":${sample.heapTotal}}`);
+        write(t, `{"t":${r3(t)},"heapUsed":${sample.heapUsed},"heapTotal":${sample.heapTotal}}`);
         try {
           options.onHeap?.(sample);
         } catch {
@@ -392,12 +422,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   const tick = () => {
     timer = null;
     if (!running) return;
-    const t = performance.now();
-    if (rssLane.isDue(t)) {
-      readRss();
-      rssLane.advance();
-    }
-    if (running && !heapInFlight && heapLane.isDue(t)) askHeap();
+    if (!heapInFlight && heapLane.isDue(performance.now())) askHeap();
     schedule();
   };
 
@@ -413,7 +438,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     now,
     mark(phase, extra) {
       const t = now();
-      if (!finishing) write(JSON.stringify({ t: r3(t), phase, ...extra }));
+      if (!finishing) write(t, JSON.stringify({ t: r3(t), phase, ...extra }));
       return t;
     },
     get lastRss() {
@@ -424,6 +449,9 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     },
     get running() {
       return running;
+    },
+    get rssLaneTid() {
+      return lane.tid;
     },
     ended,
     stop() {

@@ -10,7 +10,7 @@ import { DEV_TOKEN as TOKEN } from "../../scenarios/lib/protocol.js";
 import { measureStormCapacity } from "../storm/capacity.js";
 import { idleLoopLag, measureCapacity } from "./client-capacity.js";
 import { measureOverhead } from "./client-overhead.js";
-import { startBundledServer } from "./client-target.js";
+import { startBundledServer, startStubServer } from "./client-target.js";
 
 const PAIRS = Number(process.env.CLIENT_BENCH_PAIRS ?? 40);
 const CLIENTS = Number(process.env.CLIENT_BENCH_CLIENTS ?? 1000);
@@ -20,6 +20,10 @@ const HOLD_MS = Number(process.env.CLIENT_BENCH_HOLD_MS ?? 3000);
 const PART = process.env.CLIENT_BENCH_PART ?? "both";
 /** Storm driver capacity: concurrent sessions per measurement. */
 const STORM_SIZES = (process.env.CLIENT_BENCH_STORM ?? "1000,10000").split(",").map(Number);
+/** The storm part's target: "stub" (default: measures the driver) or "bundled" (the bundled server). */
+const STORM_TARGET = process.env.CLIENT_BENCH_STORM_TARGET ?? "stub";
+/** Storm part: connects per second (the ramp is clients / rate). */
+const STORM_RATE = Number(process.env.CLIENT_BENCH_STORM_RATE ?? 250);
 
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "catchup-bench-client-"));
@@ -106,32 +110,44 @@ async function capacity(dir: string, load: () => string): Promise<void> {
 }
 
 async function stormCapacity(dir: string, load: () => string): Promise<void> {
-  // (3) The storm driver (sessions over worker threads) at 1,000 and 10,000 concurrent sessions: a
-  // tiny catch-up (20 projects x 64 B, 20 events; legacy resume = 2 chunks) so the server is not the
-  // limit, 100 ms ACK delay, starts spread over a ramp and every completion ACK held long enough that
-  // all sessions are open together (maxOpen shows it).
-  const server = await startBundledServer(smallScriptsFixture(dir, "storm-capacity.sqlite", 20, 20), [
-    "--delivery",
-    "legacy",
-    "--upgrade-timeout-ms",
-    "60000",
-  ]);
+  // (3) The storm driver (sessions over worker threads) at 1,000 and 10,000 concurrent sessions,
+  // 100 ms ACK delay, starts spread over a ramp (STORM_RATE a second: at 1,000 a second the
+  // handshakes alone raise one worker's lag p99 past 10 ms) and every completion ACK held
+  // long enough that all sessions are open together (maxOpen shows it). The target is a stub that
+  // does almost nothing per session (the bundled server, with CLIENT_BENCH_STORM_TARGET=bundled, on
+  // a tiny catch-up: 20 projects x 64 B, 20 events, legacy resume = 2 chunks), so the figures are
+  // the driver's. An idle worker thread measures the machine's own lag beside the driver's.
+  if (!(STORM_RATE > 0)) throw new Error(`CLIENT_BENCH_STORM_RATE must be a positive number of connects a second`);
+  if (STORM_TARGET !== "stub" && STORM_TARGET !== "bundled")
+    throw new Error(`CLIENT_BENCH_STORM_TARGET must be stub or bundled, not ${JSON.stringify(STORM_TARGET)}`);
+  const server =
+    STORM_TARGET === "stub"
+      ? await startStubServer()
+      : await startBundledServer(smallScriptsFixture(dir, "storm-capacity.sqlite", 20, 20), [
+          "--delivery",
+          "legacy",
+          "--upgrade-timeout-ms",
+          "60000",
+        ]);
+  const after = "fixture" in server ? server.fixture.cursorSequence : 0;
   try {
     for (const clients of STORM_SIZES) {
-      const rampMs = Math.max(1000, clients); // 1 connect per ms: the server accepts at its pace
-      const c = await measureStormCapacity(server.url, TOKEN, server.fixture.cursorSequence, clients, {
+      const rampMs = Math.max(1000, Math.round((clients / STORM_RATE) * 1000));
+      const c = await measureStormCapacity(server.url, TOKEN, after, clients, {
         rampMs,
         holdMs: rampMs + 5000,
         ackDelayMs: 100,
         timeoutMs: 3 * rampMs + 60_000,
       });
+      const ctl = c.controlLoopLag;
       process.stdout.write(
-        `\n(3) storm driver: ${c.clients} sessions over ${c.workers} worker thread(s), started over ${c.rampMs} ms, ACK delay ${c.ackDelayMs} ms, completion ACK held ${c.holdMs} ms; at most ${c.maxOpen} open at once\n` +
+        `\n(3) storm driver against the ${STORM_TARGET} target: ${c.clients} sessions over ${c.workers} worker thread(s), started over ${c.rampMs} ms, ACK delay ${c.ackDelayMs} ms, completion ACK held ${c.holdMs} ms; at most ${c.maxOpen} open at once\n` +
           `    ok ${c.ok}, failed ${c.failed}${c.firstError ? ` (first: ${c.firstError})` : ""}; wall ${c.wallMs.toFixed(0)} ms\n` +
           `    driver event-loop lag (worst worker) p50 ${c.loopLag.p50.toFixed(2)} ms, p99 ${c.loopLag.p99.toFixed(2)} ms, max ${c.loopLag.max.toFixed(2)} ms (target p99 < 10 ms: ${c.loopLag.p99 < 10 ? "met" : "NOT met"})\n` +
+          `    control (an idle worker thread, same window): p50 ${ctl ? ctl.p50.toFixed(2) : "?"} ms, p99 ${ctl ? ctl.p99.toFixed(2) : "?"} ms, max ${ctl ? ctl.max.toFixed(2) : "?"} ms\n` +
           `    driver RSS ${(c.rssBeforeBytes / 2 ** 20).toFixed(1)} MiB before, ${(c.rssPeakBytes / 2 ** 20).toFixed(1)} MiB peak: ${(c.rssPerSessionBytes / 1024).toFixed(1)} KiB per session\n` +
           `    load average after: ${load()}\n` +
-          `${JSON.stringify({ part: "storm", loadavg: loadavg(), ...c })}\n`,
+          `${JSON.stringify({ part: "storm", target: STORM_TARGET, loadavg: loadavg(), ...c })}\n`,
       );
     }
   } finally {

@@ -11,7 +11,7 @@
 //   [--work-ms MS] [--interval-ms MS] [--blocks N] [--self-cpu-ms MS]
 //   [--only cadence,native,rss,selfcpu,cost] [--json FILE]
 import { type ChildProcess, spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -261,7 +261,20 @@ async function peakRss(intervalMs: number, runs: number, bytes: number) {
   return { bytes, runs: rows };
 }
 
-/** 3. The sampler's own CPU (this process) while it samples an idle target for ms, at each interval. */
+/** CPU time a thread of this process has used (ms), from the scheduler's own count (ns); null if gone. */
+function threadCpuMs(tid: number | null): number | null {
+  if (tid === null) return null;
+  try {
+    return Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * 3. The sampler's own CPU (this process, all threads) while it samples an idle target for ms, at
+ * each interval, and the RSS lane thread's part of it.
+ */
 async function selfCpu(intervals: number[], ms: number) {
   const rows = [];
   for (const intervalMs of intervals) {
@@ -271,9 +284,11 @@ async function selfCpu(intervals: number[], ms: number) {
       const s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onRss: c.on });
       await c.reach(5);
       const cpu0 = process.cpuUsage();
+      const lane0 = threadCpuMs(s.rssLaneTid);
       const t0 = performance.now();
       await new Promise((r) => setTimeout(r, ms));
       const cpu = process.cpuUsage(cpu0);
+      const lane1 = threadCpuMs(s.rssLaneTid);
       const wall = performance.now() - t0;
       const summary = await s.stop();
       if (summary.error) throw new Error(summary.error);
@@ -282,6 +297,8 @@ async function selfCpu(intervals: number[], ms: number) {
         heapIntervalMs: summary.heapIntervalMs,
         wallMs: wall,
         cpuShareOfOneCore: (cpu.user + cpu.system) / 1000 / wall,
+        /** The RSS lane's worker thread alone; the rest is the heap lane and the main thread. */
+        rssLaneCpuShareOfOneCore: lane0 === null || lane1 === null ? null : (lane1 - lane0) / wall,
         rssLane: summary.interval,
         heapLane: summary.heapInterval,
         rssSamples: summary.rssSamples,
@@ -453,7 +470,7 @@ export async function main(argv: string[]): Promise<void> {
     out.write(`3. the sampler's own CPU while sampling an idle target for ${selfCpuMs} ms\n`);
     for (const r of rows) {
       out.write(
-        `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core; RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
+        `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core (RSS lane thread ${r.rssLaneCpuShareOfOneCore === null ? "n/a" : `${fmt(100 * r.rssLaneCpuShareOfOneCore, 2)}%`}); RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
       );
     }
     out.write(

@@ -2,6 +2,7 @@
 // worker threads) holds on this machine, with its event-loop lag (worst worker) and its memory per
 // session (this process's RSS, workers included, sampled every 50 ms from the main thread).
 import { performance } from "node:perf_hooks";
+import { Worker } from "node:worker_threads";
 import { COMPLETION_MARKER, SUBSCRIBE_TAG, SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
 import type { SessionSpec } from "../bench/sessions.js";
 import { subscribePayloadFor } from "../bench/sessions.js";
@@ -20,6 +21,12 @@ export interface StormCapacity {
   /** Most sessions open at the same moment (connect to completion + hold). */
   maxOpen: number;
   loopLag: { p50: number; p99: number; max: number };
+  /**
+   * The control: the loop lag of an idle worker thread in this process over the same window. On a
+   * shared machine other processes' CPU use shows up as lag in every thread; the driver's own lag is
+   * what it adds above this.
+   */
+  controlLoopLag: { p50: number; p99: number; max: number } | null;
   rssBeforeBytes: number;
   rssPeakBytes: number;
   /** (peak - before) / clients. */
@@ -70,6 +77,7 @@ export async function measureStormCapacity(
     peak = Math.max(peak, process.memoryUsage.rss());
   }, 50);
   const t0 = performance.now();
+  const control = idleLagWorker();
   try {
     const run = await runStormClients({
       clients,
@@ -90,6 +98,7 @@ export async function measureStormCapacity(
       firstError: run.sessions.find((s) => !s.ok)?.error ?? null,
       maxOpen: maxOpen(run.sessions, o.holdMs),
       loopLag: run.loopLag,
+      controlLoopLag: await control.stop(),
       rssBeforeBytes: rssBefore,
       rssPeakBytes: peak,
       rssPerSessionBytes: (peak - rssBefore) / clients,
@@ -97,5 +106,37 @@ export async function measureStormCapacity(
     };
   } finally {
     clearInterval(sampler);
+    await control.stop();
   }
+}
+
+const IDLE_LAG = `
+const { parentPort } = require("node:worker_threads");
+const { monitorEventLoopDelay } = require("node:perf_hooks");
+const h = monitorEventLoopDelay({ resolution: 5 });
+h.enable();
+parentPort.on("message", () => {
+  h.disable();
+  const x = (ns) => Math.max(0, ns / 1e6 - 5);
+  parentPort.postMessage(h.count === 0 ? { p50: 0, p99: 0, max: 0 } : { p50: x(h.percentile(50)), p99: x(h.percentile(99)), max: x(h.max) });
+});`;
+
+/** An idle worker thread measuring its own event-loop lag until stop() (which answers once; later calls get the same). */
+function idleLagWorker(): { stop: () => Promise<{ p50: number; p99: number; max: number } | null> } {
+  const w = new Worker(IDLE_LAG, { eval: true });
+  let result: Promise<{ p50: number; p99: number; max: number } | null> | null = null;
+  return {
+    stop: () => {
+      result ??= new Promise<{ p50: number; p99: number; max: number } | null>((resolve) => {
+        const timer = setTimeout(() => resolve(null), 5000);
+        w.once("message", (m) => {
+          clearTimeout(timer);
+          resolve(m as { p50: number; p99: number; max: number });
+        });
+        w.once("error", () => resolve(null));
+        w.postMessage("stop");
+      }).finally(() => void w.terminate());
+      return result;
+    },
+  };
 }

@@ -4,6 +4,7 @@ import { arrow, mib, ms, size } from "../report/format.js";
 import { median } from "../stats.js";
 import { FAILURE_KINDS } from "./figures.js";
 import type { StormRow } from "./row.js";
+import type { StormVerdict } from "./verdicts.js";
 
 export interface StormChart {
   kind: "storm";
@@ -47,7 +48,9 @@ function failureText(rows: readonly StormRow[]): string {
 
 /** The storm table: one row per cell, each figure "baseline → candidate" (one variant: its figure). */
 export function stormCells(rows: readonly StormRow[], roles: Roles): { header: string[]; rows: string[][] } {
-  const variants = roles ? [roles.baseline, roles.candidate] : [...new Set(rows.map((r) => r.variant))].slice(0, 1);
+  const variants = roles
+    ? [roles.baseline, roles.candidate]
+    : [...new Set(rows.filter((r) => !r.aa).map((r) => r.variant))].slice(0, 1);
   const pair = (rs: StormRow[], f: (v: StormRow[]) => string) => {
     const texts = variants.map((v) => f(rs.filter((r) => r.variant === v)));
     return texts.length === 2 ? arrow(texts[0] as string, texts[1] as string) : (texts[0] ?? "n/a");
@@ -101,6 +104,62 @@ export function stormCells(rows: readonly StormRow[], roles: Roles): { header: s
   };
 }
 
+const FIGURE_LABELS: Record<string, string> = {
+  stormPeakRssBytes: "peak RSS",
+  stormHwmRssBytes: "VmHWM",
+  stormPeakHeapBytes: "peak heap",
+  stormCompletionMsP50: "completion p50",
+  stormCompletionMsP99: "completion p99",
+  stormAllCaughtUpMs: "all caught up",
+  stormProbeMaxMs: "probe max",
+};
+
+function verdictText(v: StormVerdict): string {
+  const word = v.guarded
+    ? v.verdict === "fail"
+      ? "FAIL"
+      : v.verdict === "missing"
+        ? "MISSING"
+        : v.undecided
+          ? "no verdict (inside the A/A band)"
+          : v.verdict === "noise"
+            ? "pass (within noise)"
+            : "PASS"
+    : v.verdict;
+  return `${word}${v.indicative && v.verdict !== "missing" ? " (indicative)" : ""}: ${v.reason}`;
+}
+
+/** The paired table: per cell and judged figure, the median paired ratio candidate/baseline and the verdict. */
+export function stormVerdictTable(verdicts: readonly StormVerdict[]): { header: string[]; rows: string[][] } {
+  return {
+    header: [
+      "cell",
+      "figure",
+      "pairs ok / planned",
+      "median ratio (95% CI)",
+      "A/A band",
+      "verdict",
+      "pairs that did not count",
+    ],
+    rows: verdicts.map((v) => [
+      v.cell,
+      `${FIGURE_LABELS[v.metric] ?? v.metric} (${v.metric})${v.guarded ? ", guarded" : ""}`,
+      `${v.pairs}/${v.plannedPairs}`,
+      v.median === null
+        ? "n/a"
+        : `${v.median.toFixed(3)}${v.ciLow !== null && v.ciHigh !== null ? ` (${v.ciLow.toFixed(3)}–${v.ciHigh.toFixed(3)})` : ""}`,
+      v.aaLow !== null && v.aaHigh !== null ? `${v.aaLow.toFixed(3)}–${v.aaHigh.toFixed(3)}` : "n/a",
+      verdictText(v),
+      v.missing.length ? v.missing.map((m) => m.reason).join("; ") : "none",
+    ]),
+  };
+}
+
+export const STORM_VERDICT_NOTE =
+  "Paired: trial t of the baseline with trial t of the candidate in the same cell (variants rotated per round, each on a fresh server); ratio candidate/baseline, lower is better. " +
+  "A pair counts only when both storms served every client (a storm with failures carried less load); every other pair is listed. " +
+  "The A/A band is the baseline against its copy run in the same rounds. Peak RSS and completion p99 are judged by default: the storm's question is the memory of N catch-ups held at once (RSS also holds frame buffers outside the JS heap), and the clients a storm hurts are its tail.";
+
 export const STORM_NOTE =
   "Each cell: per variant a fresh server, then N clients connecting at once (or spread over the ramp), each resuming from the cursor (or taking a cold snapshot), holding the completion chunk, closing. " +
   "ok counts clients whose completion frame arrived and whose session ended cleanly; failures are classed from each session's error (upgrade refused, timeout, closed early, other). " +
@@ -109,7 +168,11 @@ export const STORM_NOTE =
   "Driver lag is the worst client worker's event-loop delay p99: when it is large, the driver, not the server, set the pace. Medians over trials.";
 
 /** The report.md section (empty without storm rows). */
-export function stormMarkdown(rows: readonly StormRow[] | undefined, roles: Roles): string[] {
+export function stormMarkdown(
+  rows: readonly StormRow[] | undefined,
+  roles: Roles,
+  verdicts: readonly StormVerdict[] = [],
+): string[] {
   if (!rows || rows.length === 0) return [];
   const { header, rows: body } = stormCells(rows, roles);
   const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
@@ -126,6 +189,19 @@ export function stormMarkdown(rows: readonly StormRow[] | undefined, roles: Role
   const errors = rows.filter((r) => r.error).map((r) => `- ${r.variant}, ${r.clients} clients: ${esc(r.error ?? "")}`);
   if (errors.length) out.push(...errors, "");
   out.push(STORM_NOTE, "");
+  if (verdicts.length > 0) {
+    const t = stormVerdictTable(verdicts);
+    out.push(
+      "### Storm cells paired across trials",
+      "",
+      `| ${t.header.join(" | ")} |`,
+      `|${t.header.map(() => "---").join("|")}|`,
+      ...t.rows.map((r) => `| ${r.map(esc).join(" | ")} |`),
+      "",
+      STORM_VERDICT_NOTE,
+      "",
+    );
+  }
   return out;
 }
 
@@ -133,7 +209,7 @@ export function stormMarkdown(rows: readonly StormRow[] | undefined, roles: Role
 export function stormCharts(rows: readonly StormRow[] | undefined, baseline: string | null): StormChart[] {
   const charts: StormChart[] = [];
   for (const [i, r] of (rows ?? []).entries()) {
-    if (r.trial !== 1 || !r.timeline || r.timeline.length === 0) continue;
+    if (r.trial !== 1 || r.aa || !r.timeline || r.timeline.length === 0) continue;
     charts.push({
       kind: "storm",
       id: `storm-${i}`,
@@ -150,6 +226,7 @@ export function stormHtml(
   rows: readonly StormRow[] | undefined,
   roles: Roles,
   escapeHtml: (s: string) => string,
+  verdicts: readonly StormVerdict[] = [],
 ): string {
   if (!rows || rows.length === 0) return "";
   const charts = stormCharts(rows, roles?.baseline ?? null);
@@ -163,8 +240,16 @@ export function stormHtml(
       return `<figure><figcaption>${escapeHtml(c.title)}</figcaption><div class="chart" id="${c.id}"></div><div class="legend"><span><span class="sw dash ${k}"></span>server RSS (MiB, left)</span><span><span class="sw ${k}"></span>clients caught up (right)</span></div></figure>`;
     })
     .join("\n");
+  const t = stormVerdictTable(verdicts);
+  const paired =
+    verdicts.length === 0
+      ? ""
+      : `<h3>Storm cells paired across trials</h3><table><thead><tr>${t.header.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${t.rows
+          .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`)
+          .join("")}</tbody></table><p class="note">${escapeHtml(STORM_VERDICT_NOTE)}</p>`;
   return `<h2>Reconnect storm: N clients at once</h2>
 ${table}
+${paired}
 <div class="grid">${figures}</div>
 <p class="note">${escapeHtml(STORM_NOTE)}</p>`;
 }

@@ -9,6 +9,8 @@ export interface StormRow extends StormFigures {
   /** Share of clients that resumed from a cursor (the rest took a cold snapshot). */
   resumeRatio: number;
   trial: number;
+  /** The A/A copy of the baseline (run in the same rounds), whose pairs with the baseline give each cell's noise band. */
+  aa?: true;
   peakHeapBytes: number | null;
   peakRssBytes: number | null;
   hwmRssBytes: number | null;
@@ -32,7 +34,7 @@ export interface StormRow extends StormFigures {
 
 /** A storm row from its figures and measurements. */
 export function stormRow(
-  base: Pick<StormRow, "variant" | "clients" | "scriptBytes" | "rampMs" | "resumeRatio" | "trial">,
+  base: Pick<StormRow, "variant" | "clients" | "scriptBytes" | "rampMs" | "resumeRatio" | "trial" | "aa">,
   figures: StormFigures | null,
   m: Partial<StormRow>,
 ): StormRow {

@@ -32,7 +32,10 @@ export interface StormContext {
   fixtures: Map<number, FixtureRef>;
   workDir: string;
   runDir: string;
+  /** Every variant a round runs, the A/A copy included when the run has one. */
   targets: TargetSpec[];
+  /** The A/A copy's name among `targets`, or null. */
+  aaVariant?: string | null;
   stopped: () => boolean;
   track: (target: Target) => () => void;
   signal?: AbortSignal;
@@ -89,6 +92,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
     rampMs: config.stormRampMs,
     resumeRatio: config.stormResumeRatio,
     trial: cell.trial,
+    ...(cell.variant === ctx.aaVariant ? { aa: true as const } : {}),
   };
   const fixture = ctx.fixtures.get(cell.scriptBytes);
   const spec = ctx.targets.find((t) => t.name === cell.variant);

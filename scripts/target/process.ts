@@ -6,12 +6,15 @@
 // Nothing here outlives the harness: a reaper process holds a pipe from us and, when it closes (we
 // exited, crashed or were SIGKILLed), sends the group and the pids we named to it SIGTERM, then
 // SIGKILL after the grace period; a normal exit of the harness also sends SIGTERM to every group still
-// registered at once.
+// registered at once. The reaper is started before the process it guards, and that process carries
+// the reaper's token in its environment: a SIGKILL of the harness at any moment after the process
+// was spawned (even before its pid reached the reaper) leaves it findable.
 import { type ChildProcess, spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { isAlive } from "../sampler/procfs.js";
-import { groupMembers, signalAll } from "./group.js";
+import { groupMembers, REAPER_ENV_PREFIX, signalAll } from "./group.js";
 import { LineSplitter } from "./ready.js";
 
 /** Default time a stopped process gets to clean up between SIGTERM and SIGKILL. */
@@ -137,13 +140,38 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
   if (!file) throw new Error("spawnProcess: empty argv");
   const piped = (options.output ?? "pipe") === "pipe";
   let exit: ExitInfo | null = null;
-  const child = spawn(file, args, {
-    // Stdin is a pipe we hold: the bundled server's lifeline (--exit-with-parent).
-    stdio: ["pipe", piped ? "pipe" : "inherit", piped ? "pipe" : "inherit"],
+  // The reaper first: it holds our pipe from before the process exists, so there is no moment when
+  // the process runs unguarded. It learns the process group on the pipe; until then (and for anything
+  // that left the group) it finds the process by the token in its environment.
+  const token = randomBytes(8).toString("hex");
+  const reaper = spawn(process.execPath, [REAPER_MAIN, token, String(graceMs)], {
+    stdio: ["pipe", "ignore", "ignore"],
     detached: true,
-    env: options.env,
-    cwd: options.cwd,
   });
+  reaper.unref();
+  reaper.stdin?.on("error", () => undefined); // a dismissed reaper's pipe is not ours to report
+  (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
+  reaper.once("error", () => undefined); // reported below, if the process is spawned without it
+  let reaperDismissed = false;
+  const dismissReaper = () => {
+    if (reaperDismissed) return;
+    reaperDismissed = true;
+    reaper.kill("SIGTERM");
+  };
+  if (reaper.pid === undefined) throw new Error(`cannot start the reaper (${process.execPath} ${REAPER_MAIN})`);
+  let child: ChildProcess;
+  try {
+    child = spawn(file, args, {
+      // Stdin is a pipe we hold: the bundled server's lifeline (--exit-with-parent).
+      stdio: ["pipe", piped ? "pipe" : "inherit", piped ? "pipe" : "inherit"],
+      detached: true,
+      env: { ...(options.env ?? process.env), [`${REAPER_ENV_PREFIX}${token}`]: "1" },
+      cwd: options.cwd,
+    });
+  } catch (e) {
+    dismissReaper();
+    throw e;
+  }
   child.stdin?.on("error", () => undefined); // EPIPE from a process that ignores its stdin is not ours to report
   let spawnError: Error | null = null;
   // A process that cannot be spawned (ENOENT) reports "error" and never "exit".
@@ -153,22 +181,11 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
   });
   const pgid = child.pid;
   if (pgid === undefined) {
+    dismissReaper();
     throw new Error(`cannot start ${file}: ${spawnError ?? "spawn failed (no such file, or not executable)"}`);
   }
-  // The reaper holds our pipe; when it closes (we died, even by SIGKILL) it stops the group.
-  const reaper = spawn(process.execPath, [REAPER_MAIN, String(pgid), String(graceMs)], {
-    stdio: ["pipe", "ignore", "ignore"],
-    detached: true,
-  });
-  reaper.unref();
-  reaper.stdin?.on("error", () => undefined); // a dismissed reaper's pipe is not ours to report
-  (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
-  let reaperDismissed = false;
-  const dismissReaper = () => {
-    if (reaperDismissed) return;
-    reaperDismissed = true;
-    reaper.kill("SIGTERM");
-  };
+  // From now on the reaper stops the whole group (and the tree below its leader) when our pipe closes.
+  reaper.stdin?.write(`pgid ${pgid}\n`);
 
   const adopted = new Set<number>();
   const exited = new Promise<ExitInfo>((resolve) => {

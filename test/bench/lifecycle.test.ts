@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results, SampleLine } from "../../scripts/results.js";
 import { descendants } from "../../scripts/sampler/procfs.js";
+import { killOnNewConnection, onlyListeningPort } from "../support/mid-trial.js";
 import { sigkillAndWatch, slowTrialArgs } from "../support/orphans.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { cmdline, startBench, survivorsAfter } from "./bench-child.js";
@@ -125,48 +126,60 @@ describe("foreign targets", () => {
 });
 
 /**
- * Runs 3 legacy resume-many trials and SIGKILLs the server once trial 1 is done. The long ACK delay
- * keeps trial 2 in flight (3 x 3 s) even when a busy machine slows the test down.
+ * Runs 4 legacy resume-many trials and SIGKILLs the server mid-trial: once a trial's own connection
+ * opens after trial 1 is done. That is trial 2's, or trial 3's when trial 2's was already open when
+ * "[1/4]" was read; the long ACK delay keeps either in flight for seconds. Returns the bench.
  */
-async function killServerDuringTrial2(out: string, extra: string[] = []) {
-  const bench = startBench([...slowTrialArgs(fixture, out), ...extra]);
-  await bench.waitFor(/\[1\/3\]/, 60_000);
+async function killServerMidTrial(out: string, extra: string[] = []) {
+  const bench = startBench([...slowTrialArgs(fixture, out, 4), ...extra]);
+  await bench.waitFor(/\[1\/4\]/, 60_000);
   const server = descendants(bench.pid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
   expect(server).toBeDefined();
-  process.kill(server as number, "SIGKILL");
+  const killed = await killOnNewConnection(server as number, onlyListeningPort(server as number), 60_000);
+  expect(killed, `no trial connected after trial 1; stderr:\n${bench.stderr()}`).toBe(true);
   return bench;
+}
+
+/** The one failed trial (2 or 3: the kill lands in the trial whose connection it saw open). */
+function crashedTrial(r: Results): number {
+  const failed = r.latency.filter((l) => !l.ok).map((l) => l.trial);
+  expect(failed).toHaveLength(1);
+  expect([2, 3]).toContain(failed[0]);
+  return failed[0] as number;
 }
 
 describe("robustness", () => {
   it("fails only the trial whose target crashed, then goes on with a fresh server", async () => {
     const out = join(dir, "crash");
-    const bench = await killServerDuringTrial2(out);
-    const { code } = await bench.exit(60_000);
+    const bench = await killServerMidTrial(out);
+    const { code } = await bench.exit(90_000);
     // A crashed target is a finding: recorded, and the run has no trustworthy result (exit 3).
     expect(code, bench.stderr()).toBe(3);
-    expect(readResults(out).targetCrashes?.map((c) => [c.variant, c.signal])).toEqual([["legacy", "SIGKILL"]]);
-    const rows = readResults(out).latency;
-    expect(rows.map((r) => [r.trial, r.ok])).toEqual([
-      [1, true],
-      [2, false],
-      [3, true],
+    const r = readResults(out);
+    const crashed = crashedTrial(r);
+    expect(r.targetCrashes?.map((c) => [c.variant, c.signal, c.during])).toEqual([
+      ["legacy", "SIGKILL", `during resume-many legacy trial ${crashed}`],
     ]);
-    expect(rows[1]?.error).toMatch(/target legacy exited \(signal SIGKILL\)/);
-  }, 120_000);
+    // Every other trial is ok: the ones after the crash ran on a fresh server.
+    expect(r.latency.map((l) => [l.trial, l.ok])).toEqual([1, 2, 3, 4].map((t) => [t, t !== crashed]));
+    expect(r.latency[crashed - 1]?.error).toMatch(/target legacy exited \(signal SIGKILL\)/);
+  }, 240_000);
 
   it("with --fail-fast stops at the failed trial, keeps the rows and exits 3 (no result)", async () => {
     const out = join(dir, "fail-fast");
-    const bench = await killServerDuringTrial2(out, ["--fail-fast"]);
+    const bench = await killServerMidTrial(out, ["--fail-fast"]);
     const { code } = await bench.exit(60_000);
     expect(code, bench.stderr()).toBe(3);
-    expect(bench.stderr()).toMatch(/--fail-fast: resume-many legacy trial 2 failed: .*exited \(signal SIGKILL\)/);
     const r = readResults(out);
+    const crashed = crashedTrial(r);
+    expect(bench.stderr()).toMatch(
+      new RegExp(`--fail-fast: resume-many legacy trial ${crashed} failed: .*exited \\(signal SIGKILL\\)`),
+    );
     expect(r.run.interrupted).toBe(true);
-    expect(r.latency.map((l) => [l.trial, l.ok])).toEqual([
-      [1, true],
-      [2, false],
-    ]);
-  }, 120_000);
+    expect(r.latency.map((l) => [l.trial, l.ok])).toEqual(
+      Array.from({ length: crashed }, (_, i) => [i + 1, i + 1 !== crashed]),
+    );
+  }, 200_000);
 
   it("on SIGINT stops every target, keeps the finished rows and exits 130", async () => {
     const out = join(dir, "sigint");

@@ -20,6 +20,8 @@ const EXPECTED_CHUNKS: Record<LatencyCase, [number, number]> = {
   "resume-none": [2, 1],
   "resume-one": [3, 1],
   "resume-many": [4, 1],
+  "thread-snapshot": [2, 1],
+  "thread-resume": [2, 1],
 };
 
 let dir: string;
@@ -54,6 +56,9 @@ beforeAll(async () => {
     scriptBytesMax: 64,
     scriptsPerProject: 1,
     events: 1000,
+    // threads for the thread cases (legacy 2 chunks, batched 1), small ones like the scripts
+    threads: 4,
+    threadEvents: 60,
     seed: 1,
     out: small,
   });
@@ -86,7 +91,7 @@ afterAll(() => {
 
 describe("bench --quick on the bundled server", () => {
   it("records the run, both variants, and every trial ok", () => {
-    expect(results.schema).toBe("catchup-bench/results@1");
+    expect(results.schema).toBe("catchup-bench/results@2");
     expect(results.variants.map((v) => [v.name, v.role])).toEqual([
       ["legacy", "baseline"],
       ["batched", "candidate"],
@@ -95,11 +100,11 @@ describe("bench --quick on the bundled server", () => {
     expect(results.run.cores).toBeGreaterThan(0);
     expect(results.run.config.ackDelayMs).toBe(ACK_DELAY_MS);
     expect(results.run.finishedAt).not.toBeNull();
-    expect(results.latency).toHaveLength(4 * 2 * TRIALS);
+    expect(results.latency).toHaveLength(6 * 2 * TRIALS);
     expect(results.latency.filter((r) => !r.ok).map((r) => r.error)).toEqual([]);
   });
 
-  it("sees 2/2/3/4 chunks for legacy and 1/1/1/1 for batched", () => {
+  it("sees 2/2/3/4 (threads 2/2) chunks for legacy and 1/1/1/1 (threads 1/1) for batched", () => {
     for (const [c, [legacy, batched]] of Object.entries(EXPECTED_CHUNKS)) {
       const chunks = (v: string) => results.latency.filter((r) => r.case === c && r.variant === v).map((r) => r.chunks);
       expect({ c, legacy: chunks("legacy") }).toEqual({ c, legacy: Array(TRIALS).fill(legacy) });

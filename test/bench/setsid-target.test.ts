@@ -6,6 +6,7 @@ import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results } from "../../scripts/results.js";
 import { descendants } from "../../scripts/sampler/procfs.js";
+import { waitUntil } from "../hardening/support/harness.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { cmdline, ROOT, startBench, survivorsAfter } from "./bench-child.js";
 
@@ -22,9 +23,13 @@ function sessionOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
 }
 
+/** The server process in the bench's tree, if it runs. */
+const serverIn = (benchPid: number) =>
+  descendants(benchPid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
+
 /** The server process in the bench's tree, checked to run in a session of its own (else the test proves nothing). */
 function setsidServer(benchPid: number): number {
-  const server = descendants(benchPid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
+  const server = serverIn(benchPid);
   expect(server).toBeDefined();
   expect(sessionOf(server as number)).toBe(server);
   expect(sessionOf(server as number)).not.toBe(sessionOf(benchPid));
@@ -60,7 +65,9 @@ describe("a foreign target that calls setsid", () => {
   it("is stopped when the run ends; progress lines say cell and trial i/N", async () => {
     // Inside the project (reports/ is git-ignored) so the "Results:" line is shown relative to it.
     const bench = startBench([...args(doneDir, 2), "--ack-delay-ms", "300"]);
-    await bench.waitFor(/\[1\/2\]/, 30_000);
+    // The server runs from before the warm-up to the end of the run: look for it as soon as it is
+    // there (on "[1/2]" the short last trial may already be over and the server stopped).
+    expect(await waitUntil(() => serverIn(bench.pid) !== undefined, 30_000), bench.stderr()).toBe(true);
     const tree = descendants(bench.pid);
     setsidServer(bench.pid);
     const { code } = await bench.exit(30_000);

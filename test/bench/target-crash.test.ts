@@ -29,10 +29,10 @@ afterAll(() => {
 describe("a target that dies between trials", () => {
   it("is recorded in results.json and the reports, and the run exits 3", async () => {
     const out = join(fixtures?.dir as string, "idle-kill");
-    // Plan: snapshot legacy, snapshot batched, resume-many legacy, resume-many batched (then any A/A
-    // trials). Once the
-    // second trial is done, batched sits idle while legacy runs resume-many (several chunks, each
-    // ACK held 2 s): that is when it is killed.
+    // Plan (one round; variants legacy, batched and the A/A copy of legacy, in that order per case):
+    // snapshot legacy, snapshot batched, snapshot A/A, resume-many legacy, resume-many batched, ...
+    // Progress lines are printed as a trial ends, so on "[2/N] snapshot batched" batched has just
+    // finished its trial and sits idle through the next two (each ACK held 2 s): it is killed then.
     const bench = startBench([
       "--variants",
       "legacy,batched",
@@ -56,15 +56,25 @@ describe("a target that dies between trials", () => {
     process.kill(candidate as number, "SIGKILL");
     const { code } = await bench.exit(90_000);
     expect(code, bench.stderr()).toBe(EXIT.noResult);
-    expect(bench.stderr()).toMatch(/target batched died \(signal SIGKILL\) while idle between trials/);
 
     const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
     expect(results.targetCrashes).toHaveLength(1);
     const crash = results.targetCrashes?.[0];
     expect(crash).toMatchObject({ variant: "batched", matrix: "latency", signal: "SIGKILL", code: null });
-    expect(crash?.during).toMatch(/idle between trials \(seen before resume-many batched trial 1\)/);
-    expect(crash?.affects.join(" ")).toMatch(/resume-many batched trial 1 .*restarted server/);
     expect(Number.isNaN(Date.parse(crash?.at ?? ""))).toBe(false);
+    const next = results.latency.find((r) => r.case === "resume-many" && r.variant === "batched");
+    if (crash?.during.startsWith("during ")) {
+      // Legitimate only on a machine so slow that the two trials in between ended before the kill:
+      // batched's next trial had started, and it is that trial's failure.
+      expect(crash.during).toBe("during resume-many batched trial 1");
+      expect(next?.ok).toBe(false);
+    } else {
+      expect(bench.stderr()).toMatch(/target batched died \(signal SIGKILL\) while idle between trials/);
+      expect(crash?.during).toMatch(/idle between trials \(seen before resume-many batched trial 1\)/);
+      expect(crash?.affects.join(" ")).toMatch(/resume-many batched trial 1 .*restarted server/);
+      // The restarted server ran it.
+      expect(next?.ok).toBe(true);
+    }
     // results.jsonl carries it too (a run stopped hard still knows).
     expect(readFileSync(join(out, "results.jsonl"), "utf8")).toMatch(/"kind":"crash"/);
 

@@ -11,11 +11,11 @@ import {
   failuresMarkdown,
   TRIALS_LISTED,
 } from "../../scripts/report/failures.js";
-import type { LatencyRow, MemoryRow, Results } from "../../scripts/results.js";
+import { type LatencyRow, type MemoryRow, RESULTS_SCHEMA, type Results } from "../../scripts/results.js";
 import { testRunInfo } from "../support/run-info.js";
 
 const results = (over: Partial<Results> = {}): Results => ({
-  schema: "catchup-bench/results@1",
+  schema: RESULTS_SCHEMA,
   run: testRunInfo("2026-01-01T00:00:00.000Z"),
   variants: [],
   latency: [],

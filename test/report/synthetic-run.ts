@@ -42,14 +42,25 @@ const LEGACY_MS: Record<LatencyCase, number> = {
   "resume-none": 221,
   "resume-one": 331,
   "resume-many": 723,
+  "thread-snapshot": 230,
+  "thread-resume": 220,
 };
 const BATCHED_MS: Record<LatencyCase, number> = {
   snapshot: 187,
   "resume-none": 125,
   "resume-one": 120,
   "resume-many": 544,
+  "thread-snapshot": 130,
+  "thread-resume": 120,
 };
-const LEGACY_CHUNKS: Record<LatencyCase, number> = { snapshot: 2, "resume-none": 2, "resume-one": 3, "resume-many": 4 };
+const LEGACY_CHUNKS: Record<LatencyCase, number> = {
+  snapshot: 2,
+  "resume-none": 2,
+  "resume-one": 3,
+  "resume-many": 4,
+  "thread-snapshot": 2,
+  "thread-resume": 2,
+};
 
 export function syntheticResults(dir: string, options: SyntheticOptions = {}): Results {
   const trials = options.trials ?? 3;

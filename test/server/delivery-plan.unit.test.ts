@@ -1,10 +1,12 @@
 // Pure: how each strategy cuts a catch-up into chunks (no sockets).
+import * as Chunk from "effect/Chunk";
+import * as Effect from "effect/Effect";
+import * as Stream from "effect/Stream";
 import { describe, expect, it } from "vitest";
 import { referenceSnapshotItems } from "../../server-under-test/catchup.js";
 import {
   type CatchUp,
   CHUNK_ENVELOPE_BYTES,
-  LEGACY_REPLAY_CHUNK,
   type PlannedChunk,
   pageSnapshot,
   planChunks as plan,
@@ -12,10 +14,25 @@ import {
   type ReplaySource,
   splitByBytes,
 } from "../../server-under-test/delivery.js";
+import { REFERENCE_GROUP_WINDOW } from "../../server-under-test/grouping.js";
+import { streamReplay } from "../../server-under-test/replay-stream.js";
 import type { LeanSnapshotItem, ShellItem } from "../../server-under-test/rpcs.js";
 
-/** Every chunk's items, reading lazy replay pages in delivery order (as the stream would). */
-const read = (chunks: PlannedChunk[]): ShellItem[][] => chunks.map((c) => (typeof c === "function" ? c() : c));
+/** Every chunk's items in delivery order, streaming a planned replay in groups as the server does. */
+async function read(chunks: PlannedChunk[]): Promise<ShellItem[][]> {
+  const out: ShellItem[][] = [];
+  for (const c of chunks) {
+    if (Array.isArray(c)) out.push(c);
+    else out.push(...(await groupsOf(c.replay)));
+  }
+  return out;
+}
+const groupsOf = (source: ReplaySource) =>
+  Effect.runPromise(
+    Stream.runCollect(Stream.chunks(streamReplay(source, REFERENCE_GROUP_WINDOW))).pipe(
+      Effect.map((groups) => Chunk.toReadonlyArray(groups).map((g) => [...Chunk.toReadonlyArray(g)])),
+    ),
+  );
 const planChunks = (...args: Parameters<typeof plan>) => read(plan(...args));
 
 const isLeanSnapshot = (i: ShellItem): i is LeanSnapshotItem => i.kind === "snapshot" && "projects" in i;
@@ -46,23 +63,26 @@ const shape = (chunks: ShellItem[][]) => chunks.map((c) => c.map((i) => i.kind))
 const marker = { requestCompletionMarker: true };
 
 describe("legacy", () => {
-  it("snapshot then marker: 2 chunks", () => {
-    expect(shape(planChunks(snapshot(3), { strategy: "legacy", ...marker }))).toEqual([["snapshot"], ["synchronized"]]);
+  it("snapshot then marker: 2 chunks", async () => {
+    expect(shape(await planChunks(snapshot(3), { strategy: "legacy", ...marker }))).toEqual([
+      ["snapshot"],
+      ["synchronized"],
+    ]);
   });
   it.each([
     [0, 2],
     [1, 3],
-    [LEGACY_REPLAY_CHUNK, 3],
-    [LEGACY_REPLAY_CHUNK + 1, 4],
+    [REFERENCE_GROUP_WINDOW.maxItems, 3],
+    [REFERENCE_GROUP_WINDOW.maxItems + 1, 4],
     [1000, 4],
-  ])("resume with %i replayed items: %i chunks", (n, count) => {
-    const chunks = planChunks(resume(n), { strategy: "legacy", ...marker });
+  ])("resume with %i replayed items: %i chunks", async (n, count) => {
+    const chunks = await planChunks(resume(n), { strategy: "legacy", ...marker });
     expect(chunks).toHaveLength(count);
-    expect(chunks.every((c) => c.length <= LEGACY_REPLAY_CHUNK)).toBe(true);
+    expect(chunks.every((c) => c.length <= REFERENCE_GROUP_WINDOW.maxItems)).toBe(true);
     expect(chunks.at(-1)).toEqual([{ kind: "synchronized", sequence: 100 + n }]);
   });
-  it("no marker requested: no marker sent", () => {
-    expect(shape(planChunks(resume(1), { strategy: "legacy", requestCompletionMarker: false }))).toEqual([
+  it("no marker requested: no marker sent", async () => {
+    expect(shape(await planChunks(resume(1), { strategy: "legacy", requestCompletionMarker: false }))).toEqual([
       ["resume"],
       ["project.updated"],
     ]);
@@ -70,44 +90,46 @@ describe("legacy", () => {
 });
 
 describe("batched", () => {
-  it.each([0, 1, 1000])("resume with %i items and the marker: one chunk, marker last", (n) => {
-    const chunks = planChunks(resume(n), { strategy: "batched", ...marker });
+  it.each([0, 1, 1000])("resume with %i items and the marker: one chunk, marker last", async (n) => {
+    const chunks = await planChunks(resume(n), { strategy: "batched", ...marker });
     expect(chunks).toHaveLength(1);
     expect(chunks[0]).toHaveLength(n + 2);
     expect(chunks[0]?.at(-1)?.kind).toBe("synchronized");
   });
-  it("snapshot and marker: one chunk", () => {
-    expect(shape(planChunks(snapshot(3), { strategy: "batched", ...marker }))).toEqual([["snapshot", "synchronized"]]);
+  it("snapshot and marker: one chunk", async () => {
+    expect(shape(await planChunks(snapshot(3), { strategy: "batched", ...marker }))).toEqual([
+      ["snapshot", "synchronized"],
+    ]);
   });
-  it("without the marker it is exactly legacy", () => {
+  it("without the marker it is exactly legacy", async () => {
     for (const c of [snapshot(2), resume(0), resume(1), resume(1000)]) {
       const options = { requestCompletionMarker: false };
-      expect(planChunks(c, { strategy: "batched", ...options })).toEqual(
-        planChunks(c, { strategy: "legacy", ...options }),
+      expect(await planChunks(c, { strategy: "batched", ...options })).toEqual(
+        await planChunks(c, { strategy: "legacy", ...options }),
       );
     }
   });
-  it("--max-initial-chunk-bytes splits within the budget, in order, marker last", () => {
+  it("--max-initial-chunk-bytes splits within the budget, in order, marker last", async () => {
     const catchUp = resume(50);
     const budget = 2000;
-    const chunks = planChunks(catchUp, { strategy: "batched", ...marker, maxInitialChunkBytes: budget });
+    const chunks = await planChunks(catchUp, { strategy: "batched", ...marker, maxInitialChunkBytes: budget });
     expect(chunks.length).toBeGreaterThan(1);
     for (const c of chunks) {
       const frame = JSON.stringify({ _tag: "Chunk", requestId: "18446744073709551615", values: c });
       expect(Buffer.byteLength(frame)).toBeLessThanOrEqual(budget);
     }
     const flat = chunks.flat();
-    expect(flat).toEqual(planChunks(catchUp, { strategy: "batched", ...marker })[0]);
+    expect(flat).toEqual((await planChunks(catchUp, { strategy: "batched", ...marker }))[0]);
   });
 });
 
 describe("--max-initial-chunk-bytes with a snapshot", () => {
   const frameBytes = (c: ShellItem[]) =>
     Buffer.byteLength(JSON.stringify({ _tag: "Chunk", requestId: "18446744073709551615", values: c }));
-  it("pages the snapshot: every frame within the budget, pages 1..n in order, projects in order, marker last", () => {
+  it("pages the snapshot: every frame within the budget, pages 1..n in order, projects in order, marker last", async () => {
     const catchUp = snapshot(50);
     const budget = 2000;
-    const chunks = planChunks(catchUp, { strategy: "batched", ...marker, maxInitialChunkBytes: budget });
+    const chunks = await planChunks(catchUp, { strategy: "batched", ...marker, maxInitialChunkBytes: budget });
     expect(chunks.length).toBeGreaterThan(2);
     for (const c of chunks) expect(frameBytes(c)).toBeLessThanOrEqual(budget);
     const items = chunks.flat();
@@ -120,8 +142,8 @@ describe("--max-initial-chunk-bytes with a snapshot", () => {
       catchUp.kind === "snapshot" && isLeanSnapshot(catchUp.snapshot) ? catchUp.snapshot.projects : [],
     );
   });
-  it("without a budget the snapshot stays one item without page fields", () => {
-    const [first] = planChunks(snapshot(50), { strategy: "batched", ...marker });
+  it("without a budget the snapshot stays one item without page fields", async () => {
+    const [first] = await planChunks(snapshot(50), { strategy: "batched", ...marker });
     expect(first?.[0]).not.toHaveProperty("page");
     expect(first?.[0]).not.toHaveProperty("pages");
   });
@@ -143,11 +165,15 @@ describe("--max-initial-chunk-bytes with a snapshot", () => {
 });
 
 describe("lazy replay pages", () => {
-  /** A replay of n items whose reads are logged as [from, to). */
+  /** A replay of n items whose page reads and item reads are logged as [from, to). */
   const counted = (n: number) => {
+    const pages: [number, number][] = [];
     const reads: [number, number][] = [];
     const source: ReplaySource = {
       size: n,
+      readPage: (from, to) => {
+        pages.push([from, to]);
+      },
       read: (from, to) => {
         reads.push([from, to]);
         return Array.from(
@@ -162,34 +188,42 @@ describe("lazy replay pages", () => {
       resume: { kind: "resume", fromSequence: 100, toSequence: 100 + n },
       replay: source,
     };
-    return { reads, catchUp };
+    return { pages, reads, catchUp };
   };
-  it("legacy reads nothing up front, then one page of up to 512 items per chunk pulled", () => {
-    const { reads, catchUp } = counted(1000);
+  it("legacy plans the replay unread; streaming it reads pages of 500 and sends groups of up to 512", async () => {
+    const { pages, reads, catchUp } = counted(1000);
     const chunks = plan(catchUp, { strategy: "legacy", ...marker });
-    expect(chunks).toHaveLength(4);
-    expect(reads).toEqual([]);
-    const [resumeChunk, page1, page2] = chunks;
-    expect(typeof resumeChunk).not.toBe("function");
-    expect(typeof page1 === "function" ? page1().length : -1).toBe(512);
-    expect(reads).toEqual([[0, 512]]);
-    expect(typeof page2 === "function" ? page2().length : -1).toBe(488);
+    expect(chunks).toHaveLength(3);
+    expect([pages, reads]).toEqual([[], []]);
+    const replay = chunks[1];
+    const groups = replay !== undefined && !Array.isArray(replay) ? await groupsOf(replay.replay) : [];
+    expect(groups.map((g) => g.length)).toEqual([512, 488]);
+    expect(pages).toEqual([
+      [0, 500],
+      [500, 1000],
+    ]);
+    // each group's items are fetched once, when the group goes out
     expect(reads).toEqual([
       [0, 512],
       [512, 1000],
     ]);
   });
   it("batched without the marker keeps the lazy legacy path", () => {
-    const { reads, catchUp } = counted(600);
-    expect(plan(catchUp, { strategy: "batched", requestCompletionMarker: false })).toHaveLength(3);
-    expect(reads).toEqual([]);
+    const { pages, reads, catchUp } = counted(600);
+    // the resume metadata, then the replay to stream (no marker)
+    expect(plan(catchUp, { strategy: "batched", requestCompletionMarker: false })).toHaveLength(2);
+    expect([pages, reads]).toEqual([[], []]);
   });
   it("batched with the marker reads the whole replay at once, into the one chunk", () => {
-    const { reads, catchUp } = counted(1000);
+    const { pages, reads, catchUp } = counted(1000);
     const chunks = plan(catchUp, { strategy: "batched", ...marker });
+    expect(pages).toEqual([
+      [0, 500],
+      [500, 1000],
+    ]);
     expect(reads).toEqual([[0, 1000]]);
     expect(chunks).toHaveLength(1);
-    expect(typeof chunks[0]).not.toBe("function");
+    expect(Array.isArray(chunks[0])).toBe(true);
   });
 });
 
@@ -206,16 +240,20 @@ describe("--max-projected-bytes", () => {
       replay: { size: n, read: (from, to) => items.slice(from, to), projectedBytes: () => projected },
     };
   };
-  it("a marked batched resume projected beyond the budget takes the streaming path, marker last", () => {
-    const chunks = planChunks(withProjection(600, 5000), { strategy: "batched", ...marker, maxProjectedBytes: 4999 });
+  it("a marked batched resume projected beyond the budget takes the streaming path, marker last", async () => {
+    const chunks = await planChunks(withProjection(600, 5000), {
+      strategy: "batched",
+      ...marker,
+      maxProjectedBytes: 4999,
+    });
     expect(chunks.map((c) => c.length)).toEqual([1, 512, 88, 1]);
   });
-  it("within the budget (or without one) it stays one chunk; snapshots are never affected", () => {
+  it("within the budget (or without one) it stays one chunk; snapshots are never affected", async () => {
     expect(
-      planChunks(withProjection(600, 5000), { strategy: "batched", ...marker, maxProjectedBytes: 5000 }),
+      await planChunks(withProjection(600, 5000), { strategy: "batched", ...marker, maxProjectedBytes: 5000 }),
     ).toHaveLength(1);
-    expect(planChunks(withProjection(600, 5000), { strategy: "batched", ...marker })).toHaveLength(1);
-    expect(planChunks(snapshot(600), { strategy: "batched", ...marker, maxProjectedBytes: 0 })).toHaveLength(1);
+    expect(await planChunks(withProjection(600, 5000), { strategy: "batched", ...marker })).toHaveLength(1);
+    expect(await planChunks(snapshot(600), { strategy: "batched", ...marker, maxProjectedBytes: 0 })).toHaveLength(1);
   });
   it("projects an in-memory replay by encoding it", () => {
     const items: ShellItem[] = [{ kind: "synchronized", sequence: 1 }];
@@ -243,17 +281,17 @@ describe("reference item shapes", () => {
       resolvedRepositoryIdentityRoots: ["/w"],
     });
   });
-  it("both snapshot items travel in the first chunk: legacy 2 chunks, batched 1", () => {
-    expect(shape(planChunks(cold, { strategy: "legacy", ...marker }))).toEqual([
+  it("both snapshot items travel in the first chunk: legacy 2 chunks, batched 1", async () => {
+    expect(shape(await planChunks(cold, { strategy: "legacy", ...marker }))).toEqual([
       ["snapshot", "snapshot"],
       ["synchronized"],
     ]);
-    expect(shape(planChunks(cold, { strategy: "batched", ...marker }))).toEqual([
+    expect(shape(await planChunks(cold, { strategy: "batched", ...marker }))).toEqual([
       ["snapshot", "snapshot", "synchronized"],
     ]);
   });
-  it("with --max-initial-chunk-bytes the two items are split, not paged", () => {
-    const chunks = planChunks(cold, {
+  it("with --max-initial-chunk-bytes the two items are split, not paged", async () => {
+    const chunks = await planChunks(cold, {
       strategy: "batched",
       ...marker,
       maxInitialChunkBytes: CHUNK_ENVELOPE_BYTES + 100,

@@ -20,6 +20,9 @@ beforeAll(async () => {
     "batched",
     "--max-projected-bytes",
     String(BUDGET),
+    // groups cut by size alone, whatever the machine's load (a stall could otherwise close a window)
+    "--replay-group-window-ms",
+    "600000",
   ]);
 }, 60_000);
 

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { isAlive } from "../../scripts/sampler/procfs.js";
 import { isExitFor, RawConnection } from "../support/raw-ws.js";
 import { DEV_TOKEN } from "../support/server.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
@@ -40,19 +41,14 @@ async function serve(
   return { child, ready };
 }
 
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-};
-
-/** Waits for a process we did not spawn to go away (polling /proc state, bounded by a deadline). */
+/**
+ * Waits for a process we did not spawn to go away (polling /proc state, bounded by a deadline). A
+ * zombie counts as gone: once its parent (the killed wrapper) is dead, it waits for whatever adopts
+ * it to collect its status, which may take a while or never happen in a container.
+ */
 async function gone(pid: number, timeoutMs = 10_000): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (alive(pid)) {
+  while (isAlive(pid)) {
     if (Date.now() > deadline) return false;
     await new Promise((r) => setTimeout(r, 25));
   }

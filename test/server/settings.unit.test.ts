@@ -16,6 +16,8 @@ describe("parseSettings", () => {
       maxReplayEvents: 1000,
       maxReplayBytes: 8388608,
       maxInitialChunkBytes: undefined,
+      replayGroupItems: 512,
+      replayGroupWindowMs: 50,
       upgradeTimeoutMs: 10000,
       exitWithParent: false,
     });
@@ -41,8 +43,13 @@ describe("parseSettings", () => {
       "7",
       "--item-shape",
       "lean",
+      "--replay-group-items",
+      "8",
+      "--replay-group-window-ms",
+      "9",
       "--exit-with-parent",
     ]);
+    expect(s).toMatchObject({ replayGroupItems: 8, replayGroupWindowMs: 9 });
     expect(s).toMatchObject({ host: "::1", port: 8080, delivery: "batched", maxReplayEvents: 5, maxReplayBytes: 6 });
     expect(s.itemShape).toBe("lean");
     expect(s.maxInitialChunkBytes).toBe(7);
@@ -76,6 +83,12 @@ describe("parseSettings", () => {
     [["--db", "f", "--max-initial-chunk-bytes", "--delivery", "batched"], "--max-initial-chunk-bytes needs a value"],
     [["--db", "f", "--upgrade-timeout-ms"], "--upgrade-timeout-ms needs a value"],
     [["--db", "f", "--upgrade-timeout-ms", "0"], "--upgrade-timeout-ms must be an integer from 1 to 2147483647"],
+    [["--db", "f", "--replay-group-items", "0"], "--replay-group-items must be an integer from 1"],
+    [
+      ["--db", "f", "--replay-group-window-ms", "0"],
+      "--replay-group-window-ms must be an integer from 1 to 2147483647",
+    ],
+    [["--db", "f", "--replay-group-window-ms"], "--replay-group-window-ms needs a value: --replay-group-window-ms N"],
   ])("rejects %j", (argv, message) => {
     expect(() => parseSettings(argv)).toThrow(SettingsError);
     expect(() => parseSettings(argv)).toThrow(message);

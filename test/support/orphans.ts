@@ -6,17 +6,17 @@ import { readFileSync } from "node:fs";
 import { descendants, isAlive } from "../../scripts/sampler/procfs.js";
 
 /**
- * Bench flags for 3 legacy resume-many trials with a 3 s ACK delay: each trial stays in flight for
- * seconds, long enough to kill something mid-trial even on a busy machine.
+ * Bench flags for `trials` legacy resume-many trials with a 3 s ACK delay: each trial stays in flight
+ * for seconds, long enough to kill something mid-trial even on a busy machine.
  */
-export function slowTrialArgs(fixture: string, out: string): string[] {
+export function slowTrialArgs(fixture: string, out: string, trials = 3): string[] {
   return [
     "--variants",
     "legacy",
     "--cases",
     "resume-many",
     "--trials",
-    "3",
+    String(trials),
     "--ack-delay-ms",
     "3000",
     "--fixture",

@@ -121,10 +121,11 @@ export async function subscribeThroughCompletion(
   payload: Record<string, unknown>,
   ackDelayMs = 0,
   timeoutMs = 20_000,
+  tag = "orchestration.subscribeShell",
 ): Promise<ThroughCompletion> {
   const chunks: Frame[] = [];
   let cursor = conn.frames.length;
-  conn.request(id, "orchestration.subscribeShell", { requestCompletionMarker: true, ...payload });
+  conn.request(id, tag, { requestCompletionMarker: true, ...payload });
   for (;;) {
     const frame = await conn.next((f) => isChunkFor(id)(f) || isExitFor(id)(f), timeoutMs, cursor);
     cursor = conn.frames.indexOf(frame) + 1;

@@ -25,8 +25,8 @@ async function killDuring(label: string, args: string[], running: RegExp, env: R
   // TMPDIR: temp files a SIGKILLed harness leaves behind go with our temp dir.
   const run = startCli(args, { TMPDIR: fixtures.dir, ...env });
   try {
-    // Killed once the process and its reaper both run: the reaper is spawned just after the process
-    // it guards, and a kill between the two is covered by the bundled server's stdin lifeline only.
+    // Killed once the process runs (its reaper was started before it); the reaper is required in the
+    // tree too, so the check below proves the reaper, not only the bundled server's stdin lifeline.
     const up = await waitUntil(() => {
       if (run.child.exitCode !== null) return false;
       const tree = descendants(run.child.pid as number).map(cmdline);

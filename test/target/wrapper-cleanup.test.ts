@@ -9,6 +9,7 @@ import type { Results } from "../../scripts/results.js";
 import { descendants, isAlive, listeningPorts } from "../../scripts/sampler/procfs.js";
 import { cmdline, startBench } from "../bench/bench-child.js";
 import { waitUntil } from "../hardening/support/harness.js";
+import { killOnNewConnection } from "../support/mid-trial.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
 const WRAPPER = "test/target/targets/wrapper.sh";
@@ -50,25 +51,6 @@ function wrapped(name: string, extra: string[]) {
   };
   const markers = () => readdirSync(dir).filter((f) => f.startsWith("marker-"));
   return { dir, args, log, markers };
-}
-
-/** Remote ends ("addr:port" in /proc's hex) of the ESTABLISHED connections whose local port is `port`. */
-function establishedPeers(port: number): Set<string> {
-  const peers = new Set<string>();
-  for (const file of ["/proc/net/tcp", "/proc/net/tcp6"]) {
-    let text = "";
-    try {
-      text = readFileSync(file, "utf8");
-    } catch {
-      continue;
-    }
-    for (const line of text.trim().split("\n").slice(1)) {
-      const [, local, remote, state] = line.trim().split(/\s+/);
-      if (state === "01" && local && remote && Number.parseInt(local.split(":")[1] ?? "", 16) === port)
-        peers.add(remote);
-    }
-  }
-  return peers;
 }
 
 /** Every wrapper that started cleaned up, and no marker is left. */
@@ -114,9 +96,7 @@ describe("a wrapper target with a cleanup trap and no exec", () => {
     // trial 2 or trial 3; killing on "[1/4]" alone could land between trials instead.
     const port = Number(/--port (\d+)/.exec(cmdline(server as number))?.[1]);
     expect(listeningPorts(server as number)).toContain(port);
-    const before = establishedPeers(port);
-    expect(await waitUntil(() => [...establishedPeers(port)].some((p) => !before.has(p)), 30_000)).toBe(true);
-    process.kill(server as number, "SIGKILL");
+    expect(await killOnNewConnection(server as number, port, 60_000), bench.stderr()).toBe(true);
     const { code } = await bench.exit(90_000);
     expect(code, bench.stderr()).not.toBeNull();
     const results = JSON.parse(readFileSync(join(w.dir, "run", "results.json"), "utf8")) as Results;

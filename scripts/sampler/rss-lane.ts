@@ -1,0 +1,227 @@
+// The RSS lane on a thread of its own: a worker that reads /proc/PID/statm synchronously on a
+// deadline schedule and sleeps between reads in Atomics.wait, so nothing on the harness's main
+// thread (a GC, the heap lane's inspector traffic, report work, a client parsing frames) can delay a
+// reading. Samples go back to the main thread in batches; a stop request wakes the sleeping worker
+// at once through the same shared word it waits on.
+import { Worker } from "node:worker_threads";
+import { pageSize } from "./procfs.js";
+
+// CommonJS source run with eval: the same code from compiled dist/ and from TypeScript under vitest.
+// Its statm parsing matches statmResidentBytes in procfs.ts (resident pages, the second field).
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { openSync, readSync, closeSync, readlinkSync } = require("node:fs");
+const { pid, intervalMs, batchMs, page } = workerData;
+const control = new Int32Array(workerData.control);
+// t on the sampler's clock: performance.now() and hrtime both read CLOCK_MONOTONIC; the origin is
+// given as an hrtime, so this thread's performance.now() is shifted onto the main thread's axis.
+const shift = Number(process.hrtime.bigint() - workerData.hrOrigin) / 1e6 - performance.now();
+const now = () => performance.now() + shift;
+let tid = null;
+try {
+  tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
+} catch {}
+const path = "/proc/" + pid + "/statm";
+const buf = Buffer.alloc(256);
+let t = [], rss = [], reads = [];
+let missed = 0;
+const post = (final, error, gone) => {
+  parentPort.postMessage({ tid, t, rss, reads, missed, upTo: now(), final, error, gone });
+  t = [];
+  rss = [];
+  reads = [];
+};
+function run() {
+  let fd;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    const gone = e.code === "ENOENT" || e.code === "ESRCH";
+    return post(true, "cannot read " + path + ": " + (e.code || e.message), gone);
+  }
+  try {
+    const start = now();
+    let k = 0;
+    let lastPost = Number.NEGATIVE_INFINITY;
+    for (;;) {
+      const before = now();
+      let bytes = 0;
+      let n = 0;
+      try {
+        n = readSync(fd, buf, 0, buf.length, 0);
+      } catch (e) {
+        const gone = e.code === "ESRCH" || e.code === "ENOENT";
+        return post(true, "cannot read " + path + ": " + (e.code || e.message), gone);
+      }
+      // The second field, parsed from the bytes: no string or regex per reading.
+      let i = 0;
+      while (i < n && buf[i] !== 32) i++;
+      let pages = 0;
+      for (i++; i < n && buf[i] >= 48 && buf[i] <= 57; i++) pages = pages * 10 + buf[i] - 48;
+      if (i < n && buf[i] === 32) bytes = pages * page;
+      // A zombie's statm reads as zeros: nothing resident, the process has exited.
+      if (bytes === 0) return post(true, "process " + pid + " is gone (" + path + " is empty)", true);
+      const after = now();
+      t.push(before);
+      rss.push(bytes);
+      reads.push(after - before);
+      // The first reading goes at once: it tells the main thread the lane runs.
+      if (after - lastPost >= batchMs) {
+        post(false, null, false);
+        lastPost = after;
+      }
+      // Deadline schedule: slot k is due at start + k*interval; a late reading skips the slots it
+      // missed (counted) instead of shifting the ones after it.
+      const nextK = Math.max(k + 1, Math.ceil((after - start) / intervalMs));
+      missed += nextK - (k + 1);
+      k = nextK;
+      const due = start + k * intervalMs;
+      for (;;) {
+        if (Atomics.load(control, 0) !== 0) return post(true, null, false);
+        const left = due - now();
+        if (left <= 0) break;
+        Atomics.wait(control, 0, 0, left);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+run();
+`;
+
+/** Samples of the RSS lane as the worker sends them: parallel arrays, in time order. */
+export interface RssBatch {
+  /** When each reading started (ms from the sampler's origin). */
+  t: number[];
+  /** Resident bytes of each reading. */
+  rss: number[];
+  /** How long each /proc read took (ms). */
+  reads: number[];
+  /** Slots skipped so far because a reading came late (cumulative). */
+  missed: number;
+  /** Every reading started before this t is in this batch or an earlier one. */
+  upTo: number;
+  /** The lane's last batch: it stopped (error null) or could not read any more (error set). */
+  final: boolean;
+  error: string | null;
+  /** The error means the process is gone (its statm is missing or empty). */
+  gone: boolean;
+}
+
+export interface RssLaneOptions {
+  pid: number;
+  intervalMs: number;
+  /** performance.now() value that is t = 0. */
+  origin: number;
+  /** Called on the main thread for every batch, the final one included (exactly once with final set). */
+  onBatch: (batch: RssBatch) => void;
+  /** The worker sends what it has at least this often (ms). Default 50. */
+  batchMs?: number;
+  /** How long to wait for the first reading (ms). Default 10,000. */
+  startTimeoutMs?: number;
+}
+
+export interface RssLane {
+  /** The kernel thread id of the lane's worker (from /proc/thread-self), or null if unreadable. */
+  readonly tid: number | null;
+  /** Stops the lane: wakes the worker, receives its final batch, and resolves once the thread has exited. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export class RssLaneError extends Error {
+  override readonly name = "RssLaneError";
+}
+
+const STOP_TIMEOUT_MS = 5_000;
+
+/**
+ * Starts the RSS lane of pid on a worker thread. Resolves once its first reading arrived (that batch
+ * has gone to onBatch already); rejects if the first reading fails or does not come in time.
+ */
+export function startRssLane(options: RssLaneOptions): Promise<RssLane> {
+  const { pid, intervalMs, onBatch } = options;
+  const batchMs = options.batchMs ?? 50;
+  const startTimeoutMs = options.startTimeoutMs ?? 10_000;
+  const control = new Int32Array(new SharedArrayBuffer(4)); // [0]: 1 = stop
+  const hrOrigin = process.hrtime.bigint() - BigInt(Math.round((performance.now() - options.origin) * 1e6));
+  const worker = new Worker(WORKER_SOURCE, {
+    eval: true,
+    // Not the parent's flags: e.g. --input-type=module would make this CommonJS source fail.
+    execArgv: [],
+    workerData: { pid, intervalMs, batchMs, page: pageSize(), control: control.buffer, hrOrigin },
+    stdout: false,
+    stderr: false,
+  });
+  // A lane nobody stopped must not keep the process alive; stop() below waits with its own timer.
+  worker.unref();
+
+  let tid: number | null = null;
+  let stopping: Promise<void> | null = null;
+  let ended = false;
+  let started = false;
+  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+
+  return new Promise<RssLane>((resolve, reject) => {
+    const startTimer = setTimeout(() => {
+      endWith(`the RSS lane thread gave no reading within ${startTimeoutMs} ms`, false);
+    }, startTimeoutMs);
+
+    /** Delivers the one final batch (synthesised when the thread failed without sending one). */
+    const endWith = (error: string | null, gone: boolean, batch?: RssBatch) => {
+      if (ended) return;
+      ended = true;
+      clearTimeout(startTimer);
+      control[0] = 1;
+      Atomics.notify(control, 0);
+      const final: RssBatch = batch ?? { t: [], rss: [], reads: [], missed: 0, upTo: -1, final: true, error, gone };
+      if (!started) {
+        void worker.terminate();
+        reject(new RssLaneError(error ?? "the RSS lane stopped before it started"));
+        return;
+      }
+      onBatch({ ...final, final: true });
+    };
+
+    worker.on("message", (m: RssBatch & { tid: number | null }) => {
+      if (ended) return;
+      tid ??= m.tid;
+      if (m.final) {
+        endWith(m.error, m.gone, m);
+        return;
+      }
+      onBatch(m);
+      if (!started) {
+        started = true;
+        clearTimeout(startTimer);
+        resolve(lane);
+      }
+    });
+    worker.on("error", (e) => endWith(`the RSS lane thread failed: ${e.message}`, false));
+    // Node delivers the messages a worker sent before its 'exit' event, so after a stop this only
+    // ends a lane whose thread died without a final batch.
+    worker.on("exit", (code) => endWith(stopping ? null : `the RSS lane thread exited (code ${code})`, false));
+
+    const lane: RssLane = {
+      get tid() {
+        return tid;
+      },
+      stop() {
+        stopping ??= (async () => {
+          control[0] = 1;
+          Atomics.notify(control, 0);
+          // The worker answers the wake-up with its final batch and exits; a wedged one is terminated.
+          let timer: NodeJS.Timeout | undefined;
+          const late = new Promise<"late">((r) => {
+            timer = setTimeout(() => r("late"), STOP_TIMEOUT_MS);
+          });
+          if ((await Promise.race([exited, late])) === "late") await worker.terminate();
+          clearTimeout(timer);
+          await exited;
+          endWith(null, false);
+        })();
+        return stopping;
+      },
+    };
+  });
+}

@@ -1,0 +1,206 @@
+// Storm cells paired across trials and judged per cell (pure). Trial t of the baseline pairs with
+// trial t of the candidate in the same cell (script size, clients, ramp, resume share); each figure
+// becomes a median of paired ratios candidate/baseline with its bootstrap interval, and the A/A copy
+// (the baseline again, in the same rounds) gives the cell's noise band. A pair counts only when both
+// storms served every client: a storm with failed clients carried less load, so its peaks and
+// percentiles are not comparable. Every pair that does not count is named, never dropped silently.
+import type { Metric } from "../report/metrics.js";
+import { aaBandOf, type CellVerdict, decideCell, type GuardSettings, RESAMPLES } from "../report/verdicts.js";
+import { type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
+import type { StormRow } from "./row.js";
+
+/** The storm figures the guard can judge, by their --guard names. */
+export const STORM_METRICS = {
+  stormPeakRssBytes: "peakRssBytes",
+  stormHwmRssBytes: "hwmRssBytes",
+  stormPeakHeapBytes: "peakHeapBytes",
+  stormCompletionMsP50: "completionMsP50",
+  stormCompletionMsP99: "completionMsP99",
+  stormAllCaughtUpMs: "allCaughtUpMs",
+  stormProbeMaxMs: "probeMaxMs",
+} as const satisfies Record<string, keyof StormRow>;
+export type StormMetric = keyof typeof STORM_METRICS;
+export const STORM_METRIC_NAMES = Object.keys(STORM_METRICS) as StormMetric[];
+
+/**
+ * What the guard judges in a storm cell when --guard does not say: the server's peak RSS (the storm's
+ * question: N catch-ups held at once; RSS, sampled from outside, also holds the frames' buffers
+ * outside the JS heap) and the completion p99 (the clients a storm hurts are the tail: the median
+ * hides them, the max is one client).
+ */
+export const DEFAULT_STORM_GUARD: readonly StormMetric[] = ["stormPeakRssBytes", "stormCompletionMsP99"];
+
+export function isStormMetric(m: string): m is StormMetric {
+  return m in STORM_METRICS;
+}
+
+/** The identity of a storm cell: "1024x500" plus ramp and resume share when set. */
+export function stormCellId(r: Pick<StormRow, "scriptBytes" | "clients" | "rampMs" | "resumeRatio">): string {
+  const ramp = r.rampMs > 0 ? `/ramp${r.rampMs}` : "";
+  const mix = r.resumeRatio < 1 ? `/resume${r.resumeRatio}` : "";
+  return `${r.scriptBytes}x${r.clients}${ramp}${mix}`;
+}
+
+/** A pair that does not count, and why ("trial 2: legacy 499/500 ok (1 upgrade-refused)"). */
+export interface MissingPair {
+  trial: number;
+  reason: string;
+}
+
+export interface StormPairs {
+  /** Ratios candidate/baseline of the trials where both rows count, in trial order. */
+  ratios: number[];
+  trials: number[];
+  missing: MissingPair[];
+}
+
+/** Why a row does not count for a pair, or null when it does. */
+function unusable(row: StormRow | undefined, variant: string, value: (r: StormRow) => number | null): string | null {
+  if (!row) return `${variant} has no row`;
+  if (row.ok < row.clients) {
+    const kinds = Object.entries(row.failures)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${n} ${k}`)
+      .join(", ");
+    return `${variant} ${row.ok}/${row.clients} ok${kinds ? ` (${kinds})` : ""}`;
+  }
+  const v = value(row);
+  if (v === null || !Number.isFinite(v) || v <= 0) return `${variant} has no figure`;
+  return null;
+}
+
+/**
+ * Pairs one figure of one cell over trials 1..planned (and any later trial present): the ratios that
+ * count and, for every other trial, why not.
+ */
+export function stormPairs(
+  rows: readonly StormRow[],
+  cell: string,
+  roles: { baseline: string; candidate: string },
+  metric: StormMetric,
+  planned: number,
+): StormPairs {
+  const key = STORM_METRICS[metric];
+  const value = (r: StormRow) => r[key] as number | null;
+  const inCell = rows.filter((r) => stormCellId(r) === cell);
+  const find = (variant: string, trial: number) => inCell.find((r) => r.variant === variant && r.trial === trial);
+  const last = Math.max(planned, ...inCell.map((r) => r.trial));
+  const out: StormPairs = { ratios: [], trials: [], missing: [] };
+  for (let t = 1; t <= last; t++) {
+    const b = find(roles.baseline, t);
+    const c = find(roles.candidate, t);
+    const why = [unusable(b, roles.baseline, value), unusable(c, roles.candidate, value)].filter(Boolean);
+    if (why.length > 0) {
+      out.missing.push({ trial: t, reason: `trial ${t}: ${why.join("; ")}` });
+      continue;
+    }
+    out.ratios.push((value(c as StormRow) as number) / (value(b as StormRow) as number));
+    out.trials.push(t);
+  }
+  return out;
+}
+
+/** One storm figure in one storm cell, judged like a memory cell; `missing` names the pairs that did not count. */
+export interface StormVerdict extends Omit<CellVerdict, "metric"> {
+  metric: StormMetric;
+  missing: MissingPair[];
+}
+
+/** Storm cells in first-seen order. */
+export function stormCellIds(rows: readonly StormRow[]): string[] {
+  return [...new Set(rows.map(stormCellId))];
+}
+
+/**
+ * The verdicts of every storm cell for `metrics` (the guarded ones and any others asked for). `aa`:
+ * the A/A copy's variant name when the run has one. `planned`: the trials configured per cell.
+ */
+export function stormVerdicts(
+  rows: readonly StormRow[],
+  roles: { baseline: string; candidate: string },
+  o: { metrics: readonly StormMetric[]; guard: GuardSettings | null; planned: number; aa: string | null },
+): StormVerdict[] {
+  const out: StormVerdict[] = [];
+  for (const cell of stormCellIds(rows)) {
+    for (const metric of o.metrics) {
+      const pairs = stormPairs(rows, cell, roles, metric, o.planned);
+      const seed = seedFromString(`${metric}:${cell}`);
+      const summary: RatioSummary | null = summariseRatios(pairs.ratios, { resamples: RESAMPLES, seed });
+      const aaPairs = o.aa ? stormPairs(rows, cell, { baseline: roles.baseline, candidate: o.aa }, metric, 0) : null;
+      const aaSummary = aaPairs ? summariseRatios(aaPairs.ratios, { resamples: RESAMPLES, seed: seed ^ 0xaa }) : null;
+      // decideCell only reads the metric's name (to see whether it is guarded) and copies it back.
+      const v = decideCell(
+        {
+          metric: metric as unknown as Metric,
+          cell,
+          summary,
+          plannedPairs: pairs.ratios.length + pairs.missing.length,
+          band: aaBandOf(aaSummary),
+        },
+        o.guard,
+      );
+      out.push({ ...v, metric, missing: pairs.missing });
+    }
+  }
+  return out;
+}
+
+/** The storm metrics a run judges or shows: the guarded ones, else the defaults. */
+export function stormMetricsOf(guard: GuardSettings | null): StormMetric[] {
+  const guarded = (guard?.metrics ?? []).filter(isStormMetric);
+  return [...new Set<StormMetric>([...DEFAULT_STORM_GUARD, ...guarded])];
+}
+
+/** The guard's lines for the storm cells: one per guarded metric and cell, failed and undecided ones named. */
+export function judgeStorm(
+  rows: readonly StormRow[] | undefined,
+  roles: { baseline: string; candidate: string },
+  guard: GuardSettings,
+  planned: number,
+  aa: string | null,
+): { lines: string[]; failed: string[]; undecided: string[]; judged: number } {
+  const metrics = guard.metrics.filter(isStormMetric);
+  const lines: string[] = [];
+  const failed: string[] = [];
+  const undecided: string[] = [];
+  if (metrics.length === 0) return { lines, failed, undecided, judged: 0 };
+  if (!rows || rows.length === 0) {
+    for (const m of metrics) {
+      lines.push(`${m}: no storm cell in this run: MISSING`);
+      undecided.push(m);
+    }
+    return { lines, failed, undecided, judged: 0 };
+  }
+  const verdicts = stormVerdicts(rows, roles, { metrics, guard, planned, aa });
+  for (const v of verdicts) {
+    const name = `${v.metric} ${v.cell}`;
+    const missing = v.missing.length ? ` [${v.missing.map((m) => m.reason).join("; ")}]` : "";
+    if (v.verdict === "missing") {
+      lines.push(`${name}: ${v.pairs} of ${v.plannedPairs} planned pairs ok: MISSING${missing}`);
+      undecided.push(name);
+      continue;
+    }
+    const ci = v.ciLow !== null && v.ciHigh !== null ? `, 95% CI ${v.ciLow.toFixed(3)}–${v.ciHigh.toFixed(3)}` : "";
+    const aaText =
+      v.aaLow !== null && v.aaHigh !== null ? `, A/A band ${v.aaLow.toFixed(3)}–${v.aaHigh.toFixed(3)}` : "";
+    const decision =
+      v.verdict === "fail"
+        ? "FAIL"
+        : v.undecided
+          ? "NO VERDICT (inside the A/A band)"
+          : v.verdict === "noise"
+            ? "PASS (within noise)"
+            : "PASS";
+    lines.push(
+      `${name}: median paired ratio ${(v.median as number).toFixed(3)} (${v.pairs} pair${v.pairs === 1 ? "" : "s"}${ci}${aaText}); ${v.reason}: ${decision}${missing}`,
+    );
+    if (v.verdict === "fail") failed.push(name);
+    else if (v.undecided) undecided.push(name);
+  }
+  return { lines, failed, undecided, judged: verdicts.length };
+}
+
+/** The A/A copy's variant name in a run's storm rows, or null when the run had none. */
+export function stormAaVariant(rows: readonly StormRow[] | undefined): string | null {
+  return rows?.find((r) => r.aa === true)?.variant ?? null;
+}

@@ -1,0 +1,108 @@
+// The RSS lane runs on a thread of its own: it keeps reading while this process's main thread is
+// blocked, and its thread is gone once sampling ends (stop() or the target's death), so a harness that
+// stopped its sampler exits by itself. The lane's thread is found by its kernel thread id in
+// /proc/self/task; nothing here bounds a timing.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import { afterEach, describe, expect, it } from "vitest";
+import { inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";
+import { type RssSample, startSampler } from "../../scripts/sampler/sampler.js";
+import { inspectedProbe, keepSampler, ROOT, startProbe, stopAll, until, withTimeout } from "./support.js";
+
+afterEach(stopAll);
+
+const SAMPLE_AND_STOP = fileURLToPath(new URL("./targets/sample-and-stop.mjs", import.meta.url));
+const taskExists = (tid: number) => existsSync(`/proc/self/task/${tid}`);
+/** RSS readings that must have timestamps inside the block (at 10 ms, a 500 ms block holds far more). */
+const MIN_INSIDE = 3;
+
+describe("the RSS lane's own thread", () => {
+  it("keeps reading while the harness's main thread is blocked", async () => {
+    const { t, c } = await inspectedProbe();
+    const origin = performance.now();
+    const readings: { sample: RssSample; arrived: number }[] = [];
+    const s = await startSampler({
+      pid: t.pid,
+      inspector: c,
+      intervalMs: 10,
+      origin,
+      onRss: (sample) => readings.push({ sample, arrived: performance.now() - origin }),
+    });
+    keepSampler(s);
+    await until(() => readings.length >= 3, 15_000, "readings before the block");
+
+    // Block this thread synchronously: no timer, no message, no inspector answer runs here meanwhile.
+    const from = s.now();
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 500);
+    const to = s.now();
+    await until(() => readings.some((r) => r.sample.t > to), 15_000, "a reading after the block");
+
+    const inside = readings.filter((r) => r.sample.t > from && r.sample.t < to);
+    expect(inside.length).toBeGreaterThanOrEqual(MIN_INSIDE);
+    // Taken during the block, handed over after it: they were read on another thread.
+    for (const r of inside) expect(r.arrived).toBeGreaterThanOrEqual(to);
+    const summary = await s.stop();
+    expect(summary.error).toBeNull();
+    expect(summary.rssSamples).toBe(readings.length);
+  });
+
+  it("is gone once the sampler is stopped", async () => {
+    const { t, c } = await inspectedProbe();
+    let readings = 0;
+    const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 5, onRss: () => readings++ });
+    keepSampler(s);
+    const tid = s.rssLaneTid as number;
+    expect(tid).toBeGreaterThan(0);
+    expect(tid).not.toBe(process.pid); // a thread of its own, not the main thread
+    expect(taskExists(tid)).toBe(true);
+    await until(() => readings >= 3, 15_000, "3 readings");
+    await s.stop();
+    // The kernel removes the task entry just after the thread is joined.
+    await until(() => !taskExists(tid), 10_000, `thread ${tid} gone after stop`);
+  });
+
+  it("is gone once the target dies, without a stop()", async () => {
+    const { t, c } = await inspectedProbe();
+    let readings = 0;
+    const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 5, onRss: () => readings++ });
+    keepSampler(s);
+    const tid = s.rssLaneTid as number;
+    expect(taskExists(tid)).toBe(true);
+    await until(() => readings >= 3, 15_000, "3 readings");
+    t.kill();
+    const summary = await withTimeout(s.ended, 10_000, "sampler end after kill");
+    expect(summary.error).toMatch(/^(target pid \d+ exited|inspector of pid \d+ closed) during sampling/);
+    await until(() => !taskExists(tid), 10_000, `thread ${tid} gone after the target died`);
+  });
+
+  it("leaves nothing that keeps the harness alive after stop()", async () => {
+    const target = await startProbe(["--inspect=127.0.0.1:0"]);
+    const url = inspectorUrlFromStderr(target.stderr()) as string;
+    const child = spawn(process.execPath, [SAMPLE_AND_STOP, String(target.ready.pid), url], {
+      cwd: ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let err = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+      err += d;
+    });
+    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+    try {
+      const line = await withTimeout(
+        new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve)),
+        30_000,
+        `sample-and-stop output (stderr: ${err})`,
+      );
+      const { stopped } = JSON.parse(line) as { stopped: { tid: number; rssSamples: number; error: string | null } };
+      expect(stopped.error).toBeNull();
+      expect(stopped.rssSamples).toBeGreaterThanOrEqual(5);
+      expect(stopped.tid).toBeGreaterThan(0);
+      // Having printed, it returns: the process must end on its own, with nothing left running.
+      expect(await withTimeout(exited, 10_000, "sample-and-stop exit after stop()")).toBe(0);
+    } finally {
+      child.kill("SIGKILL");
+    }
+  });
+});
