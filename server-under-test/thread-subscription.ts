@@ -10,6 +10,7 @@ import type { DeliveryStrategy } from "./delivery.js";
 import { handOverChunks } from "./hand-over.js";
 import { boundedLive, type LiveLimits } from "./live-budget.js";
 import { ThreadNotFoundError, type ThreadStreamItem } from "./rpcs.js";
+import type { SubscribePayload } from "./subscription.js";
 import { readThreadCatchUp, THREAD_FALLBACKS, type ThreadEventItem, type ThreadFallback } from "./thread-catchup.js";
 import { planThreadChunks } from "./thread-delivery.js";
 import type { ThreadStore } from "./thread-store.js";
@@ -50,10 +51,9 @@ export interface ThreadDeps {
   counters: ThreadCounters;
 }
 
-export interface SubscribeThreadPayload {
+/** The shell's payload, for one thread: `afterSequence` is a cursor into that thread's events. */
+export interface SubscribeThreadPayload extends SubscribePayload {
   readonly threadId: string;
-  readonly afterSequence?: number | undefined;
-  readonly requestCompletionMarker?: boolean | undefined;
 }
 
 export function subscribeThread(deps: ThreadDeps, payload: SubscribeThreadPayload) {

@@ -6,7 +6,7 @@
 // in time and sat unread in the kernel, to be read in the poll phase that follows.
 // Here a check that runs late (the loop was stalled) gives the client more time instead; an on-time
 // check decides only after setImmediate, i.e. after the loop has polled and read what arrived.
-import type { IncomingMessage, Server } from "node:http";
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { Socket } from "node:net";
 import { performance } from "node:perf_hooks";
 
@@ -23,16 +23,30 @@ export function stallSlackMs(timeoutMs: number): number {
  */
 export function boundRequestHeaders(server: Server, timeoutMs: number): void {
   const complete = new WeakSet<Socket>();
-  const done = (req: IncomingMessage) => {
+  server.on("upgrade", (req: IncomingMessage) => {
     complete.add(req.socket);
-  };
-  server.on("request", done);
-  server.on("upgrade", done);
+    clear(req.socket);
+  });
+  // A plain request (a 401, a 404) may be followed by another on the same keep-alive connection:
+  // its headers get the same bound, from the moment the response went out.
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    const socket = req.socket;
+    complete.add(socket);
+    res.once("finish", () => {
+      if (socket.destroyed) return;
+      complete.delete(socket);
+      arm(socket, timeoutMs);
+    });
+  });
   const slack = stallSlackMs(timeoutMs);
-  const arm = (socket: Socket, ms: number) => {
+  // One pending check per connection: re-arming replaces it.
+  const timers = new WeakMap<Socket, NodeJS.Timeout>();
+  const clear = (socket: Socket) => clearTimeout(timers.get(socket));
+  function arm(socket: Socket, ms: number): void {
+    clear(socket);
     const due = performance.now() + ms;
     const timer = setTimeout(() => {
-      socket.off("close", clear);
+      timers.delete(socket);
       if (complete.has(socket) || socket.destroyed) return;
       // Late: the loop was stalled and may not have read what the client sent. Give it the slack again.
       if (performance.now() - due > slack) return arm(socket, slack);
@@ -41,8 +55,10 @@ export function boundRequestHeaders(server: Server, timeoutMs: number): void {
         socket.end(RESPONSE, () => socket.destroy());
       });
     }, ms);
-    const clear = () => clearTimeout(timer);
-    socket.once("close", clear);
-  };
-  server.on("connection", (socket: Socket) => arm(socket, timeoutMs));
+    timers.set(socket, timer);
+  }
+  server.on("connection", (socket: Socket) => {
+    arm(socket, timeoutMs);
+    socket.once("close", () => clear(socket));
+  });
 }

@@ -116,6 +116,14 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       ? withSequences(userFixture(config.fixture), config.sequences)
       : build(1024)
     : null;
+  // A fixture without threads (one built before threads, or with --threads 0) has no thread cases to run.
+  const cases =
+    latencyFixture && latencyFixture.meta.threads === 0 ? config.cases.filter((c) => !isThreadCase(c)) : config.cases;
+  if (cases.length < config.cases.length) {
+    progress.log(
+      `thread cases skipped: fixture ${latencyFixture?.path} has no threads (build one with: npm run fixture -- --threads N)`,
+    );
+  }
   const memoryFixtures = new Map<number, FixtureRef>();
   if (config.memory) for (const b of config.scriptBytes) memoryFixtures.set(b, build(b));
   // Leak cycles resume from the first memory fixture's cursor, as the memory cells' resume case does.
@@ -132,6 +140,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const workDir = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
   const resolvedConfig = {
     ...config,
+    cases,
     out: runDir,
     fixture: latencyFixture?.path ?? null,
     memoryFixtures: Object.fromEntries([...memoryFixtures].map(([b, f]) => [b, f.path])),
@@ -193,14 +202,6 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   if (withAa) targets.set(aaName, { ...baseline, name: aaName });
   const roundVariants = withAa ? [...names, aaName] : names;
   const isAa = (variant: string) => withAa && variant === aaName;
-  // A fixture without threads (one built before threads, or with --threads 0) has no thread cases to run.
-  const cases =
-    latencyFixture && latencyFixture.meta.threads === 0 ? config.cases.filter((c) => !isThreadCase(c)) : config.cases;
-  if (cases.length < config.cases.length) {
-    progress.log(
-      `thread cases skipped: fixture ${latencyFixture?.path} has no threads (build one with: npm run fixture -- --threads N)`,
-    );
-  }
   const lPlan = config.latency ? latencyPlan(cases, roundVariants, config.trials) : [];
   const cells = memoryCells(config.scriptBytes, config.clients, config.memoryModes);
   const mPlan = config.memory ? memoryPlan(cells, roundVariants, config.memoryTrials) : [];

@@ -153,8 +153,6 @@ export function startRssLane(options: RssLaneOptions): Promise<RssLane> {
     stdout: false,
     stderr: false,
   });
-  // A lane nobody stopped must not keep the process alive; stop() below waits with its own timer.
-  worker.unref();
 
   let tid: number | null = null;
   let stopping: Promise<void> | null = null;
@@ -201,6 +199,9 @@ export function startRssLane(options: RssLaneOptions): Promise<RssLane> {
     // Node delivers the messages a worker sent before its 'exit' event, so after a stop this only
     // ends a lane whose thread died without a final batch.
     worker.on("exit", (code) => endWith(stopping ? null : `the RSS lane thread exited (code ${code})`, false));
+    // A lane nobody stopped must not keep the process alive (stop() waits with a timer of its own).
+    // After the listeners: adding a 'message' listener refs the worker's port again.
+    worker.unref();
 
     const lane: RssLane = {
       get tid() {

@@ -285,7 +285,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
         // a throwing observer must not stop the measurement
       }
     }
-    missedSlots = b.missed;
+    missedSlots = Math.max(missedSlots, b.missed); // cumulative; a batch made up after a crash says 0
     if (performance.now() - lastHwmRead >= HWM_EVERY_MS) {
       lastHwmRead = performance.now();
       readHwm();

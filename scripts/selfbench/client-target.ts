@@ -3,8 +3,8 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
 import { startBundled } from "../target/bundled.js";
+import { compiledPath } from "../target/process.js";
 
 export interface BenchTarget {
   url: string;
@@ -31,7 +31,10 @@ export async function startBundledServer(db: string, args: string[], timeoutMs =
 export async function startStubServer(
   timeoutMs = 30_000,
 ): Promise<{ url: string; backlog: number; stop: () => Promise<void> }> {
-  const main = fileURLToPath(new URL("./client-stub-target.js", import.meta.url));
+  const main = compiledPath(
+    new URL("./client-stub-target.js", import.meta.url),
+    new URL("../../dist/scripts/selfbench/client-stub-target.js", import.meta.url),
+  );
   // stdin stays a pipe: when this process goes away, the stub sees EOF and exits.
   const child = spawn(process.execPath, [main], { stdio: ["pipe", "pipe", "inherit"] });
   const stop = async () => {

@@ -5,6 +5,7 @@ import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import type { SessionSpec } from "../bench/sessions.js";
+import { compiledPath } from "../target/process.js";
 import { rampOffsets, resumePlan, type StormSession } from "./figures.js";
 import type { StormWorkerData, StormWorkerResult } from "./worker.js";
 
@@ -39,7 +40,11 @@ export interface StormRun {
   probeMs: number[];
 }
 
-const WORKER = new URL("./worker.js", import.meta.url);
+// The compiled worker; from TypeScript sources (tests) the one in dist/, which the test setup builds.
+const WORKER = compiledPath(
+  new URL("./worker.js", import.meta.url),
+  new URL("../../dist/scripts/storm/worker.js", import.meta.url),
+);
 
 export function workerCount(clients: number, cores = availableParallelism()): number {
   return Math.max(1, Math.min(Math.ceil(clients / SESSIONS_PER_WORKER), Math.max(1, cores)));

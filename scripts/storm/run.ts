@@ -163,8 +163,11 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
     let error = driverError ?? sampled.error ?? null;
     const bad = sessions.findIndex((s) => !s.ok);
     const firstBad = sessions[bad];
-    if (firstBad)
-      error ??= `${figures.failed} of ${cell.clients} clients failed (first: client ${bad + 1}, connecting at ${Math.round(firstBad.startMs)} ms: ${classifyFailure(firstBad.error)}: ${firstBad.error})`;
+    if (firstBad) {
+      // The clients' failure comes first: a timed-out post-GC read after it is usually its consequence.
+      const clients = `${figures.failed} of ${cell.clients} clients failed (first: client ${bad + 1}, connecting at ${Math.round(firstBad.startMs)} ms: ${classifyFailure(firstBad.error)}: ${firstBad.error})`;
+      error = error ? `${clients}; ${error}` : clients;
+    }
     if ((figures.failed > 0 || postGc === null) && (await exitedWithin(target, 1000))) {
       error = target.describeExit();
       if (!ctx.stopped())

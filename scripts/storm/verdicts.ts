@@ -35,7 +35,7 @@ export function isStormMetric(m: string): m is StormMetric {
 }
 
 /** The identity of a storm cell: "1024x500" plus ramp and resume share when set. */
-export function stormCellId(r: Pick<StormRow, "scriptBytes" | "clients" | "rampMs" | "resumeRatio">): string {
+export function stormCellKey(r: Pick<StormRow, "scriptBytes" | "clients" | "rampMs" | "resumeRatio">): string {
   const ramp = r.rampMs > 0 ? `/ramp${r.rampMs}` : "";
   const mix = r.resumeRatio < 1 ? `/resume${r.resumeRatio}` : "";
   return `${r.scriptBytes}x${r.clients}${ramp}${mix}`;
@@ -82,7 +82,7 @@ export function stormPairs(
 ): StormPairs {
   const key = STORM_METRICS[metric];
   const value = (r: StormRow) => r[key] as number | null;
-  const inCell = rows.filter((r) => stormCellId(r) === cell);
+  const inCell = rows.filter((r) => stormCellKey(r) === cell);
   const find = (variant: string, trial: number) => inCell.find((r) => r.variant === variant && r.trial === trial);
   const last = Math.max(planned, ...inCell.map((r) => r.trial));
   const out: StormPairs = { ratios: [], trials: [], missing: [] };
@@ -108,7 +108,7 @@ export interface StormVerdict extends Omit<CellVerdict, "metric"> {
 
 /** Storm cells in first-seen order. */
 export function stormCellIds(rows: readonly StormRow[]): string[] {
-  return [...new Set(rows.map(stormCellId))];
+  return [...new Set(rows.map(stormCellKey))];
 }
 
 /**

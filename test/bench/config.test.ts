@@ -3,6 +3,7 @@
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { LATENCY_CASES, THREAD_CASES } from "../../scenarios/lib/protocol.js";
 import { resolveConfig } from "../../scripts/bench/config.js";
 import { UsageError } from "../../scripts/usage.js";
 
@@ -45,7 +46,9 @@ const BAD: [Record<string, unknown>, string][] = [
 describe("resolveConfig", () => {
   it("has the issue's defaults", () => {
     const c = resolveConfig({});
-    expect(c.cases).toEqual(["snapshot", "resume-none", "resume-one", "resume-many"]);
+    // every case, the thread subscription's included
+    expect(c.cases).toEqual(LATENCY_CASES);
+    expect(c.cases).toEqual(expect.arrayContaining([...THREAD_CASES]));
     // Interleaved rounds: 8 latency rounds and 3 memory rounds give each cell enough paired ratios.
     expect(c.trials).toBe(8);
     expect(c.memoryTrials).toBe(3);
@@ -61,6 +64,12 @@ describe("resolveConfig", () => {
     expect(c.projects).toBe(1000);
     expect(c.events).toBe(1000);
     expect(c.ceiling).toBeNull();
+  });
+
+  it("leaves the thread cases out for a --target run unless --cases names them", () => {
+    const target = "base=node a.js --port {port}";
+    expect(resolveConfig({ target }).cases).toEqual(["snapshot", "resume-none", "resume-one", "resume-many"]);
+    expect(resolveConfig({ target, cases: "snapshot,thread-resume" }).cases).toEqual(["snapshot", "thread-resume"]);
   });
 
   it("--quick shrinks projects, trials and cells but keeps 1,000 events; explicit flags win", () => {

@@ -4,8 +4,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
+import { generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
-import { ensureFixture, privateCopy } from "../../scripts/bench/fixtures.js";
+import { BENCH_THREADS, ensureFixture, privateCopy } from "../../scripts/bench/fixtures.js";
 import { sweepStaleWorkDirs } from "../../scripts/bench/run.js";
 
 let dir: string | undefined;
@@ -14,7 +15,7 @@ afterEach(() => {
 });
 
 describe("ensureFixture", () => {
-  it("builds a missing fixture, reuses it, and rebuilds it for another seed or a broken file", () => {
+  it("builds a missing fixture, reuses it, and rebuilds it for another seed, other threads or a broken file", () => {
     dir = mkdtempSync(join(tmpdir(), "bench-fx-"));
     const builds: string[] = [];
     const onBuild = (_path: string, why: string) => builds.push(why);
@@ -25,6 +26,18 @@ describe("ensureFixture", () => {
     expect(builds).toEqual(["missing"]);
     const reseeded = ensureFixture(dir, 12, 64, 10, 2, onBuild);
     expect(reseeded.meta.seed).toBe(2);
+    // The same parameters without the thread cases' threads (as built before threads existed).
+    generateFixture({
+      projects: 12,
+      scriptBytesMin: 64,
+      scriptBytesMax: 64,
+      scriptsPerProject: 1,
+      events: 10,
+      seed: 2,
+      out: first.path,
+      force: true,
+    });
+    expect(ensureFixture(dir, 12, 64, 10, 2, onBuild).meta.threads).toBe(BENCH_THREADS.threads);
     writeFileSync(first.path, "not sqlite");
     expect(ensureFixture(dir, 12, 64, 10, 2, onBuild).meta.seed).toBe(2);
     // A damaged page (truncated file) and rows edited behind the metadata's back are "corrupt" too.
@@ -34,7 +47,8 @@ describe("ensureFixture", () => {
     db.prepare("UPDATE orchestration_events SET occurred_at = 'x' WHERE sequence = 2").run();
     db.close();
     expect(ensureFixture(dir, 12, 64, 10, 2, onBuild).meta.seed).toBe(2);
-    expect(builds).toEqual(["missing", "stale: other generator version or seed", "corrupt", "corrupt", "corrupt"]);
+    const stale = "stale: other generator version, seed or threads";
+    expect(builds).toEqual(["missing", stale, stale, "corrupt", "corrupt", "corrupt"]);
   });
 
   it("gives each target its own copy", () => {

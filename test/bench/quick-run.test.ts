@@ -142,7 +142,7 @@ describe("bench --quick on the bundled server", () => {
     expect(latencyStdout).toMatch(
       /completionMs resume-many: median paired ratio 0\.\d+ \(5 pairs, 95% CI [\d.–]+\); median <= ceiling 1\.03: PASS/,
     );
-    expect(latencyStdout).toContain("guard: PASS (4 guarded cells, median <= 1.03 in each)");
+    expect(latencyStdout).toContain("guard: PASS (6 guarded cells, median <= 1.03 in each)");
     expect(readFileSync(join(runDir, "guard.txt"), "utf8")).toContain("PASS");
   });
 

@@ -2,7 +2,7 @@
 // blocked, and its thread is gone once sampling ends (stop() or the target's death), so a harness that
 // stopped its sampler exits by itself. The lane's thread is found by its kernel thread id in
 // /proc/self/task; nothing here bounds a timing.
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
@@ -14,6 +14,7 @@ import { inspectedProbe, keepSampler, ROOT, startProbe, stopAll, until, withTime
 afterEach(stopAll);
 
 const SAMPLE_AND_STOP = fileURLToPath(new URL("./targets/sample-and-stop.mjs", import.meta.url));
+const LANE_NOT_STOPPED = fileURLToPath(new URL("./targets/lane-not-stopped.mjs", import.meta.url));
 const taskExists = (tid: number) => existsSync(`/proc/self/task/${tid}`);
 /** RSS readings that must have timestamps inside the block (at 10 ms, a 500 ms block holds far more). */
 const MIN_INSIDE = 3;
@@ -80,29 +81,46 @@ describe("the RSS lane's own thread", () => {
   it("leaves nothing that keeps the harness alive after stop()", async () => {
     const target = await startProbe(["--inspect=127.0.0.1:0"]);
     const url = inspectorUrlFromStderr(target.stderr()) as string;
-    const child = spawn(process.execPath, [SAMPLE_AND_STOP, String(target.ready.pid), url], {
-      cwd: ROOT,
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let err = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
-      err += d;
-    });
-    const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-    try {
-      const line = await withTimeout(
-        new Promise<string>((resolve) => createInterface({ input: child.stdout }).once("line", resolve)),
-        30_000,
-        `sample-and-stop output (stderr: ${err})`,
-      );
-      const { stopped } = JSON.parse(line) as { stopped: { tid: number; rssSamples: number; error: string | null } };
-      expect(stopped.error).toBeNull();
-      expect(stopped.rssSamples).toBeGreaterThanOrEqual(5);
-      expect(stopped.tid).toBeGreaterThan(0);
-      // Having printed, it returns: the process must end on its own, with nothing left running.
-      expect(await withTimeout(exited, 10_000, "sample-and-stop exit after stop()")).toBe(0);
-    } finally {
-      child.kill("SIGKILL");
-    }
+    const { line, exited } = await runScript(SAMPLE_AND_STOP, [String(target.ready.pid), url]);
+    const { stopped } = JSON.parse(line) as { stopped: { tid: number; rssSamples: number; error: string | null } };
+    expect(stopped.error).toBeNull();
+    expect(stopped.rssSamples).toBeGreaterThanOrEqual(5);
+    expect(stopped.tid).toBeGreaterThan(0);
+    // Having printed, it returns: the process must end on its own, with nothing left running.
+    expect(await withTimeout(exited, 10_000, "sample-and-stop exit after stop()")).toBe(0);
+  });
+
+  it("does not keep the process alive when nobody stops it", async () => {
+    const { line, exited } = await runScript(LANE_NOT_STOPPED, []);
+    const { started } = JSON.parse(line) as { started: { tid: number } };
+    expect(started.tid).toBeGreaterThan(0); // the lane ran
+    expect(await withTimeout(exited, 10_000, "exit with a lane never stopped")).toBe(0);
   });
 });
+
+const children = new Set<ChildProcess>();
+afterEach(() => {
+  for (const c of children) c.kill("SIGKILL");
+  children.clear();
+});
+
+/** Runs node SCRIPT ...args and resolves with its first stdout line and a promise of its exit code. */
+async function runScript(script: string, args: string[]): Promise<{ line: string; exited: Promise<number | null> }> {
+  const child = spawn(process.execPath, [script, ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let err = "";
+  child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    err += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const line = await withTimeout(
+    new Promise<string>((resolve, reject) => {
+      createInterface({ input: child.stdout }).once("line", resolve);
+      // 'close' (not 'exit') comes after stdout has been read to its end, so after any line in it.
+      child.once("close", (code) => reject(new Error(`${script} exited (${code}) without printing; stderr: ${err}`)));
+    }),
+    30_000,
+    `${script} output`,
+  );
+  return { line, exited };
+}

@@ -33,8 +33,8 @@ async function listening(s: Server): Promise<number> {
 
 /**
  * A client in another process (so it writes while this process is blocked): connects, writes
- * `request`, touches `mark` once the bytes are handed to the kernel, prints the first response line
- * (empty if the server closed without one).
+ * `request`, touches `mark` once the bytes are handed to the kernel, prints the response status
+ * lines joined by "|" (empty if the server closed without one).
  */
 function client(port: number, request: string, mark: string): Promise<string> {
   const code = `
@@ -42,7 +42,7 @@ function client(port: number, request: string, mark: string): Promise<string> {
     let out = "";
     const s = net.connect(${port}, "127.0.0.1", () => s.write(${JSON.stringify(request)}, () => fs.writeFileSync(${JSON.stringify(mark)}, "")));
     s.on("data", (d) => { out += d; }).on("error", () => {});
-    s.on("close", () => process.stdout.write(out.split("\\r\\n")[0]));
+    s.on("close", () => process.stdout.write((out.match(/HTTP\\/1\\.1 \\d{3}[^\\r]*/g) ?? []).join("|")));
     setTimeout(() => { process.stdout.write("no answer"); process.exit(0); }, ${WAIT_MS}).unref();`;
   const child = spawn(process.execPath, ["-e", code], { stdio: ["ignore", "pipe", "inherit"] });
   let out = "";
@@ -87,5 +87,19 @@ describe("request-header bound under a server stall", () => {
     const port = await listening(s);
     const status = await client(port, "GET / HTTP/1.1\r\nHost: x\r\n", join(dir, "sent"));
     expect(status).toBe("HTTP/1.1 408 Request Timeout");
+  }, 30_000);
+
+  it("bounds the next request on a keep-alive connection too, from the end of the previous response", async () => {
+    dir = mkdtempSync(join(tmpdir(), "upgrade-stall-"));
+    const s = boundedUpgradeServer(BOUND_MS);
+    server = s;
+    s.on("request", (_req, res) => res.end("ok"));
+    const port = await listening(s);
+    const status = await client(
+      port,
+      "GET / HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n",
+      join(dir, "sent"),
+    );
+    expect(status).toBe("HTTP/1.1 200 OK|HTTP/1.1 408 Request Timeout");
   }, 30_000);
 });

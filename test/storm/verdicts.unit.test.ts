@@ -7,7 +7,7 @@ import { judge } from "../../scripts/report/guard.js";
 import type { Results } from "../../scripts/results.js";
 import { stormMarkdown } from "../../scripts/storm/report.js";
 import { type StormRow, stormRow } from "../../scripts/storm/row.js";
-import { judgeStorm, stormCellId, stormPairs, stormVerdicts } from "../../scripts/storm/verdicts.js";
+import { judgeStorm, stormCellKey, stormPairs, stormVerdicts } from "../../scripts/storm/verdicts.js";
 
 const MIB = 1024 * 1024;
 const roles = { baseline: "legacy", candidate: "batched" };
@@ -100,7 +100,7 @@ describe("stormPairs", () => {
   it("keeps cells apart: a pair never crosses script sizes or client counts", () => {
     const rows = [row("legacy", 1, 100, 10), row("batched", 1, 300, 10, { scriptBytes: 8192 })];
     expect(stormPairs(rows, "1024x100", roles, "stormPeakRssBytes", 1).ratios).toEqual([]);
-    expect(stormCellId(rows[1] as StormRow)).toBe("8192x100");
+    expect(stormCellKey(rows[1] as StormRow)).toBe("8192x100");
   });
 });
 
