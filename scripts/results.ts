@@ -7,6 +7,7 @@ import type { LeakRow } from "./leak/verdict.js";
 import type { RefRecord } from "./refs/plan.js";
 import type { CellVerdict } from "./report/verdicts.js";
 import type { StormRow } from "./storm/row.js";
+import type { StormVerdict } from "./storm/verdicts.js";
 
 /**
  * @2: a memory row's sampleIntervalMs is the RSS lane's achieved interval only (the sampler has two
@@ -156,8 +157,11 @@ export interface Results {
    * baseline (its partner "A1" is the baseline's own rows). Older runs kept both "A1" and "A2" here.
    */
   aa?: { latency: LatencyRow[]; memory: MemoryRow[] };
-  /** Per metric and cell, the verdict of the run (written when it finished). */
-  verdicts?: CellVerdict[];
+  /**
+   * Per metric and cell, the verdict of the run (written when it finished): latency and memory cells,
+   * then storm cells, whose entries also name the pairs that did not count (`missing`).
+   */
+  verdicts?: (CellVerdict | StormVerdict)[];
   /** What --auto-sample did, when it ran. */
   autoSample?: AutoSampleInfo;
   /** Targets that died on their own during the run (never one the harness stopped), in order. */

@@ -13,6 +13,7 @@ import type { GuardDecision } from "../report/guard.js";
 import { type GuardSettings, verdictsOf } from "../report/verdicts.js";
 import type { Results, RunFixture, RunInfo, VariantInfo } from "../results.js";
 import { runStorm } from "../storm/run.js";
+import { runStormVerdicts } from "../storm/verdicts.js";
 import { bundledCommandLine } from "../target/bundled.js";
 import { killAllNow } from "../target/process.js";
 import { createAutoSampler } from "./auto-sample.js";
@@ -348,7 +349,10 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
 
   // The run's verdicts, per metric and cell, kept with the rows they were judged on.
   if (auto) file.results.autoSample = auto.info();
-  file.results.verdicts = verdictsOf(file.results, guardSettings);
+  file.results.verdicts = [
+    ...verdictsOf(file.results, guardSettings),
+    ...runStormVerdicts(file.results, guardSettings),
+  ];
   // The reason is kept with the results (a fatal stop too), so `report` can say later why the run ended.
   const results = file.finish(new Date().toISOString(), stopReason);
   if (fatal) {

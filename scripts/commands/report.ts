@@ -5,7 +5,7 @@ import { EXIT } from "../exit-codes.js";
 import { guardFromFlags } from "../options/guard.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
-import { type GuardOptions, judge } from "../report/guard.js";
+import { type GuardOptions, judge, runMatrices } from "../report/guard.js";
 import { ReportInputError, writeReports } from "../report/write.js";
 import { UsageError } from "../usage.js";
 import { runMergeReport } from "./report-merge.js";
@@ -20,9 +20,15 @@ export interface ReportArgs {
   "allow-missing"?: unknown;
 }
 
-/** Validates the guard flags: null when nothing is to be judged. */
-export function guardOptions(args: Omit<ReportArgs, "run" | "merge" | "out">): GuardOptions | null {
-  const guard = guardFromFlags(args);
+/**
+ * Validates the guard flags: null when nothing is to be judged. Without --guard, the metrics are the
+ * defaults for `matrices` (the run's parts, as bench chose them).
+ */
+export function guardOptions(
+  args: Omit<ReportArgs, "run" | "merge" | "out">,
+  matrices?: Parameters<typeof guardFromFlags>[1],
+): GuardOptions | null {
+  const guard = guardFromFlags(args, matrices);
   return guard.ceiling === null
     ? null
     : {
@@ -60,7 +66,8 @@ export async function runReport(args: ReportArgs, out: (text: string) => void): 
   out(written.markdown);
   out(`\nreport.md:   ${written.mdPath}\nreport.html: ${written.htmlPath}\n`);
   if (!guard) return EXIT.ok;
-  const decision = judge(written.results, guard);
+  // The same cells and default figures as the bench that made the run: re-rendering gives its verdict.
+  const decision = judge(written.results, guardOptions(args, runMatrices(written.results)) ?? guard);
   out(`\n${decision.lines.join("\n")}\n`);
   return decision.exitCode;
 }

@@ -44,6 +44,21 @@ export function defaultGuard(
   ];
 }
 
+/**
+ * The parts a run measured, as bench chose its default guard from them: the recorded configuration's
+ * switches, else (a run without them) latency and memory, and leak and storm when the run has their rows.
+ * `report --ceiling` without --guard judges what bench judged.
+ */
+export function runMatrices(results: Results): { latency: boolean; memory: boolean; leak: boolean; storm: boolean } {
+  const config = results.run.config ?? {};
+  return {
+    latency: typeof config.latency === "boolean" ? config.latency : true,
+    memory: typeof config.memory === "boolean" ? config.memory : true,
+    leak: typeof config.leakCycles === "number" ? config.leakCycles > 0 : (results.leak?.length ?? 0) > 0,
+    storm: Array.isArray(config.stormClients) ? config.stormClients.length > 0 : (results.storm?.length ?? 0) > 0,
+  };
+}
+
 /** Throws a RangeError naming the unknown metric and the allowed ones. */
 export function checkGuardMetrics(metrics: readonly string[]): void {
   for (const m of metrics) {

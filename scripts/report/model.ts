@@ -6,7 +6,7 @@ import { describeRef, type RefRecord } from "../refs/plan.js";
 import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results.js";
 import { median, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
 import type { StormRow } from "../storm/row.js";
-import { type StormVerdict, stormAaVariant, stormMetricsOf, stormVerdicts } from "../storm/verdicts.js";
+import { runStormVerdicts, type StormVerdict } from "../storm/verdicts.js";
 import { type FailureReport, failureReport } from "./failures.js";
 import { size } from "./format.js";
 import { caseRatios, cellKey, type Roles, rolesOf } from "./metrics.js";
@@ -325,20 +325,6 @@ export function relativeToRoot(text: string, root: string | undefined): string {
   return text.split(prefix).join("");
 }
 
-/** The storm cells' verdicts: the guarded storm figures, else peak RSS and completion p99. */
-function stormVerdictsOf(results: Results): StormVerdict[] {
-  const roles = rolesOf(results);
-  if (!roles || !results.storm?.length) return [];
-  const guard = guardFromConfig(results.run.config ?? {});
-  const trials = results.run.config?.stormTrials;
-  return stormVerdicts(results.storm, roles, {
-    metrics: stormMetricsOf(guard),
-    guard,
-    planned: typeof trials === "number" ? trials : 1,
-    aa: stormAaVariant(results.storm),
-  });
-}
-
 /** Builds the report model from a run's results: a comparison, or a single target's figures. */
 export function buildModel(results: Results): ReportModel {
   const roles = rolesOf(results);
@@ -366,7 +352,7 @@ export function buildModel(results: Results): ReportModel {
     startedAt: results.run.startedAt,
     leak: results.leak ?? [],
     storm: results.storm ?? [],
-    stormVerdicts: stormVerdictsOf(results),
+    stormVerdicts: runStormVerdicts(results, guardFromConfig(results.run.config ?? {})),
   };
   if (!roles) {
     if (!single) return { ...base, latency: [], memory: [], metrics: [] };

@@ -4,8 +4,9 @@
 // (the baseline again, in the same rounds) gives the cell's noise band. A pair counts only when both
 // storms served every client: a storm with failed clients carried less load, so its peaks and
 // percentiles are not comparable. Every pair that does not count is named, never dropped silently.
-import type { Metric } from "../report/metrics.js";
+import { type Metric, rolesOf } from "../report/metrics.js";
 import { aaBandOf, type CellVerdict, decideCell, type GuardSettings, RESAMPLES } from "../report/verdicts.js";
+import type { Results } from "../results.js";
 import { type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
 import type { StormRow } from "./row.js";
 
@@ -149,6 +150,22 @@ export function stormVerdicts(
 export function stormMetricsOf(guard: GuardSettings | null): StormMetric[] {
   const guarded = (guard?.metrics ?? []).filter(isStormMetric);
   return [...new Set<StormMetric>([...DEFAULT_STORM_GUARD, ...guarded])];
+}
+
+/**
+ * A run's storm verdicts, as results.json keeps them under `verdicts` and report.md shows them: every
+ * storm cell, for the guarded storm figures and the default ones. Empty for a single target.
+ */
+export function runStormVerdicts(results: Results, guard: GuardSettings | null): StormVerdict[] {
+  const roles = rolesOf(results);
+  if (!roles || !results.storm?.length) return [];
+  const trials = results.run.config?.stormTrials;
+  return stormVerdicts(results.storm, roles, {
+    metrics: stormMetricsOf(guard),
+    guard,
+    planned: typeof trials === "number" ? trials : 1,
+    aa: stormAaVariant(results.storm),
+  });
 }
 
 /** The guard's lines for the storm cells: one per guarded metric and cell, failed and undecided ones named. */

@@ -1,12 +1,14 @@
 // Storm cells repeat like memory cells and are judged per cell: two rounds, each running baseline,
 // candidate and the baseline's A/A copy on fresh servers in a rotated order; the guard pairs trial t
-// with trial t per cell and judges peak RSS and completion p99 there (report.md shows the pairs).
+// with trial t per cell and judges peak RSS and completion p99 there (report.md shows the pairs,
+// results.json keeps the verdicts, and `report RUN --ceiling` re-judges the run as bench did).
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results } from "../../scripts/results.js";
 import { startBench } from "../bench/bench-child.js";
+import { runCli } from "../fixtures/cli.js";
 
 const N = 6;
 let dir: string;
@@ -79,5 +81,24 @@ describe("storm cells over two rounds", () => {
     expect(md).toMatch(
       new RegExp(`\\| 64x${N} \\| completion p99 \\(stormCompletionMsP99\\), guarded \\| 2/2 \\| \\d`),
     );
+  });
+
+  it("keeps each storm cell's verdict in results.json, shaped like the other cells' verdicts", () => {
+    const storm = (results.verdicts ?? []).filter((v) => v.metric.startsWith("storm"));
+    expect(storm.map((v) => `${v.metric} ${v.cell}`)).toEqual([
+      `stormPeakRssBytes 64x${N}`,
+      `stormCompletionMsP99 64x${N}`,
+    ]);
+    for (const v of storm) {
+      expect(v).toMatchObject({ guarded: true, pairs: 2, plannedPairs: 2, undecided: false, missing: [] });
+      expect(["pass", "noise"]).toContain(v.verdict);
+    }
+  });
+
+  it("re-judges the run with report --ceiling as bench did: the same guard lines and exit code", async () => {
+    const r = await runCli(["report", runDir, "--ceiling", "100"], { timeoutMs: 60_000 });
+    expect(r.code, r.stderr).toBe(0);
+    const benchGuard = readFileSync(join(runDir, "guard.txt"), "utf8").trimEnd();
+    expect(r.stdout.trimEnd().endsWith(benchGuard), r.stdout).toBe(true);
   });
 });

@@ -3,11 +3,13 @@
 // with missing pairs gets no verdict unless --allow-missing; the A/A copy gives each cell its band.
 import { describe, expect, it } from "vitest";
 import { EXIT } from "../../scripts/exit-codes.js";
-import { judge } from "../../scripts/report/guard.js";
+import { LEAK_METRIC } from "../../scripts/leak/guard.js";
+import { defaultGuard, judge, runMatrices } from "../../scripts/report/guard.js";
+import { decideCell, guardFromConfig } from "../../scripts/report/verdicts.js";
 import type { Results } from "../../scripts/results.js";
 import { stormMarkdown } from "../../scripts/storm/report.js";
 import { type StormRow, stormRow } from "../../scripts/storm/row.js";
-import { judgeStorm, stormCellKey, stormPairs, stormVerdicts } from "../../scripts/storm/verdicts.js";
+import { judgeStorm, runStormVerdicts, stormCellKey, stormPairs, stormVerdicts } from "../../scripts/storm/verdicts.js";
 
 const MIB = 1024 * 1024;
 const roles = { baseline: "legacy", candidate: "batched" };
@@ -190,5 +192,46 @@ describe("stormVerdicts and the guard", () => {
     expect(md).toMatch(/\| 1024x100 \| peak RSS \(stormPeakRssBytes\), guarded \| 2\/3 \| 1\.500/);
     expect(md).toContain("FAIL");
     expect(md).toContain("trial 3: batched 98/100 ok");
+  });
+});
+
+describe("storm verdicts kept in results.json", () => {
+  it("has one entry per storm cell and default figure, shaped like a memory cell's, missing pairs named", () => {
+    const rows = trials(1.5).map((r) => (r.variant === "batched" && r.trial === 3 ? { ...r, ok: 98, failed: 2 } : r));
+    const run = results(rows, { ceiling: 1.03, guard: ["stormPeakRssBytes", "stormCompletionMsP99"] });
+    const stored = runStormVerdicts(run, guardFromConfig(run.run.config));
+    expect(stored.map((v) => `${v.metric} ${v.cell} ${v.verdict}`)).toEqual([
+      "stormPeakRssBytes 1024x100 missing",
+      "stormCompletionMsP99 1024x100 missing",
+    ]);
+    const memoryLike = decideCell(
+      { metric: "peakRssBytes", cell: "1024x100/memory", summary: null, plannedPairs: 3, band: null },
+      null,
+    );
+    for (const v of stored) {
+      expect(Object.keys(v).sort()).toEqual([...Object.keys(memoryLike), "missing"].sort());
+      expect(v).toMatchObject({ guarded: true, pairs: 2, plannedPairs: 3 });
+      expect(v.missing).toEqual([{ trial: 3, reason: "trial 3: batched 98/100 ok" }]);
+    }
+    // Without a ceiling the default figures are still judged, open verdicts like the other cells'.
+    const open = runStormVerdicts(results(trials(1.5)), null);
+    expect(open.map((v) => `${v.metric} ${v.verdict} ${v.guarded}`)).toEqual([
+      "stormPeakRssBytes higher false",
+      "stormCompletionMsP99 lower false",
+    ]);
+  });
+
+  it("lets report --ceiling judge the parts the run measured, as bench chose its default guard", () => {
+    const stormOnly = results(trials(1.0), { latency: false, memory: false, leakCycles: 0, stormClients: [100] });
+    expect(defaultGuard(runMatrices(stormOnly))).toEqual(["stormPeakRssBytes", "stormCompletionMsP99"]);
+    const leak = results([], { latency: true, memory: false, leakCycles: 5, stormClients: [] });
+    expect(defaultGuard(runMatrices(leak))).toEqual(["completionMs", LEAK_METRIC]);
+    // A run without the switches recorded: latency and memory, and the parts it has rows for.
+    expect(defaultGuard(runMatrices(results(trials(1.0))))).toEqual([
+      "completionMs",
+      "peakHeapBytes",
+      "stormPeakRssBytes",
+      "stormCompletionMsP99",
+    ]);
   });
 });
