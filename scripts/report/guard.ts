@@ -5,13 +5,7 @@
 import { EXIT, type ExitCode } from "../exit-codes.js";
 import { judgeLeak, LEAK_METRIC } from "../leak/guard.js";
 import type { Results } from "../results.js";
-import {
-  DEFAULT_STORM_GUARD,
-  isStormMetric,
-  judgeStorm,
-  STORM_METRIC_NAMES,
-  stormAaVariant,
-} from "../storm/verdicts.js";
+import { DEFAULT_STORM_GUARD, isStormMetric, runStormVerdicts, STORM_METRIC_NAMES } from "../storm/verdicts.js";
 import { isMetric, METRICS, rolesOf } from "./metrics.js";
 import { type CellVerdict, type GuardSettings, verdictsOf } from "./verdicts.js";
 
@@ -74,7 +68,10 @@ function digitsFor(x: number, ceiling: number): string {
   return x.toFixed(digits);
 }
 
-function cellLine(v: CellVerdict, options: GuardOptions): string {
+/** A cell's verdict as a guard line reads it: a latency/memory cell, or a storm cell with its missing pairs. */
+type JudgedCell = Omit<CellVerdict, "metric"> & { metric: string; missing?: readonly { reason: string }[] };
+
+function cellLine(v: JudgedCell, options: GuardOptions): string {
   const name = `${v.metric} ${v.cell}`;
   if (v.verdict === "missing") {
     return `${name}: ${v.pairs} of ${v.plannedPairs} planned pairs ok: MISSING (no verdict; --allow-missing judges the pairs there are)`;
@@ -98,6 +95,11 @@ function cellLine(v: CellVerdict, options: GuardOptions): string {
   return `${name}: ${figure}; ${rule}: ${decision}`;
 }
 
+/** A storm verdict's pairs that did not count, named after its line (storm cells only carry them). */
+function missingPairs(v: JudgedCell): string {
+  return v.missing?.length ? ` [${v.missing.map((m) => m.reason).join("; ")}]` : "";
+}
+
 /** Judges a run cell by cell. A single-target run has nothing to compare and is not judged. */
 export function judge(results: Results, options: GuardOptions): GuardDecision {
   checkGuardMetrics(options.metrics);
@@ -110,8 +112,11 @@ export function judge(results: Results, options: GuardOptions): GuardDecision {
       undecided: [],
     };
   }
-  const verdicts = verdictsOf(results, options).filter((v) => v.guarded);
-  const lines = verdicts.map((v) => cellLine(v, options));
+  // Storm cells are paired across their own trials (and A/A copy), then judged per cell like the others.
+  const verdicts: JudgedCell[] = [...verdictsOf(results, options), ...runStormVerdicts(results, options)].filter(
+    (v) => v.guarded,
+  );
+  const lines = verdicts.map((v) => cellLine(v, options) + missingPairs(v));
   const failed = verdicts.filter((v) => v.verdict === "fail").map((v) => `${v.metric} ${v.cell}`);
   const undecided = verdicts.filter((v) => v.verdict === "missing" || v.undecided).map((v) => `${v.metric} ${v.cell}`);
   if (options.metrics.includes(LEAK_METRIC)) {
@@ -120,21 +125,7 @@ export function judge(results: Results, options: GuardOptions): GuardDecision {
     failed.push(...leak.failed);
     undecided.push(...leak.undecided);
   }
-  // Storm cells: paired across trials and judged per cell like the others (their own rows and A/A copy).
-  const roles = rolesOf(results);
-  let stormJudged = 0;
-  if (roles && options.metrics.some(isStormMetric)) {
-    const config = results.run.config ?? {};
-    const planned = typeof config.stormTrials === "number" ? config.stormTrials : 1;
-    const storm = judgeStorm(results.storm, roles, options, planned, stormAaVariant(results.storm));
-    lines.push(...storm.lines);
-    failed.push(...storm.failed);
-    undecided.push(...storm.undecided);
-    stormJudged = storm.judged;
-  }
-  const absent = options.metrics.filter(
-    (m) => m !== LEAK_METRIC && !isStormMetric(m) && !verdicts.some((v) => v.metric === m),
-  );
+  const absent = options.metrics.filter((m) => m !== LEAK_METRIC && !verdicts.some((v) => v.metric === m));
   for (const m of absent) {
     lines.push(`${m}: no cell of this run measures it: MISSING`);
     undecided.push(m);
@@ -148,7 +139,7 @@ export function judge(results: Results, options: GuardOptions): GuardDecision {
       ? `guard: FAIL (${leakOnly ? "leak" : `${mode} above ${options.ceiling}`}) in ${failed.length} cell${failed.length === 1 ? "" : "s"}: ${failed.join(", ")}`
       : undecided.length > 0
         ? `guard: NO VERDICT for ${undecided.join(", ")}`
-        : `guard: PASS (${verdicts.length + stormJudged} guarded cells, ${mode} <= ${options.ceiling} in each)`,
+        : `guard: PASS (${verdicts.length} guarded cells, ${mode} <= ${options.ceiling} in each)`,
   );
   return { pass: exitCode === EXIT.ok, exitCode, lines, failed, undecided };
 }

@@ -168,55 +168,6 @@ export function runStormVerdicts(results: Results, guard: GuardSettings | null):
   });
 }
 
-/** The guard's lines for the storm cells: one per guarded metric and cell, failed and undecided ones named. */
-export function judgeStorm(
-  rows: readonly StormRow[] | undefined,
-  roles: { baseline: string; candidate: string },
-  guard: GuardSettings,
-  planned: number,
-  aa: string | null,
-): { lines: string[]; failed: string[]; undecided: string[]; judged: number } {
-  const metrics = guard.metrics.filter(isStormMetric);
-  const lines: string[] = [];
-  const failed: string[] = [];
-  const undecided: string[] = [];
-  if (metrics.length === 0) return { lines, failed, undecided, judged: 0 };
-  if (!rows || rows.length === 0) {
-    for (const m of metrics) {
-      lines.push(`${m}: no storm cell in this run: MISSING`);
-      undecided.push(m);
-    }
-    return { lines, failed, undecided, judged: 0 };
-  }
-  const verdicts = stormVerdicts(rows, roles, { metrics, guard, planned, aa });
-  for (const v of verdicts) {
-    const name = `${v.metric} ${v.cell}`;
-    const missing = v.missing.length ? ` [${v.missing.map((m) => m.reason).join("; ")}]` : "";
-    if (v.verdict === "missing") {
-      lines.push(`${name}: ${v.pairs} of ${v.plannedPairs} planned pairs ok: MISSING${missing}`);
-      undecided.push(name);
-      continue;
-    }
-    const ci = v.ciLow !== null && v.ciHigh !== null ? `, 95% CI ${v.ciLow.toFixed(3)}–${v.ciHigh.toFixed(3)}` : "";
-    const aaText =
-      v.aaLow !== null && v.aaHigh !== null ? `, A/A band ${v.aaLow.toFixed(3)}–${v.aaHigh.toFixed(3)}` : "";
-    const decision =
-      v.verdict === "fail"
-        ? "FAIL"
-        : v.undecided
-          ? "NO VERDICT (inside the A/A band)"
-          : v.verdict === "noise"
-            ? "PASS (within noise)"
-            : "PASS";
-    lines.push(
-      `${name}: median paired ratio ${(v.median as number).toFixed(3)} (${v.pairs} pair${v.pairs === 1 ? "" : "s"}${ci}${aaText}); ${v.reason}: ${decision}${missing}`,
-    );
-    if (v.verdict === "fail") failed.push(name);
-    else if (v.undecided) undecided.push(name);
-  }
-  return { lines, failed, undecided, judged: verdicts.length };
-}
-
 /** The A/A copy's variant name in a run's storm rows, or null when the run had none. */
 export function stormAaVariant(rows: readonly StormRow[] | undefined): string | null {
   return rows?.find((r) => r.aa === true)?.variant ?? null;

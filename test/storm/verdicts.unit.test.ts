@@ -9,7 +9,7 @@ import { decideCell, guardFromConfig } from "../../scripts/report/verdicts.js";
 import type { Results } from "../../scripts/results.js";
 import { stormMarkdown } from "../../scripts/storm/report.js";
 import { type StormRow, stormRow } from "../../scripts/storm/row.js";
-import { judgeStorm, runStormVerdicts, stormCellKey, stormPairs, stormVerdicts } from "../../scripts/storm/verdicts.js";
+import { runStormVerdicts, stormCellKey, stormPairs, stormVerdicts } from "../../scripts/storm/verdicts.js";
 
 const MIB = 1024 * 1024;
 const roles = { baseline: "legacy", candidate: "batched" };
@@ -176,7 +176,9 @@ describe("stormVerdicts and the guard", () => {
   });
 
   it("reports no storm cell as MISSING when a storm metric is guarded", () => {
-    expect(judgeStorm([], roles, guard(["stormCompletionMsP99"]), 1, null).undecided).toEqual(["stormCompletionMsP99"]);
+    const decision = judge(results([]), guard(["stormCompletionMsP99"]));
+    expect(decision.undecided).toEqual(["stormCompletionMsP99"]);
+    expect(decision.lines[0]).toBe("stormCompletionMsP99: no cell of this run measures it: MISSING");
   });
 
   it("shows the paired result and the verdict per cell in report.md, missing pairs included", () => {
