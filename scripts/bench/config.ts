@@ -44,6 +44,8 @@ export interface BenchConfig {
   memory: boolean;
   latency: boolean;
   sampleIntervalMs: number;
+  /** The heap lane's interval (ms); null or absent = max(sampleIntervalMs, 10). */
+  heapIntervalMs?: number | null;
   /** Run directory; null = reports/<timestamp> chosen at run time. */
   out: string | null;
   quick: boolean;
@@ -270,6 +272,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     memory,
     latency,
     sampleIntervalMs: f["sample-interval-ms"],
+    heapIntervalMs: f["heap-interval-ms"] ?? null,
     out: f.out ?? null,
     quick,
     fixture: f.fixture ?? null,

@@ -186,6 +186,7 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
       pid: target.pid,
       inspector,
       intervalMs: ctx.config.sampleIntervalMs,
+      heapIntervalMs: ctx.config.heapIntervalMs ?? undefined,
       file: join(ctx.runDir, samplesFile),
       origin,
       onRss: () => {

@@ -114,7 +114,16 @@ export const BENCH_OPTIONS = {
     min: 1,
     max: 1_000,
     default: 10,
-    describe: "RSS sampling interval, ms (the heap lane asks every max(this, 10) ms)",
+    describe: "RSS lane's sampling interval, ms (read from /proc on a thread of its own)",
+    group: MEMORY,
+  },
+  "heap-interval-ms": {
+    type: "int",
+    min: 10,
+    max: 1_000,
+    defaultText: "max(--sample-interval-ms, 10)",
+    describe:
+      "heap lane's interval, ms (each request goes through the target's inspector and costs the harness about 0.5 ms of CPU)",
     group: MEMORY,
   },
   "leak-cycles": {

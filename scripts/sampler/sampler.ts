@@ -12,10 +12,10 @@ import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
 import type { IntervalStats } from "../results.js";
 import { cpuDelta, cpuTimeMsOrNull } from "./cpu.js";
-import type { InspectorClient } from "./inspector.js";
+import type { HeapUsage, InspectorClient } from "./inspector.js";
 import { distribution, intervalStats } from "./interval-stats.js";
 import { isAlive, openRssReader, readVmHwm, resetVmHwm } from "./procfs.js";
-import { type RssBatch, type RssLane, startRssLane } from "./rss-lane.js";
+import { type RssBatch, type RssLane, type RssLaneScheduling, startRssLane } from "./rss-lane.js";
 
 /** An RSS lane sample: t in ms from the sampler's origin (monotonic clock), rss in bytes. */
 export interface RssSample {
@@ -63,6 +63,8 @@ export interface SamplerOptions {
    * window like peakRssBytes does, not the process's startup. Default true.
    */
   resetHwm?: boolean;
+  /** Ask for real-time scheduling of the RSS lane's thread when permitted (see startRssLane). Default true. */
+  realtime?: boolean;
   /** Called after each RSS sample is recorded. */
   onRss?: (sample: RssSample) => void;
   /** Called after each heap sample is recorded. */
@@ -100,6 +102,8 @@ export interface SamplerSummary {
   failedHeapReads: number;
   /** CPU time (user + system) the target used while sampling ran (ms); null if unreadable. */
   targetCpuMs: number | null;
+  /** How the RSS lane's thread was scheduled: "fifo" (real-time) or "normal". */
+  rssLaneScheduling: RssLaneScheduling;
   /** The configured intervals (ms). */
   intervalMs: number;
   heapIntervalMs: number;
@@ -303,7 +307,14 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
 
   // Set once the lane runs: a final batch that comes before only records its error.
   let rssLane: RssLane | null = null;
-  rssLane = await startRssLane({ pid, intervalMs, origin, batchMs: RSS_BATCH_MS, onBatch }).catch((e: Error) => {
+  rssLane = await startRssLane({
+    pid,
+    intervalMs,
+    origin,
+    batchMs: RSS_BATCH_MS,
+    realtime: options.realtime ?? true,
+    onBatch,
+  }).catch((e: Error) => {
     stream?.end();
     throw new Error(`cannot sample pid ${pid}: ${e.message}`);
   });
@@ -357,6 +368,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       missedSlots,
       failedHeapReads: failedHeap,
       targetCpuMs: cpuDelta(cpuStart, cpuEnd),
+      rssLaneScheduling: rssLane?.scheduling ?? "normal",
       intervalMs,
       heapIntervalMs,
       durationMs: endT - startT,
@@ -382,41 +394,44 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     timer = setTimeout(tick, Math.max(0, heapLane.dueAt - performance.now()));
   };
 
+  let asked = 0;
+  function onHeapAnswer(h: HeapUsage) {
+    if (!heapInFlight) return; // an answer after its request timed out
+    heapInFlight = false;
+    if (!running) return; // answered after sampling ended: outside the window
+    const t = now();
+    closeHeapStretch(t);
+    const sample: HeapSample = { t, asked, heapUsed: h.usedSize, heapTotal: h.totalSize };
+    heapTimes.push(t);
+    heapWaits.push(t - asked);
+    lastHeap = sample;
+    if (peakHeap === null || sample.heapUsed > peakHeap) peakHeap = sample.heapUsed;
+    write(t, `{"t":${r3(t)},"heapUsed":${sample.heapUsed},"heapTotal":${sample.heapTotal}}`);
+    try {
+      options.onHeap?.(sample);
+    } catch {
+      // a throwing observer must not stop the measurement
+    }
+    heapLane.advance();
+    schedule();
+  }
+  function onHeapFailure(e: unknown) {
+    if (!heapInFlight) return;
+    heapInFlight = false;
+    if (!running) return;
+    if (inspector.isClosed || !isAlive(pid)) {
+      void finish(goneReason((e as Error)?.message ?? String(e)));
+      return;
+    }
+    failedHeap++;
+    heapLane.advance();
+    schedule();
+  }
+
   const askHeap = () => {
     heapInFlight = true;
-    const asked = now();
-    inspector.getHeapUsage(callTimeoutMs).then(
-      (h) => {
-        heapInFlight = false;
-        if (!running) return; // answered after sampling ended: outside the window
-        const t = now();
-        closeHeapStretch(t);
-        const sample: HeapSample = { t, asked, heapUsed: h.usedSize, heapTotal: h.totalSize };
-        heapTimes.push(t);
-        heapWaits.push(t - asked);
-        lastHeap = sample;
-        if (peakHeap === null || sample.heapUsed > peakHeap) peakHeap = sample.heapUsed;
-        write(t, `{"t":${r3(t)},"heapUsed":${sample.heapUsed},"heapTotal":${sample.heapTotal}}`);
-        try {
-          options.onHeap?.(sample);
-        } catch {
-          // a throwing observer must not stop the measurement
-        }
-        heapLane.advance();
-        schedule();
-      },
-      (e: unknown) => {
-        heapInFlight = false;
-        if (!running) return;
-        if (inspector.isClosed || !isAlive(pid)) {
-          void finish(goneReason((e as Error)?.message ?? String(e)));
-          return;
-        }
-        failedHeap++;
-        heapLane.advance();
-        schedule();
-      },
-    );
+    asked = now();
+    inspector.getHeapUsage(callTimeoutMs).then(onHeapAnswer, onHeapFailure);
   };
 
   const tick = () => {

@@ -9,7 +9,7 @@
 // Targets are real child processes (scripts/selfbench/targets/probe-target.mjs) with the inspector on
 // 127.0.0.1 and a random port. Usage: node dist/scripts/selfbench/sampler-accuracy.js [--pairs N]
 //   [--work-ms MS] [--interval-ms MS] [--blocks N] [--self-cpu-ms MS]
-//   [--only cadence,native,rss,selfcpu,cost] [--json FILE]
+//   [--only cadence,native,rss,selfcpu,cost] [--realtime on|off] [--json FILE]
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -30,6 +30,9 @@ import {
 import { median, pairedRatios, quantile, type RatioSummary, summariseRatios } from "../stats.js";
 import { withTimeout } from "../timeout.js";
 import { enumFlag, intFlag, listFlag, UsageError } from "../usage.js";
+
+/** --realtime: whether the RSS lane's thread asks for real-time scheduling (the sampler's default: on). */
+let realtime = true;
 
 const TARGET = fileURLToPath(new URL("../../../scripts/selfbench/targets/probe-target.mjs", import.meta.url));
 const MiB = 1024 * 1024;
@@ -161,6 +164,7 @@ async function cadence(intervalMs: number, blocks: number, blockMs: number, how:
     inspector: p.inspector,
     intervalMs,
     origin,
+    realtime,
     onRss: rss.on,
     onHeap: heap.on,
   });
@@ -207,6 +211,7 @@ async function cadence(intervalMs: number, blocks: number, blockMs: number, how:
     how,
     intervalMs,
     heapIntervalMs: summary?.heapIntervalMs ?? null,
+    rssLaneScheduling: summary?.rssLaneScheduling ?? null,
     blockMs,
     blocks,
     blockTookMs: tookMs,
@@ -237,7 +242,7 @@ async function peakRss(intervalMs: number, runs: number, bytes: number) {
     const c = counter<RssSample>();
     let s: Sampler | null = null;
     try {
-      s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onRss: c.on });
+      s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, realtime, onRss: c.on });
       await c.reach(5);
       const baseline = median(c.samples.map((x) => x.rss));
       await p.command(`alloc ${bytes}`, "alloc");
@@ -275,13 +280,20 @@ function threadCpuMs(tid: number | null): number | null {
  * 3. The sampler's own CPU (this process, all threads) while it samples an idle target for ms, at
  * each interval, and the RSS lane thread's part of it.
  */
-async function selfCpu(intervals: number[], ms: number) {
+async function selfCpu(lanes: { intervalMs: number; heapIntervalMs?: number }[], ms: number) {
   const rows = [];
-  for (const intervalMs of intervals) {
+  for (const { intervalMs, heapIntervalMs } of lanes) {
     const p = await startProbe();
     try {
       const c = counter<RssSample>();
-      const s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, onRss: c.on });
+      const s = await startSampler({
+        pid: p.pid,
+        inspector: p.inspector,
+        intervalMs,
+        heapIntervalMs,
+        realtime,
+        onRss: c.on,
+      });
       await c.reach(5);
       const cpu0 = process.cpuUsage();
       const lane0 = threadCpuMs(s.rssLaneTid);
@@ -295,6 +307,7 @@ async function selfCpu(intervals: number[], ms: number) {
       rows.push({
         intervalMs,
         heapIntervalMs: summary.heapIntervalMs,
+        rssLaneScheduling: summary.rssLaneScheduling,
         wallMs: wall,
         cpuShareOfOneCore: (cpu.user + cpu.system) / 1000 / wall,
         /** The RSS lane's worker thread alone; the rest is the heap lane and the main thread. */
@@ -341,7 +354,7 @@ async function cost(intervalMs: number, pairs: number, workMs: number) {
     let s: Sampler | null = null;
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    if (sampled) s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs });
+    if (sampled) s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, realtime });
     const r = await p.command(`work ${workMs}`, "work");
     if (s) {
       const summary = await s.stop();
@@ -406,6 +419,7 @@ export async function main(argv: string[]): Promise<void> {
       json: { type: "string" },
       only: { type: "string", default: "cadence,native,rss,selfcpu,cost" },
       "self-cpu-ms": { type: "string", default: "5000" },
+      realtime: { type: "string", default: "on" },
     },
     strict: true,
   });
@@ -414,6 +428,7 @@ export async function main(argv: string[]): Promise<void> {
   const intervalMs = intFlag("interval-ms", values["interval-ms"], 1, 1_000);
   const selfCpuMs = intFlag("self-cpu-ms", values["self-cpu-ms"], 500, 600_000);
   const blocks = intFlag("blocks", values.blocks, 1, 100);
+  realtime = enumFlag("realtime", values.realtime, ["on", "off"] as const) === "on";
   const parts = listFlag("only", values.only);
   for (const part of parts) enumFlag("only", part, ["cadence", "native", "rss", "selfcpu", "cost"] as const);
   const machine = {
@@ -435,7 +450,7 @@ export async function main(argv: string[]): Promise<void> {
     result[how === "block" ? "cadence" : "native"] = cad;
     const what = how === "block" ? "a JavaScript busy loop" : "one native call (crypto.pbkdf2Sync)";
     out.write(
-      `1${how === "block" ? "a" : "b"}. cadence at ${intervalMs} ms (heap lane ${cad.heapIntervalMs} ms), ${blocks} blocks of ${cad.blockMs} ms in ${what}\n`,
+      `1${how === "block" ? "a" : "b"}. cadence at ${intervalMs} ms (heap lane ${cad.heapIntervalMs} ms; RSS lane thread ${cad.rssLaneScheduling}), ${blocks} blocks of ${cad.blockMs} ms in ${what}\n`,
     );
     if (cad.blockTookMs.length > 0)
       out.write(`   blocks took ${cad.blockTookMs.map((x) => fmt(x, 0)).join(", ")} ms\n`);
@@ -464,13 +479,17 @@ export async function main(argv: string[]): Promise<void> {
     out.write("\n");
   }
   if (parts.includes("selfcpu")) {
-    const rows = await selfCpu([1, 10], selfCpuMs);
+    // At 1 ms also with the heap lane at 100 ms (--heap-interval-ms): most of the rest is its requests.
+    const rows = await selfCpu(
+      [{ intervalMs: 1 }, { intervalMs: 1, heapIntervalMs: 100 }, { intervalMs: 10 }],
+      selfCpuMs,
+    );
     const perCall = await perCallCpu();
     result.selfCpu = { rows, perCall };
     out.write(`3. the sampler's own CPU while sampling an idle target for ${selfCpuMs} ms\n`);
     for (const r of rows) {
       out.write(
-        `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core (RSS lane thread ${r.rssLaneCpuShareOfOneCore === null ? "n/a" : `${fmt(100 * r.rssLaneCpuShareOfOneCore, 2)}%`}); RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
+        `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms; lane thread ${r.rssLaneScheduling}): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core (RSS lane thread ${r.rssLaneCpuShareOfOneCore === null ? "n/a" : `${fmt(100 * r.rssLaneCpuShareOfOneCore, 2)}%`}); RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
       );
     }
     out.write(

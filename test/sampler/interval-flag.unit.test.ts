@@ -16,3 +16,19 @@ describe("--sample-interval-ms", () => {
     }
   });
 });
+
+// --heap-interval-ms sets the heap lane's interval apart from the RSS lane's: 10 to 1,000 ms; absent,
+// the sampler's default (max(--sample-interval-ms, 10)) applies.
+describe("--heap-interval-ms", () => {
+  it("accepts 10 and 1000 and is null when absent", () => {
+    expect(resolveConfig({ "heap-interval-ms": "10" }).heapIntervalMs).toBe(10);
+    expect(resolveConfig({ "heap-interval-ms": "1000", "sample-interval-ms": "1" }).heapIntervalMs).toBe(1000);
+    expect(resolveConfig({ "sample-interval-ms": "1" }).heapIntervalMs).toBeNull();
+  });
+  it("refuses 9 and 1001, naming the flag", () => {
+    for (const v of ["9", "1001"]) {
+      expect(() => resolveConfig({ "heap-interval-ms": v })).toThrow(UsageError);
+      expect(() => resolveConfig({ "heap-interval-ms": v })).toThrow(/--heap-interval-ms/);
+    }
+  });
+});

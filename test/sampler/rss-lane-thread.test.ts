@@ -3,7 +3,7 @@
 // stopped its sampler exits by itself. The lane's thread is found by its kernel thread id in
 // /proc/self/task; nothing here bounds a timing.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
@@ -62,6 +62,25 @@ describe("the RSS lane's own thread", () => {
     await s.stop();
     // The kernel removes the task entry just after the thread is joined.
     await until(() => !taskExists(tid), 10_000, `thread ${tid} gone after stop`);
+  });
+
+  it("runs real-time exactly when the summary says so, and never when not asked", async () => {
+    // The kernel's scheduling policy of a thread: field 41 of /proc/self/task/TID/stat (1 = SCHED_FIFO).
+    const policyOf = (tid: number) =>
+      Number(readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]?.split(" ")[38]);
+    for (const realtime of [true, false]) {
+      const { t, c } = await inspectedProbe();
+      const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 10, realtime });
+      keepSampler(s);
+      const policy = policyOf(s.rssLaneTid as number);
+      const summary = await s.stop();
+      expect(summary.error).toBeNull();
+      // Asked, it is "fifo" where permitted (CAP_SYS_NICE and `chrt`), "normal" elsewhere; either way
+      // the summary must match what the kernel says.
+      expect(summary.rssLaneScheduling).toBe(policy === 1 ? "fifo" : "normal");
+      expect(policy === 0 || policy === 1).toBe(true);
+      if (!realtime) expect(policy).toBe(0);
+    }
   });
 
   it("is gone once the target dies, without a stop()", async () => {

@@ -223,7 +223,12 @@ describe("startSampler", () => {
     const { t, c } = await inspectedProbe();
     const issued = heapCallWatcher(c);
     const counter = sampleCounter();
-    const s = await startSampler({ pid: t.pid, inspector: issued.client, intervalMs: 10, onRss: counter.onRss });
+    const s = await startSampler({
+      pid: t.pid,
+      inspector: issued.client,
+      intervalMs: 10,
+      onRss: counter.onRss,
+    });
     keepSampler(s);
     await counter.reach(3);
     // While Buffer.alloc fills 512 MiB in native code the target answers no inspector call, so the

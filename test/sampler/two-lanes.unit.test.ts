@@ -35,6 +35,7 @@ const summary: SamplerSummary = {
   missedSlots: 0,
   failedHeapReads: 0,
   targetCpuMs: 730,
+  rssLaneScheduling: "normal",
   intervalMs: 10,
   heapIntervalMs: 10,
   durationMs: 1200,
