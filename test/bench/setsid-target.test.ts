@@ -27,13 +27,30 @@ function sessionOf(pid: number): number {
 const serverIn = (benchPid: number) =>
   descendants(benchPid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
 
-/** The server process in the bench's tree, checked to run in a session of its own (else the test proves nothing). */
-function setsidServer(benchPid: number): number {
-  const server = serverIn(benchPid);
-  expect(server).toBeDefined();
-  expect(sessionOf(server as number)).toBe(server);
-  expect(sessionOf(server as number)).not.toBe(sessionOf(benchPid));
-  return server as number;
+/**
+ * The server in the bench's tree and the tree itself, taken together the first time the server is
+ * seen (a starved test may first see it just before the run stops it, so nothing is read later).
+ */
+async function sightServer(benchPid: number, timeoutMs: number) {
+  let seen: { server: number; session: number; tree: number[] } | undefined;
+  await waitUntil(() => {
+    const server = serverIn(benchPid);
+    if (server === undefined) return false;
+    try {
+      seen = { server, session: sessionOf(server), tree: descendants(benchPid) };
+    } catch {
+      return false; // exited between the two reads
+    }
+    return true;
+  }, timeoutMs);
+  return seen;
+}
+
+/** Checks the server ran in a session of its own (else the test proves nothing). */
+function expectOwnSession(seen: { server: number; session: number } | undefined, benchPid: number): void {
+  expect(seen).toBeDefined();
+  expect(seen?.session).toBe(seen?.server);
+  expect(seen?.session).not.toBe(sessionOf(benchPid));
 }
 
 beforeAll(() => {
@@ -67,9 +84,9 @@ describe("a foreign target that calls setsid", () => {
     const bench = startBench([...args(doneDir, 2), "--ack-delay-ms", "300"]);
     // The server runs from before the warm-up to the end of the run: look for it as soon as it is
     // there (on "[1/2]" the short last trial may already be over and the server stopped).
-    expect(await waitUntil(() => serverIn(bench.pid) !== undefined, 30_000), bench.stderr()).toBe(true);
-    const tree = descendants(bench.pid);
-    setsidServer(bench.pid);
+    const seen = await sightServer(bench.pid, 30_000);
+    expectOwnSession(seen, bench.pid);
+    const tree = seen?.tree ?? [];
     const { code } = await bench.exit(30_000);
     expect(code, bench.stderr()).toBe(0);
     expect(bench.stderr()).toContain("[1/2] resume-many base, trial 1/2\n");
@@ -89,8 +106,9 @@ describe("a foreign target that calls setsid", () => {
   it("leaves nothing alive 2 s after the harness is SIGKILLed", async () => {
     const bench = startBench(args(join(dir, "killed"), 20));
     await bench.waitFor(/\[1\/20\]/, 30_000);
-    const tree = descendants(bench.pid);
-    setsidServer(bench.pid);
+    const seen = await sightServer(bench.pid, 30_000);
+    expectOwnSession(seen, bench.pid);
+    const tree = seen?.tree ?? [];
     bench.child.kill("SIGKILL");
     await bench.exit(5_000);
     const left = await survivorsAfter(tree, 2000);
