@@ -13,7 +13,7 @@ import { performance } from "node:perf_hooks";
 const RESPONSE = "HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n";
 
 /** A check later than this (ms) means the server, not the client, was stalled. */
-export function stallSlackMs(timeoutMs: number): number {
+function stallSlackMs(timeoutMs: number): number {
   return Math.max(50, Math.round(timeoutMs / 10));
 }
 

@@ -147,7 +147,7 @@ export function stormVerdicts(
 }
 
 /** The storm metrics a run judges or shows: the guarded ones, else the defaults. */
-export function stormMetricsOf(guard: GuardSettings | null): StormMetric[] {
+function stormMetricsOf(guard: GuardSettings | null): StormMetric[] {
   const guarded = (guard?.metrics ?? []).filter(isStormMetric);
   return [...new Set<StormMetric>([...DEFAULT_STORM_GUARD, ...guarded])];
 }
@@ -169,6 +169,6 @@ export function runStormVerdicts(results: Results, guard: GuardSettings | null):
 }
 
 /** The A/A copy's variant name in a run's storm rows, or null when the run had none. */
-export function stormAaVariant(rows: readonly StormRow[] | undefined): string | null {
+function stormAaVariant(rows: readonly StormRow[] | undefined): string | null {
   return rows?.find((r) => r.aa === true)?.variant ?? null;
 }
