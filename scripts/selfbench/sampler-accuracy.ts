@@ -16,6 +16,7 @@ import { cpus, loadavg } from "node:os";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
+import { Worker } from "node:worker_threads";
 import type { IntervalStats } from "../results.js";
 import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../sampler/inspector.js";
 import { intervalsOf } from "../sampler/interval-stats.js";
@@ -324,6 +325,45 @@ async function selfCpu(lanes: { intervalMs: number; heapIntervalMs?: number }[],
   return rows;
 }
 
+// A thread that only sleeps: Atomics.wait on the same deadline schedule as the RSS lane, no reads.
+// It counts its own CPU from /proc/thread-self/schedstat, so its start-up is not in the figure.
+const SLEEPER_SOURCE = `
+const { parentPort, workerData } = require("node:worker_threads");
+const { readFileSync } = require("node:fs");
+const cpuMs = () => Number(readFileSync("/proc/thread-self/schedstat", "utf8").split(" ")[0]) / 1e6;
+const word = new Int32Array(new SharedArrayBuffer(4));
+const { intervalMs, ms } = workerData;
+const cpu0 = cpuMs();
+const start = performance.now();
+let wakeups = 0;
+for (let k = 1; start + k * intervalMs <= start + ms; k++) {
+  const due = start + k * intervalMs;
+  for (let left = due - performance.now(); left > 0; left = due - performance.now()) {
+    Atomics.wait(word, 0, 0, left);
+    wakeups++;
+  }
+}
+parentPort.postMessage({ cpuMs: cpuMs() - cpu0, wallMs: performance.now() - start, wakeups });
+`;
+
+/**
+ * 3, continued. The floor under the RSS lane's cost: what a thread that only sleeps and wakes every
+ * intervalMs costs on this machine, in the same window (a wake-up's price is the kernel's and the
+ * hypervisor's, and it moves with the host's load).
+ */
+async function sleepFloor(intervalMs: number, ms: number) {
+  const worker = new Worker(SLEEPER_SOURCE, { eval: true, execArgv: [], workerData: { intervalMs, ms } });
+  const r = await withTimeout(
+    new Promise<{ cpuMs: number; wallMs: number; wakeups: number }>((resolve, reject) => {
+      worker.once("message", resolve);
+      worker.once("error", reject);
+    }),
+    ms + 30_000,
+    "sleeping thread",
+  ).finally(() => worker.terminate());
+  return { intervalMs, cpuShareOfOneCore: r.cpuMs / r.wallMs, usPerWakeup: (1000 * r.cpuMs) / r.wakeups };
+}
+
 /** 3, continued. CPU per operation, back to back (warm): one /proc RSS read, one heap request. */
 async function perCallCpu() {
   const p = await startProbe();
@@ -479,19 +519,25 @@ export async function main(argv: string[]): Promise<void> {
     out.write("\n");
   }
   if (parts.includes("selfcpu")) {
-    // At 1 ms also with the heap lane at 100 ms (--heap-interval-ms): most of the rest is its requests.
+    // At 1 ms with the default heap lane (100 ms there) and with the heap lane at 10 ms, which shows
+    // what the heap requests cost; at 10 ms both lanes run at 10 ms.
     const rows = await selfCpu(
-      [{ intervalMs: 1 }, { intervalMs: 1, heapIntervalMs: 100 }, { intervalMs: 10 }],
+      [{ intervalMs: 1 }, { intervalMs: 1, heapIntervalMs: 10 }, { intervalMs: 10 }],
       selfCpuMs,
     );
+    const floor = [await sleepFloor(1, selfCpuMs), await sleepFloor(10, selfCpuMs)];
     const perCall = await perCallCpu();
-    result.selfCpu = { rows, perCall };
+    result.selfCpu = { rows, floor, perCall };
     out.write(`3. the sampler's own CPU while sampling an idle target for ${selfCpuMs} ms\n`);
     for (const r of rows) {
       out.write(
         `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms; lane thread ${r.rssLaneScheduling}): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core (RSS lane thread ${r.rssLaneCpuShareOfOneCore === null ? "n/a" : `${fmt(100 * r.rssLaneCpuShareOfOneCore, 2)}%`}); RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
       );
     }
+    for (const f of floor)
+      out.write(
+        `   floor, a thread that only sleeps and wakes every ${f.intervalMs} ms: ${fmt(100 * f.cpuShareOfOneCore, 2)}% of one core (${fmt(f.usPerWakeup, 1)} µs a wake-up)\n`,
+      );
     out.write(
       `   CPU per operation, back to back: one /proc RSS read ${fmt(perCall.rssReadUs, 1)} µs, one heap request ${fmt(perCall.heapRequestUs, 1)} µs\n`,
     );

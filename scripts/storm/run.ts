@@ -122,6 +122,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
       pid: target.pid,
       inspector,
       intervalMs: config.sampleIntervalMs,
+      heapIntervalMs: config.heapIntervalMs ?? undefined,
       file: join(ctx.runDir, samplesFile),
       origin,
     });

@@ -2,6 +2,7 @@
 // naming the flag.
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/bench/config.js";
+import { defaultHeapIntervalMs } from "../../scripts/sampler/sampler.js";
 import { UsageError } from "../../scripts/usage.js";
 
 describe("--sample-interval-ms", () => {
@@ -18,7 +19,7 @@ describe("--sample-interval-ms", () => {
 });
 
 // --heap-interval-ms sets the heap lane's interval apart from the RSS lane's: 10 to 1,000 ms; absent,
-// the sampler's default (max(--sample-interval-ms, 10)) applies.
+// the sampler's default applies: the RSS lane's interval, or 100 ms beside an RSS lane under 10 ms.
 describe("--heap-interval-ms", () => {
   it("accepts 10 and 1000 and is null when absent", () => {
     expect(resolveConfig({ "heap-interval-ms": "10" }).heapIntervalMs).toBe(10);
@@ -30,5 +31,14 @@ describe("--heap-interval-ms", () => {
       expect(() => resolveConfig({ "heap-interval-ms": v })).toThrow(UsageError);
       expect(() => resolveConfig({ "heap-interval-ms": v })).toThrow(/--heap-interval-ms/);
     }
+  });
+});
+
+describe("the heap lane's default cadence", () => {
+  it("follows the RSS lane from 10 ms up", () => {
+    for (const ms of [10, 11, 250, 1000]) expect(defaultHeapIntervalMs(ms)).toBe(ms);
+  });
+  it("is 100 ms beside an RSS lane under 10 ms, so the sampler stays under 5% of a core", () => {
+    for (const ms of [1, 2, 9]) expect(defaultHeapIntervalMs(ms)).toBe(100);
   });
 });

@@ -59,7 +59,9 @@ describe("the RSS lane's own thread", () => {
     expect(tid).not.toBe(process.pid); // a thread of its own, not the main thread
     expect(taskExists(tid)).toBe(true);
     await until(() => readings >= 3, 15_000, "3 readings");
-    await s.stop();
+    const summary = await s.stop();
+    // Beside an RSS lane under 10 ms the heap lane defaults to 100 ms (the sampler's CPU budget).
+    expect(summary.heapIntervalMs).toBe(100);
     // The kernel removes the task entry just after the thread is joined.
     await until(() => !taskExists(tid), 10_000, `thread ${tid} gone after stop`);
   });
