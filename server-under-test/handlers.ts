@@ -2,7 +2,7 @@
 import * as Effect from "effect/Effect";
 import * as PubSub from "effect/PubSub";
 import { MAX_FRAME_BYTES } from "./frame-limit.js";
-import { LIVE_LIMITS } from "./live-budget.js";
+import { LIVE_LIMITS, liveCounters } from "./live-budget.js";
 import { ProjectNotFoundError, ServerRpcs, ThreadNotFoundError } from "./rpcs.js";
 import type { ServerSettings } from "./settings.js";
 import type { EventStore } from "./store.js";
@@ -24,6 +24,8 @@ export function handlersLayer(settings: ServerSettings, store: EventStore, live:
     maxInitialChunkBytes: settings.maxInitialChunkBytes,
     maxProjectedBytes: settings.maxProjectedBytes,
     replayGroup: { maxItems: settings.replayGroupItems, windowMs: settings.replayGroupWindowMs },
+    liveLimits: LIVE_LIMITS,
+    counters: liveCounters(),
   };
   const threadLive = Effect.runSync(PubSub.unbounded<ThreadLiveEvent>());
   const threadDeps = {
@@ -49,7 +51,7 @@ export function handlersLayer(settings: ServerSettings, store: EventStore, live:
           maxFrameBytes: MAX_FRAME_BYTES,
         },
         itemShape: settings.itemShape,
-        stats: { replayPagesRead: store.replayPagesRead, threads: threadDeps.counters },
+        stats: { replayPagesRead: store.replayPagesRead, shell: deps.counters, threads: threadDeps.counters },
         fixture: store.meta,
         latestSequence: store.latestSequence,
       })),

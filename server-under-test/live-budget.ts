@@ -36,6 +36,30 @@ export interface LiveMeter {
 
 const NO_METER: LiveMeter = { retained: () => {}, overflowed: () => {} };
 
+/** Server-wide live tail counters of one subscription kind (server.getConfig reports them). */
+export interface LiveCounters {
+  /** Live items retained now, over all subscriptions of the kind (queued, or sent and not yet ACKed). */
+  liveRetainedItems: number;
+  /** Subscriptions ended by their live budget. */
+  liveOverflows: number;
+}
+
+export function liveCounters(): LiveCounters {
+  return { liveRetainedItems: 0, liveOverflows: 0 };
+}
+
+/** A meter that keeps counters up to date. */
+export function meterOf(counters: LiveCounters): LiveMeter {
+  return {
+    retained: (delta) => {
+      counters.liveRetainedItems += delta;
+    },
+    overflowed: () => {
+      counters.liveOverflows += 1;
+    },
+  };
+}
+
 /**
  * Starts draining `source` now (in the caller's scope) and returns the tail as a stream: every
  * event for which `keep` holds, projected, in order, each pull taking all that is waiting.

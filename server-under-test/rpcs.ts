@@ -184,6 +184,8 @@ export const ServerConfigResponse = Schema.Struct({
   stats: Schema.optional(
     Schema.Struct({
       replayPagesRead: Schema.Number,
+      /** The shell subscriptions' live tails: items retained now, and tails ended by their budget. */
+      shell: Schema.optional(Schema.Struct({ liveRetainedItems: Schema.Number, liveOverflows: Schema.Number })),
       /** Thread catch-ups so far: snapshots, replays, and why each fallback to a snapshot happened. */
       threads: Schema.optional(
         Schema.Struct({
@@ -206,7 +208,7 @@ export const SubscribeShell = Rpc.make("orchestration.subscribeShell", {
     requestCompletionMarker: Schema.optional(Schema.Boolean),
   },
   success: ShellItem,
-  error: CursorAheadError,
+  error: Schema.Union(CursorAheadError, LiveBufferError),
   stream: true,
 });
 

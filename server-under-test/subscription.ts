@@ -1,6 +1,7 @@
-// The shell subscription as an Effect stream: catch-up chunks (cut by delivery.ts), then live items.
-// Live events are subscribed to BEFORE the catch-up is read, and only events after the catch-up's
-// high-water sequence pass, so an event appended during catch-up arrives exactly once.
+// The shell subscription as an Effect stream: catch-up chunks (cut by delivery.ts), then live items
+// through a bounded tail (live-budget.ts), as the thread subscription's. Live events are subscribed
+// to BEFORE the catch-up is read, and only events after the catch-up's high-water sequence pass, so
+// an event appended during catch-up arrives exactly once.
 import * as Effect from "effect/Effect";
 import * as PubSub from "effect/PubSub";
 import * as Stream from "effect/Stream";
@@ -8,6 +9,7 @@ import { type ItemShape, type ReplayLimits, readCatchUp } from "./catchup.js";
 import { type DeliveryStrategy, type PlannedChunk, planChunks } from "./delivery.js";
 import { type GroupWindow, REFERENCE_GROUP_WINDOW } from "./grouping.js";
 import { handOverChunks } from "./hand-over.js";
+import { boundedLive, type LiveCounters, type LiveLimits, meterOf } from "./live-budget.js";
 import { streamReplay } from "./replay-stream.js";
 import { CursorAheadError, type ProjectShell, type ShellItem } from "./rpcs.js";
 import type { EventStore } from "./store.js";
@@ -28,6 +30,9 @@ export interface SubscriptionDeps {
   maxProjectedBytes?: number | undefined;
   /** How a streamed (legacy) replay is grouped into chunks (default: as the reference server). */
   replayGroup?: GroupWindow | undefined;
+  /** The live tail's retention budget per subscription, and the counters it keeps. */
+  liveLimits: LiveLimits;
+  counters: LiveCounters;
 }
 
 export interface SubscribePayload {
@@ -42,14 +47,17 @@ export function subscribeShell(deps: SubscriptionDeps, payload: SubscribePayload
       const initial = initialChunks(deps, payload);
       if (!initial.ok) return yield* Effect.fail(initial.error);
       const highWater = initial.highWater;
-      const live = Stream.fromQueue(queue).pipe(
-        Stream.filter((e) => e.sequence > highWater),
-        Stream.map((e): ShellItem => ({ kind: "project.updated", sequence: e.sequence, project: e.project })),
+      const live = yield* boundedLive(
+        queue,
+        (e) => e.sequence > highWater,
+        (e): ShellItem => ({ kind: "project.updated", sequence: e.sequence, project: e.project }),
+        deps.liveLimits,
+        meterOf(deps.counters),
       );
       const group = deps.replayGroup ?? REFERENCE_GROUP_WINDOW;
       // a streamed replay is pulled group by group (each group one chunk) before the next piece
       const handOver = handOverChunks(initial.pending, (piece) => streamReplay(piece.replay, group));
-      return Stream.concat(handOver, live);
+      return Stream.concat(handOver, live.stream);
     }),
   );
 }

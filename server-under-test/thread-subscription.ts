@@ -8,7 +8,7 @@ import * as PubSub from "effect/PubSub";
 import * as Stream from "effect/Stream";
 import type { DeliveryStrategy } from "./delivery.js";
 import { handOverChunks } from "./hand-over.js";
-import { boundedLive, type LiveLimits } from "./live-budget.js";
+import { boundedLive, type LiveCounters, type LiveLimits, liveCounters, meterOf } from "./live-budget.js";
 import { ThreadNotFoundError, type ThreadStreamItem } from "./rpcs.js";
 import type { SubscribePayload } from "./subscription.js";
 import { readThreadCatchUp, THREAD_FALLBACKS, type ThreadEventItem, type ThreadFallback } from "./thread-catchup.js";
@@ -23,14 +23,10 @@ export interface ThreadLiveEvent {
 }
 
 /** How thread catch-ups went since the server started (server.getConfig reports them). */
-export interface ThreadCounters {
+export interface ThreadCounters extends LiveCounters {
   snapshots: number;
   replays: number;
   fallbacks: Record<ThreadFallback, number>;
-  /** Live items retained now, over all thread subscriptions (queued, or sent and not yet ACKed). */
-  liveRetainedItems: number;
-  /** Thread subscriptions ended by their live budget. */
-  liveOverflows: number;
 }
 
 export function threadCounters(): ThreadCounters {
@@ -38,8 +34,7 @@ export function threadCounters(): ThreadCounters {
     snapshots: 0,
     replays: 0,
     fallbacks: Object.fromEntries(THREAD_FALLBACKS.map((f) => [f, 0])) as Record<ThreadFallback, number>,
-    liveRetainedItems: 0,
-    liveOverflows: 0,
+    ...liveCounters(),
   };
 }
 
@@ -79,14 +74,7 @@ export function subscribeThread(deps: ThreadDeps, payload: SubscribeThreadPayloa
         (e) => e.threadId === payload.threadId && e.sequence > after,
         (e): ThreadStreamItem => e.item,
         deps.liveLimits,
-        {
-          retained: (delta) => {
-            deps.counters.liveRetainedItems += delta;
-          },
-          overflowed: () => {
-            deps.counters.liveOverflows += 1;
-          },
-        },
+        meterOf(deps.counters),
       );
       return Stream.concat(handOverChunks(pending), live.stream);
     }),

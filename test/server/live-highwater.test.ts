@@ -7,6 +7,7 @@ import * as PubSub from "effect/PubSub";
 import * as Stream from "effect/Stream";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { openFixture, readFixtureMetaFrom } from "../../fixtures/meta.js";
+import { LIVE_LIMITS, liveCounters } from "../../server-under-test/live-budget.js";
 import type { ShellItem } from "../../server-under-test/rpcs.js";
 import { EventStore } from "../../server-under-test/store.js";
 import { type LiveEvent, subscribeShell } from "../../server-under-test/subscription.js";
@@ -38,6 +39,8 @@ it("an append published late is in the catch-up only; later events arrive live o
       strategy: "batched" as const,
       itemShape: "lean" as const,
       maxInitialChunkBytes: undefined,
+      liveLimits: LIVE_LIMITS,
+      counters: liveCounters(),
     };
     const late = store.updateProject(projectId, "appended, not yet published", new Date(0));
     if (!late) throw new Error("update failed");
