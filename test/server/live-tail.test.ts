@@ -1,6 +1,7 @@
 // Live tail: dispatchCommand reaches every live subscription, and an event appended while a
 // catch-up is in flight is delivered exactly once (not lost between replay and live, not doubled).
 import { afterAll, beforeAll, expect, it } from "vitest";
+import { checkLiveBudget } from "../support/live-budget-check.js";
 import {
   type Frame,
   isChunkFor,
@@ -118,73 +119,19 @@ it("a command reaches every live subscription", async () => {
   await Promise.all(subs.map((s) => s.close()));
 });
 
-interface ShellLiveStats {
-  liveRetainedItems: number;
-  liveOverflows: number;
-}
-
-/** The shell's live tail counters, from server.getConfig. */
-async function shellStats(server: RunningServer): Promise<ShellLiveStats> {
-  const conn = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
-  try {
-    conn.request("1", "server.getConfig", {});
-    const exit = await conn.next(isExitFor("1"));
-    return (exit.exit as { value: { stats: { shell: ShellLiveStats } } }).value.stats.shell;
-  } finally {
-    await conn.close();
-  }
-}
-
-/** Waits (polling server.getConfig, with a deadline) until the shell counters satisfy `ok`. */
-async function shellStatsUntil(server: RunningServer, ok: (s: ShellLiveStats) => boolean, timeoutMs = 20_000) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const s = await shellStats(server);
-    if (ok(s)) return s;
-    if (performance.now() > deadline) throw new Error(`shell counters never got there: ${JSON.stringify(s)}`);
-  }
-}
-
 let requestIds = 100;
-/** Appends n project updates through `writer`, one after another. */
-async function updates(writer: RawConnection, n: number, title: string): Promise<void> {
-  for (let i = 0; i < n; i++) {
-    const id = String(++requestIds);
-    const from = writer.frames.length;
-    writer.request(id, "orchestration.dispatchCommand", {
-      type: "project.update",
-      projectId: projectIds[i % projectIds.length],
-      title: `${title}${i}`,
-    });
-    await writer.next(isExitFor(id), 10_000, from);
-  }
-}
 
 it("a subscriber that does not ACK holds at most 1,000 live items: 1,000 arrive, 1,001 end its stream with LiveBufferError", async () => {
   const server = await start("batched");
-  const writer = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
-  // within the budget: the marker chunk held (not ACKed) while 1,000 events are appended
-  const within = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
-  const { items } = await subscribeThroughCompletion(within, "1", { afterSequence: latest });
-  const high = (items.at(-1) as { sequence: number }).sequence;
-  await updates(writer, 1000, "w");
-  await shellStatsUntil(server, (s) => s.liveRetainedItems === 1000);
-  let from = within.frames.length;
-  within.ack("1");
-  const chunk = await within.next(isChunkFor("1"), 20_000, from);
-  expect(values(chunk)).toHaveLength(1000);
-  await within.close();
-  await shellStatsUntil(server, (s) => s.liveRetainedItems === 0);
-  // one beyond: the stream fails once the held chunk is ACKed, and nothing is held any more
-  const beyond = await RawConnection.open(server.url, { bearer: DEV_TOKEN });
-  await subscribeThroughCompletion(beyond, "1", { afterSequence: high + 1000 });
-  await updates(writer, 1001, "b");
-  await shellStatsUntil(server, (s) => s.liveOverflows === 1);
-  from = beyond.frames.length;
-  beyond.ack("1");
-  const exit = await beyond.next(isExitFor("1"), 20_000, from);
-  expect(JSON.stringify(exit.exit)).toContain("LiveBufferError");
-  expect(beyond.frames.slice(from).filter(isChunkFor("1"))).toHaveLength(0);
-  expect((await shellStats(server)).liveRetainedItems).toBe(0);
-  await Promise.all([beyond.close(), writer.close()]);
+  await checkLiveBudget({
+    server,
+    subscribe: async (conn, past) => {
+      await subscribeThroughCompletion(conn, "1", { afterSequence: latest + past });
+    },
+    append: async (writer, n, label) => {
+      for (let i = 0; i < n; i++)
+        await dispatch(writer, String(++requestIds), projectIds[i % projectIds.length] as string, `${label}${i}`);
+    },
+    counters: (s) => s.shell,
+  });
 }, 120_000);

@@ -4,6 +4,7 @@
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
+import { checkLiveBudget } from "../support/live-budget-check.js";
 import {
   type Frame,
   isChunkFor,
@@ -14,6 +15,7 @@ import {
 } from "../support/raw-ws.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
+import { serverStats } from "../support/server-stats.js";
 
 const TAG = "orchestration.subscribeThread";
 const THREADS = 3;
@@ -31,14 +33,6 @@ interface Row {
   event_type: string;
   payload_json: string;
 }
-interface ThreadStats {
-  snapshots: number;
-  replays: number;
-  fallbacks: Record<string, number>;
-  liveRetainedItems: number;
-  liveOverflows: number;
-}
-
 let fixtures: TempFixtures;
 let db: string;
 let rows: Row[];
@@ -96,26 +90,7 @@ async function catchUp(server: RunningServer, payload: Record<string, unknown>) 
   }
 }
 
-async function stats(server: RunningServer): Promise<ThreadStats> {
-  const conn = await open(server);
-  try {
-    conn.request("1", "server.getConfig", {});
-    const exit = await conn.next(isExitFor("1"));
-    return (exit.exit as { value: { stats: { threads: ThreadStats } } }).value.stats.threads;
-  } finally {
-    await conn.close();
-  }
-}
-
-/** Waits (polling server.getConfig, with a deadline) until the thread counters satisfy `ok`. */
-async function statsUntil(server: RunningServer, ok: (s: ThreadStats) => boolean, timeoutMs = 20_000) {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const s = await stats(server);
-    if (ok(s)) return s;
-    if (performance.now() > deadline) throw new Error(`thread counters never got there: ${JSON.stringify(s)}`);
-  }
-}
+const stats = async (server: RunningServer) => (await serverStats(server)).threads;
 
 /** One fallback more for `reason` than before, and the first item a snapshot. */
 async function expectFallback(server: RunningServer, payload: Record<string, unknown>, reason: string) {
@@ -273,45 +248,17 @@ describe("live tail", () => {
     const server = await startServer(db, ["--delivery", "batched"]);
     try {
       const threadId = threadIds()[0] as string;
-      const writer = await open(server);
-      // within the budget: the marker chunk held (not ACKed) while 1,000 events are appended
-      const within = await open(server);
-      await subscribeThroughCompletion(
-        within,
-        "1",
-        { threadId, afterSequence: meta.threadLatestSequence },
-        0,
-        20_000,
-        TAG,
-      );
-      for (let i = 0; i < 1000; i++) await dispatch(writer, threadId, `m${i}`);
-      await statsUntil(server, (s) => s.liveRetainedItems === 1000);
-      const from = within.frames.length;
-      within.ack("1");
-      const chunk = await within.next(isChunkFor("1"), 20_000, from);
-      expect(values(chunk)).toHaveLength(1000);
-      await within.close();
-      await statsUntil(server, (s) => s.liveRetainedItems === 0);
-      // one beyond: the stream fails once the held chunk is ACKed
-      const beyond = await open(server);
-      await subscribeThroughCompletion(
-        beyond,
-        "1",
-        { threadId, afterSequence: meta.threadLatestSequence + 1000 },
-        0,
-        20_000,
-        TAG,
-      );
-      for (let i = 0; i < 1001; i++) await dispatch(writer, threadId, `n${i}`);
-      await statsUntil(server, (s) => s.liveOverflows === 1);
-      const at = beyond.frames.length;
-      beyond.ack("1");
-      const exit = await beyond.next(isExitFor("1"), 20_000, at);
-      expect(JSON.stringify(exit.exit)).toContain("LiveBufferError");
-      expect(beyond.frames.slice(at).filter(isChunkFor("1"))).toHaveLength(0);
-      await beyond.close();
-      await writer.close();
-      expect((await stats(server)).liveRetainedItems).toBe(0);
+      await checkLiveBudget({
+        server,
+        subscribe: async (conn, past) => {
+          const payload = { threadId, afterSequence: meta.threadLatestSequence + past };
+          await subscribeThroughCompletion(conn, "1", payload, 0, 20_000, TAG);
+        },
+        append: async (writer, n, label) => {
+          for (let i = 0; i < n; i++) await dispatch(writer, threadId, `${label}${i}`);
+        },
+        counters: (s) => s.threads,
+      });
     } finally {
       await server.stop();
     }
