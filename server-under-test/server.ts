@@ -57,6 +57,7 @@ export function serverLayer(settings: ServerSettings, store: EventStore, onListe
       NodeHttpServer.layer(() => boundedUpgradeServer(settings.upgradeTimeoutMs), {
         port: settings.port,
         host: settings.host,
+        backlog: settings.backlog,
       }),
     ),
   );

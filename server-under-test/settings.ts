@@ -27,16 +27,21 @@ export interface ServerSettings {
   replayGroupWindowMs: number;
   /** A connection must finish its HTTP request headers (the upgrade) within this many ms. */
   upgradeTimeoutMs: number;
+  /** listen()'s backlog: connects the kernel queues before the server accepts them (capped by somaxconn). */
+  backlog: number;
   exitWithParent: boolean;
 }
 
 export const DEFAULT_UPGRADE_TIMEOUT_MS = 10_000;
 
+/** Node's own default listen backlog, which the reference server runs with. */
+export const DEFAULT_BACKLOG = 511;
+
 export const USAGE =
   "node dist/server-under-test/main.js --db FIXTURE [--host 127.0.0.1] [--port 0] [--delivery legacy|batched] [--item-shape reference|lean] " +
   "[--token SECRET[:scope,scope]]... [--max-replay-events 1000] [--max-replay-bytes 8388608] " +
   "[--max-initial-chunk-bytes N] [--max-projected-bytes N] [--replay-group-items 512] [--replay-group-window-ms 50] " +
-  "[--upgrade-timeout-ms 10000] [--exit-with-parent]";
+  "[--upgrade-timeout-ms 10000] [--backlog 511] [--exit-with-parent]";
 
 export const HELP = `
   --db FIXTURE                   SQLite fixture (npm run fixture); opened read-only, never modified
@@ -66,6 +71,9 @@ export const HELP = `
                                  which is after the previous chunk's ACK
   --upgrade-timeout-ms N         close a connection whose HTTP upgrade headers are not complete
                                  within N ms (default 10000); open WebSockets are not affected
+  --backlog N                    listen backlog, 1-65535 (default 511, Node's); the kernel caps it
+                                 at net.core.somaxconn. A storm that connects more clients at once
+                                 than the backlog overflows the accept queue
   --exit-with-parent             exit when stdin reaches EOF or the IPC channel disconnects
 `;
 
@@ -84,6 +92,7 @@ const VALUE_FORMS: Record<string, string> = {
   "replay-group-items": "N",
   "replay-group-window-ms": "N",
   "upgrade-timeout-ms": "N",
+  backlog: "N",
 };
 
 const kebab = (name: string) => name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
@@ -139,6 +148,7 @@ export function parseSettings(argv: string[]): ServerSettings {
       default: String(REFERENCE_GROUP_WINDOW.windowMs),
     })
     .option("upgrade-timeout-ms", { requiresArg: true, type: "string", default: String(DEFAULT_UPGRADE_TIMEOUT_MS) })
+    .option("backlog", { requiresArg: true, type: "string", default: String(DEFAULT_BACKLOG) })
     .option("exit-with-parent", { type: "boolean", default: false })
     .parseSync();
   if (failure !== undefined) throw new SettingsError(missingValue(failure) ?? `${failure}; usage: ${USAGE}`);
@@ -182,6 +192,7 @@ export function parseSettings(argv: string[]): ServerSettings {
     // Node's timers hold at most 2^31-1 ms
     replayGroupWindowMs: int("replay-group-window-ms", args["replay-group-window-ms"], 1, 2 ** 31 - 1),
     upgradeTimeoutMs: int("upgrade-timeout-ms", args["upgrade-timeout-ms"], 1, 2 ** 31 - 1),
+    backlog: int("backlog", args.backlog, 1, 65535),
     exitWithParent: args["exit-with-parent"],
   };
 }

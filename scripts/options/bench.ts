@@ -123,7 +123,7 @@ export const BENCH_OPTIONS = {
     max: 1_000,
     defaultText: "--sample-interval-ms; 100 when that is under 10",
     describe:
-      "heap lane's interval, ms (each request goes through the target's inspector and costs the harness about 0.5 ms of CPU, so beside a sub-10 ms RSS lane it defaults to 100 to keep the sampler under 5% of a core)",
+      "heap lane's interval, ms (each request goes through the target's inspector and costs the harness about 0.5 ms of CPU, so beside a sub-10 ms RSS lane it defaults to 100, where it costs about 0.5% of a core)",
     group: MEMORY,
   },
   "leak-cycles": {

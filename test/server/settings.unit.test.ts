@@ -19,6 +19,7 @@ describe("parseSettings", () => {
       replayGroupItems: 512,
       replayGroupWindowMs: 50,
       upgradeTimeoutMs: 10000,
+      backlog: 511,
       exitWithParent: false,
     });
   });
@@ -47,9 +48,11 @@ describe("parseSettings", () => {
       "8",
       "--replay-group-window-ms",
       "9",
+      "--backlog",
+      "4096",
       "--exit-with-parent",
     ]);
-    expect(s).toMatchObject({ replayGroupItems: 8, replayGroupWindowMs: 9 });
+    expect(s).toMatchObject({ replayGroupItems: 8, replayGroupWindowMs: 9, backlog: 4096 });
     expect(s).toMatchObject({ host: "::1", port: 8080, delivery: "batched", maxReplayEvents: 5, maxReplayBytes: 6 });
     expect(s.itemShape).toBe("lean");
     expect(s.maxInitialChunkBytes).toBe(7);
@@ -61,6 +64,8 @@ describe("parseSettings", () => {
   });
   it.each([
     [["--db", "f", "--port", "-1"], "--port must be an integer from 0 to 65535"],
+    [["--db", "f", "--backlog", "0"], '--backlog must be an integer from 1 to 65535 (got "0")'],
+    [["--db", "f", "--backlog"], "--backlog needs a value: --backlog N"],
     [["--db", "f", "--max-replay-events", "1.5"], "--max-replay-events must be an integer"],
     [["--db", "f", "--delivery", "x"], "--delivery must be one of legacy, batched"],
     [["--db", "f", "--max-projected-bytes", "-1"], "--max-projected-bytes must be an integer from 0"],
