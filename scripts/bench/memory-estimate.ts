@@ -77,24 +77,37 @@ export interface MemoryCheck {
 }
 
 const gib = (b: number) => `${(b / GIB).toFixed(b < 10 * GIB ? 2 : 0)} GiB`;
-const cellName = (c: CellShape) => `${c.scriptBytes} B x ${c.clients} clients (${c.mode})`;
+
+/** What the cells are, for the line: memory cells, or storm cells connecting all at once. */
+export type CellKind = "memory" | "storm";
+const NOUN: Record<CellKind, string> = { memory: "memory cell", storm: "storm cell" };
+const HOW: Record<CellKind, string> = {
+  memory: "lower --clients or --script-bytes, or pass --no-memory-check to run it anyway",
+  storm: "spread the connects with --storm-ramp-ms, or lower --storm or --script-bytes",
+};
 
 /**
  * Judges the memory cells of a run against the limits: refuse when one frame cannot exist (longer
  * than V8's longest string), when a cell's server heap estimate exceeds the heap limit, or when
  * its machine estimate exceeds what is available; warn above WARN_SHARE of it.
  */
-export function checkMemory(cells: CellShape[], fixture: FixtureShape, limits: Limits): MemoryCheck {
+export function checkMemory(
+  cells: CellShape[],
+  fixture: FixtureShape,
+  limits: Limits,
+  kind: CellKind = "memory",
+): MemoryCheck {
   if (cells.length === 0) return { verdict: "ok", line: "", worst: null };
+  const cellName = (c: CellShape) => `${NOUN[kind]} ${c.scriptBytes} B x ${c.clients} clients (${c.mode})`;
   const needs = cells.map((c) => cellNeed(c, fixture));
   const worst = needs.reduce((a, b) => (b.machineBytes > a.machineBytes ? b : a));
   const biggestFrame = needs.reduce((a, b) => (b.frameBytes > a.frameBytes ? b : a));
-  const how = "lower --clients or --script-bytes, or pass --no-memory-check to run it anyway";
+  const how = HOW[kind];
   if (biggestFrame.frameBytes > MAX_STRING_BYTES) {
     return {
       verdict: "refuse",
       worst: biggestFrame,
-      line: `memory cell ${cellName(biggestFrame.cell)} needs a catch-up frame of about ${gib(biggestFrame.frameBytes)} per client, more than a V8 string can hold (${gib(MAX_STRING_BYTES)}): the server would fail to encode it; ${how}`,
+      line: `${cellName(biggestFrame.cell)} needs a catch-up frame of about ${gib(biggestFrame.frameBytes)} per client, more than a V8 string can hold (${gib(MAX_STRING_BYTES)}): the server would fail to encode it; ${how}`,
     };
   }
   const heapWorst = needs.reduce((a, b) => (b.serverHeapBytes > a.serverHeapBytes ? b : a));
@@ -102,21 +115,21 @@ export function checkMemory(cells: CellShape[], fixture: FixtureShape, limits: L
     return {
       verdict: "refuse",
       worst: heapWorst,
-      line: `memory cell ${cellName(heapWorst.cell)} needs about ${gib(heapWorst.serverHeapBytes)} of server heap (${heapWorst.cell.clients} clients x ${gib(heapWorst.frameBytes)} catch-up frame x ${SERVER_FACTOR}); the server's heap limit is ${gib(limits.heapLimitBytes)}, so it would crash out of memory; ${how}`,
+      line: `${cellName(heapWorst.cell)} needs about ${gib(heapWorst.serverHeapBytes)} of server heap (${heapWorst.cell.clients} clients x ${gib(heapWorst.frameBytes)} catch-up frame x ${SERVER_FACTOR}); the server's heap limit is ${gib(limits.heapLimitBytes)}, so it would crash out of memory; ${how}`,
     };
   }
   if (worst.machineBytes > limits.availableBytes) {
     return {
       verdict: "refuse",
       worst,
-      line: `memory cell ${cellName(worst.cell)} needs about ${gib(worst.machineBytes)} of memory (server and clients), this machine has ${gib(limits.availableBytes)} available; ${how}`,
+      line: `${cellName(worst.cell)} needs about ${gib(worst.machineBytes)} of memory (server and clients), this machine has ${gib(limits.availableBytes)} available; ${how}`,
     };
   }
   if (worst.machineBytes > WARN_SHARE * limits.availableBytes) {
     return {
       verdict: "warn",
       worst,
-      line: `memory cell ${cellName(worst.cell)} needs about ${gib(worst.machineBytes)} of the ${gib(limits.availableBytes)} this machine has available: other processes may push the server out of memory`,
+      line: `${cellName(worst.cell)} needs about ${gib(worst.machineBytes)} of the ${gib(limits.availableBytes)} this machine has available: other processes may push the server out of memory`,
     };
   }
   return { verdict: "ok", line: "", worst };

@@ -84,6 +84,16 @@ export const benchCommand: CommandModule = {
       const refusal = checkStormLimits(Math.max(...config.stormClients), config.stormRampMs, limits);
       if (refusal) throw new UsageError(refusal);
       process.stderr.write(`catchup-bench: storm limits: ${describeLimits(limits)}\n`);
+      // Storms are for overload, so a storm that looks too big is run anyway, after a warning.
+      if (config.stormRampMs === 0 && (argv as Record<string, unknown>)["memory-check"] !== false) {
+        const cells = config.stormClients.flatMap((clients) =>
+          config.scriptBytes.map((scriptBytes) => ({ scriptBytes, clients, mode: "all at once" })),
+        );
+        const fixture = { projects: config.projects, events: config.events };
+        const bundled = config.targets.every((t) => t.kind === "bundled");
+        const check = checkMemory(cells, fixture, machineLimits(bundled), "storm");
+        if (check.verdict !== "ok") process.stderr.write(`catchup-bench: warning: ${check.line}\n`);
+      }
     }
     try {
       // --repo/--ref: check out and build each revision first (a usage error, e.g. an unknown revision, exits 2).

@@ -326,7 +326,7 @@ export const BENCH_OPTIONS = {
     type: "boolean",
     default: true,
     describe:
-      "before starting, refuse memory cells estimated not to fit the server's heap or this machine (--no-memory-check runs them anyway)",
+      "before starting, refuse memory cells estimated not to fit the server's heap or this machine, and warn of such storm cells connecting all at once (--no-memory-check runs the cells anyway and skips the warning)",
     group: OUTPUT,
   },
 } as const satisfies CommandSpec["options"];

@@ -41,6 +41,14 @@ describe("checkMemory", () => {
     expect(checkMemory(cells([8192], [50]), fixture, foreign).verdict).toBe("warn");
   });
 
+  it("names storm cells and the ramp that spreads them, not the memory matrix's flags", () => {
+    // 800 clients of 8 KiB all at once: the bundled server died out of heap at about 5.1 GiB RSS
+    const c = checkMemory([{ scriptBytes: 8192, clients: 800, mode: "all at once" }], fixture, limits, "storm");
+    expect(c.verdict).toBe("refuse");
+    expect(c.line).toMatch(/^storm cell 8192 B x 800 clients \(all at once\) needs about .*--storm-ramp-ms/);
+    expect(c.line).not.toMatch(/--clients|--no-memory-check/);
+  });
+
   it("has nothing to say without memory cells", () => {
     expect(checkMemory([], fixture, limits)).toEqual({ verdict: "ok", line: "", worst: null });
   });
