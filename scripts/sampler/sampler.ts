@@ -42,7 +42,7 @@ export const FAST_RSS_HEAP_INTERVAL_MS = 100;
  * The heap lane's cadence when none is given: the RSS lane's, but at least 10 ms; beside an RSS lane
  * under 10 ms, 100 ms. A heap request costs the harness about 0.5 ms of CPU (two event-loop
  * wake-ups), so at 10 ms the heap lane alone takes about 5% of a core, and with a 1 ms RSS lane
- * (about 3%) the sampler would take 7-11%; asking a fast RSS lane means RSS is what is watched.
+ * (about 3%) the sampler took 9-14%; asking for a fast RSS lane means RSS is what is watched.
  */
 export function defaultHeapIntervalMs(rssIntervalMs: number): number {
   return rssIntervalMs < MIN_HEAP_INTERVAL_MS ? FAST_RSS_HEAP_INTERVAL_MS : rssIntervalMs;
