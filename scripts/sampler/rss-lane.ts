@@ -5,6 +5,7 @@
 // at once through the same shared word it waits on.
 import { execFile } from "node:child_process";
 import { Worker } from "node:worker_threads";
+import { withTimeout } from "../timeout.js";
 import { pageSize } from "./procfs.js";
 
 // CommonJS source run with eval: the same code from compiled dist/ and from TypeScript under vitest.
@@ -250,12 +251,7 @@ export function startRssLane(options: RssLaneOptions): Promise<RssLane> {
           control[0] = 1;
           Atomics.notify(control, 0);
           // The worker answers the wake-up with its final batch and exits; a wedged one is terminated.
-          let timer: NodeJS.Timeout | undefined;
-          const late = new Promise<"late">((r) => {
-            timer = setTimeout(() => r("late"), STOP_TIMEOUT_MS);
-          });
-          if ((await Promise.race([exited, late])) === "late") await worker.terminate();
-          clearTimeout(timer);
+          await withTimeout(exited, STOP_TIMEOUT_MS, "the RSS lane thread's exit").catch(() => worker.terminate());
           await exited;
           endWith(null, false);
         })();
