@@ -69,7 +69,8 @@ export const benchCommand: CommandModule = {
     const tmp = tempDirProblem(); // fixture copies go there
     if (tmp) throw new UsageError(tmp);
     // A matrix that cannot fit would only produce servers dead of V8 out-of-memory: say so now.
-    if (config.memory && (argv as Record<string, unknown>)["memory-check"] !== false) {
+    const memoryCheck = (argv as Record<string, unknown>)["memory-check"] !== false;
+    if (config.memory && memoryCheck) {
       const check = checkMemory(
         memoryCells(config.scriptBytes, config.clients, config.memoryModes),
         { projects: config.projects, events: config.events },
@@ -85,7 +86,7 @@ export const benchCommand: CommandModule = {
       if (refusal) throw new UsageError(refusal);
       process.stderr.write(`catchup-bench: storm limits: ${describeLimits(limits)}\n`);
       // Storms are for overload, so a storm that looks too big is run anyway, after a warning.
-      if (config.stormRampMs === 0 && (argv as Record<string, unknown>)["memory-check"] !== false) {
+      if (config.stormRampMs === 0 && memoryCheck) {
         const cells = config.stormClients.flatMap((clients) =>
           config.scriptBytes.map((scriptBytes) => ({ scriptBytes, clients, mode: "all at once" })),
         );
