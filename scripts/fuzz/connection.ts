@@ -27,8 +27,13 @@ export interface ActionResult {
 export interface ConnectionOptions {
   url: string;
   token: string;
-  /** Bound on each wait (Pong, await-exit, await-chunk). */
+  /** Bound on each wait inside an action (await-exit, await-chunk). */
   stepTimeoutMs?: number;
+  /**
+   * Bound on the sentinel's answer, after which the action counts as "no-answer". Longer than a
+   * step: it is the liveness check, and a loaded CI machine can delay a close or an Exit by seconds.
+   */
+  answerTimeoutMs?: number;
 }
 
 interface Seen {
@@ -53,10 +58,12 @@ export class FuzzConnection {
   private sentinels = 0;
   closeCode: number | null = null;
   private readonly stepTimeoutMs: number;
+  private readonly answerTimeoutMs: number;
 
-  private constructor(ws: WebSocket, stepTimeoutMs: number) {
+  private constructor(ws: WebSocket, stepTimeoutMs: number, answerTimeoutMs: number) {
     this.ws = ws;
     this.stepTimeoutMs = stepTimeoutMs;
+    this.answerTimeoutMs = answerTimeoutMs;
     ws.on("message", (data, isBinary) => this.onMessage(data as Buffer, isBinary));
     ws.on("close", (code) => {
       this.closeCode = code;
@@ -76,7 +83,9 @@ export class FuzzConnection {
         // Replies to deep or huge frames can be big; never let the client be the one that refuses.
         maxPayload: 256 * 1024 * 1024,
       });
-      ws.once("open", () => resolve(new FuzzConnection(ws, options.stepTimeoutMs ?? 2_000)));
+      ws.once("open", () =>
+        resolve(new FuzzConnection(ws, options.stepTimeoutMs ?? 2_000, options.answerTimeoutMs ?? 10_000)),
+      );
       ws.once("error", (e) => reject(new Error(`fuzz connection to ${options.url} failed: ${e.message}`)));
       ws.once("unexpected-response", (_req, res) => {
         reject(new Error(`fuzz connection to ${options.url} refused: HTTP ${res.statusCode}`));
@@ -121,8 +130,12 @@ export class FuzzConnection {
     this.wake();
   }
 
-  /** Resolves true when cond() holds, false on close or timeout. */
-  private waitFor(cond: () => boolean): Promise<boolean> {
+  /**
+   * Resolves true when cond() holds, false on close or after timeoutMs. A timer that fires after the
+   * process stalled runs before the socket reads that queued up meanwhile, so on timeout the verdict
+   * waits one setImmediate (after the poll phase) and looks again.
+   */
+  private waitFor(cond: () => boolean, timeoutMs = this.stepTimeoutMs): Promise<boolean> {
     return new Promise((resolve) => {
       const check = () => {
         if (cond()) {
@@ -134,9 +147,11 @@ export class FuzzConnection {
         } else this.waiters.push(check);
       };
       const timer = setTimeout(() => {
-        this.waiters = this.waiters.filter((w) => w !== check);
-        resolve(false);
-      }, this.stepTimeoutMs);
+        setImmediate(() => {
+          this.waiters = this.waiters.filter((w) => w !== check);
+          resolve(cond());
+        });
+      }, timeoutMs);
       check();
     });
   }
@@ -176,8 +191,11 @@ export class FuzzConnection {
     if (!this.isClosed) {
       const id = String(SENTINEL_ID_BASE + this.sentinels++);
       this.ws.send(`{"_tag":"Request","id":"${id}","tag":"${PROBE_TAG}","payload":{},"headers":[]}`);
-      answered = await this.waitFor(() => this.exits.has(id));
+      answered = await this.waitFor(() => this.exits.has(id), this.answerTimeoutMs);
       this.exits.delete(id);
+      // The server has sent its close frame (we never close mid-action): the outcome is that close,
+      // whose code comes with the 'close' event one round trip later.
+      if (!this.isClosed && this.ws.readyState === WebSocket.CLOSING) await this.waitFor(() => false);
     }
     const outcome: Outcome = terminated
       ? "terminated"
