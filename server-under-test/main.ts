@@ -48,6 +48,7 @@ async function main(): Promise<void> {
     if (e instanceof SettingsError) fail(e.message);
     throw e;
   }
+  if (settings.checkFlags) return;
   const store = openStore(settings);
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {

@@ -30,6 +30,8 @@ export interface ServerSettings {
   /** listen()'s backlog: connects the kernel queues before the server accepts them (capped by somaxconn). */
   backlog: number;
   exitWithParent: boolean;
+  /** Check the flags and exit 0 without opening the fixture (the harness vets --server-arg this way). */
+  checkFlags: boolean;
 }
 
 export const DEFAULT_UPGRADE_TIMEOUT_MS = 10_000;
@@ -41,7 +43,7 @@ export const USAGE =
   "node dist/server-under-test/main.js --db FIXTURE [--host 127.0.0.1] [--port 0] [--delivery legacy|batched] [--item-shape reference|lean] " +
   "[--token SECRET[:scope,scope]]... [--max-replay-events 1000] [--max-replay-bytes 8388608] " +
   "[--max-initial-chunk-bytes N] [--max-projected-bytes N] [--replay-group-items 512] [--replay-group-window-ms 50] " +
-  "[--upgrade-timeout-ms 10000] [--backlog 511] [--exit-with-parent]";
+  "[--upgrade-timeout-ms 10000] [--backlog 511] [--exit-with-parent] [--check-flags]";
 
 export const HELP = `
   --db FIXTURE                   SQLite fixture (npm run fixture); opened read-only, never modified
@@ -75,6 +77,8 @@ export const HELP = `
                                  at net.core.somaxconn. A storm that connects more clients at once
                                  than the backlog overflows the accept queue
   --exit-with-parent             exit when stdin reaches EOF or the IPC channel disconnects
+  --check-flags                  check the flags and exit (0, or 2 with the error) without opening
+                                 the fixture
 `;
 
 /** The value each flag takes, for the "needs a value" message. */
@@ -150,6 +154,7 @@ export function parseSettings(argv: string[]): ServerSettings {
     .option("upgrade-timeout-ms", { requiresArg: true, type: "string", default: String(DEFAULT_UPGRADE_TIMEOUT_MS) })
     .option("backlog", { requiresArg: true, type: "string", default: String(DEFAULT_BACKLOG) })
     .option("exit-with-parent", { type: "boolean", default: false })
+    .option("check-flags", { type: "boolean", default: false })
     .parseSync();
   if (failure !== undefined) throw new SettingsError(missingValue(failure) ?? `${failure}; usage: ${USAGE}`);
   if (typeof args.db !== "string" || args.db === "")
@@ -194,5 +199,6 @@ export function parseSettings(argv: string[]): ServerSettings {
     upgradeTimeoutMs: int("upgrade-timeout-ms", args["upgrade-timeout-ms"], 1, 2 ** 31 - 1),
     backlog: int("backlog", args.backlog, 1, 65535),
     exitWithParent: args["exit-with-parent"],
+    checkFlags: args["check-flags"],
   };
 }

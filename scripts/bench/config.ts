@@ -17,7 +17,13 @@ export type DriverName = (typeof DRIVERS)[number];
 
 /** A target: the bundled server with a delivery strategy, or a foreign server started by a shell command. */
 export type TargetSpec =
-  | { name: string; kind: "bundled"; delivery: Delivery }
+  | {
+      name: string;
+      kind: "bundled";
+      delivery: Delivery;
+      /** --server-arg words, after the harness's own flags. */
+      serverArgs: readonly string[];
+    }
   | {
       name: string;
       kind: "command";
@@ -116,7 +122,35 @@ export type RawFlags = Record<string, unknown>;
 
 const NAME_RE = /^[A-Za-z0-9._-]{1,40}$/;
 
-function parseTargets(raw: RawFlags, variants: readonly Delivery[], commands: string[] | undefined): TargetSpec[] {
+/** Flags of the bundled server the harness sets itself: --server-arg may not repeat them. */
+const HARNESS_SERVER_FLAGS = ["db", "host", "port", "delivery", "token", "exit-with-parent", "check-flags", "help"];
+
+/**
+ * --server-arg words: each a flag (--name or --name=value) or the value of the flag before it. The
+ * server checks names and values itself (bench runs it with --check-flags before anything starts).
+ */
+function serverArgsFlag(words: string[] | undefined): string[] {
+  for (const word of words ?? []) {
+    const name = /^--([^=]*)/.exec(word)?.[1];
+    if (name === undefined) {
+      if (word.startsWith("-")) throw new UsageError(`--server-arg takes --long flags (got ${JSON.stringify(word)})`);
+      continue;
+    }
+    if (HARNESS_SERVER_FLAGS.includes(name.replace(/^no-/, ""))) {
+      throw new UsageError(
+        `--server-arg ${JSON.stringify(word)}: the harness sets --${name.replace(/^no-/, "")} itself (${HARNESS_SERVER_FLAGS.map((f) => `--${f}`).join(", ")}; use --variants or --token)`,
+      );
+    }
+  }
+  return words ?? [];
+}
+
+function parseTargets(
+  raw: RawFlags,
+  variants: readonly Delivery[],
+  commands: string[] | undefined,
+  serverArgs: readonly string[],
+): TargetSpec[] {
   if (commands !== undefined) {
     if (given(raw, "variants")) {
       throw new UsageError("--target and --variants cannot be combined (--variants names bundled strategies)");
@@ -137,7 +171,7 @@ function parseTargets(raw: RawFlags, variants: readonly Delivery[], commands: st
   }
   // readFlags drops repeats; a repeated name is still an error (it would compare a variant with itself).
   const names = given(raw, "variants") ? listFlag("variants", raw.variants) : [...variants];
-  const targets = names.map((n): TargetSpec => ({ name: n, kind: "bundled", delivery: n as Delivery }));
+  const targets = names.map((n): TargetSpec => ({ name: n, kind: "bundled", delivery: n as Delivery, serverArgs }));
   uniqueNames("variants", targets);
   return targets;
 }
@@ -226,10 +260,16 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
   const f = readFlags(BENCH_OPTIONS, raw);
   const quick = f.quick;
   const refs = parseRefFlags(raw);
+  const serverArgs = serverArgsFlag(f["server-arg"]);
+  if (serverArgs.length > 0 && (refs || f.target !== undefined)) {
+    throw new UsageError(
+      `--server-arg applies to the bundled variants only; a ${refs ? "--ref's" : "--target's"} flags go in its command`,
+    );
+  }
   // A --ref target's command runs in its checkout, set once the checkouts exist (scripts/refs/).
   const targets = refs
     ? refVariantNames(refs).map((name): TargetSpec => ({ name, kind: "command", command: refs.start }))
-    : parseTargets(raw, f.variants, f.target);
+    : parseTargets(raw, f.variants, f.target, serverArgs);
   const leakCycles = f["leak-cycles"] ?? 0;
   if (f["leak-only"] && leakCycles === 0) throw new UsageError("--leak-only needs --leak-cycles N");
   // --leak-only: neither matrix runs, only the leak cycles.

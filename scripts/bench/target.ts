@@ -105,7 +105,12 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
       const server = await startBundled({
         db: options.db,
         inspect: options.inspect,
-        extra: ["--delivery", spec.delivery, ...(options.token !== DEV_TOKEN ? ["--token", options.token] : [])],
+        extra: [
+          "--delivery",
+          spec.delivery,
+          ...(options.token !== DEV_TOKEN ? ["--token", options.token] : []),
+          ...spec.serverArgs,
+        ],
         timeoutMs: options.startTimeoutMs,
         graceMs,
         signal: options.signal,

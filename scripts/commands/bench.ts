@@ -21,6 +21,7 @@ import { refsExitCode, withRefTargets } from "../refs/targets.js";
 import { escapeLines, oneLine } from "../report/failures.js";
 import { relativeToRoot } from "../report/model.js";
 import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "../storm/limits.js";
+import { checkBundledFlags } from "../target/bundled.js";
 import { tempDirProblem } from "../temp-dir.js";
 import { UsageError, writableDirFlag } from "../usage.js";
 
@@ -78,6 +79,15 @@ export const benchCommand: CommandModule = {
       );
       if (check.verdict === "refuse") throw new UsageError(check.line);
       if (check.verdict === "warn") process.stderr.write(`catchup-bench: warning: ${check.line}\n`);
+    }
+    // --server-arg: the bundled server's own parser judges names and values, before anything starts.
+    const serverArgs = config.targets.find((t) => t.kind === "bundled")?.serverArgs ?? [];
+    if (serverArgs.length > 0) {
+      const problem = checkBundledFlags(serverArgs);
+      if (problem)
+        throw new UsageError(
+          `--server-arg: the bundled server refused ${serverArgs.join(" ")}: ${problem} (\`catchup-bench serve --help\` lists its flags)`,
+        );
     }
     // A storm the harness's own descriptor limit (or the backlog) cannot hold is refused before anything starts.
     if (config.stormClients.length > 0) {

@@ -196,6 +196,13 @@ export const BENCH_OPTIONS = {
     describe: "bundled delivery strategies, first is the baseline",
     group: TARGETS,
   },
+  "server-arg": {
+    type: "string",
+    repeatable: true,
+    describe:
+      "one word of the bundled server's command line, repeatable, in the = form: --server-arg=--backlog=1024 (`serve --help` lists the flags; the harness sets --db, --host, --port, --delivery, --token and --exit-with-parent itself)",
+    group: TARGETS,
+  },
   target: {
     type: "string",
     repeatable: true,

@@ -125,7 +125,7 @@ export function checkStormLimits(clients: number, rampMs: number, l: StormLimits
   // resets): a measurement of the kernel, not the server.
   if (rampMs === 0 && l.serverBacklog != null && clients > Math.min(l.serverBacklog, l.somaxconn ?? l.serverBacklog)) {
     const backlog = Math.min(l.serverBacklog, l.somaxconn ?? l.serverBacklog);
-    return `--storm ${clients} with no ramp exceeds the server's listen backlog of ${backlog} (its listen() backlog, Node's default 511, capped by net.core.somaxconn): spread the connects with --storm-ramp-ms, or start the server with a larger backlog (the bundled server: --backlog N)`;
+    return `--storm ${clients} with no ramp exceeds the server's listen backlog of ${backlog} (its listen() backlog, Node's default 511, capped by net.core.somaxconn): spread the connects with --storm-ramp-ms, or start the server with a larger backlog (the bundled server: bench --server-arg=--backlog=N)`;
   }
   if (rampMs === 0 && l.somaxconn !== null && clients > l.somaxconn) {
     return `--storm ${clients} with no ramp exceeds the listen backlog ceiling net.core.somaxconn=${l.somaxconn}: spread the connects with --storm-ramp-ms, or raise it (sysctl -w net.core.somaxconn=${nextPow2(clients)})`;

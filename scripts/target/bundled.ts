@@ -1,6 +1,7 @@
 // The bundled server as a process the harness starts (it never imports the server's code): where its
 // compiled entry point is, the arguments that start it on loopback, and starting it until its ready
 // line. This is the one module that starts server-under-test/main.js.
+import { spawnSync } from "node:child_process";
 import { inspectorUrlFromStderr } from "../sampler/inspector.js";
 import { compiledPath, spawnProcess, type TargetProcess } from "./process.js";
 import { parseReadyLine, type ReadyLine } from "./ready.js";
@@ -21,8 +22,25 @@ export function bundledServerArgv(args: string[], options: { inspect?: boolean }
 }
 
 /** The command line results describe a bundled variant with ({db} stands for the private copy). */
-export function bundledCommandLine(delivery: string): string {
-  return `node --inspect=127.0.0.1:0 ${SERVER_MAIN} --db {db} --port 0 --delivery ${delivery} --exit-with-parent`;
+export function bundledCommandLine(delivery: string, serverArgs: readonly string[] = []): string {
+  const extra = serverArgs.map((a) => (/^[\w./:=,@+-]+$/.test(a) ? a : JSON.stringify(a))).join(" ");
+  return `node --inspect=127.0.0.1:0 ${SERVER_MAIN} --db {db} --port 0 --delivery ${delivery} --exit-with-parent${extra ? ` ${extra}` : ""}`;
+}
+
+/**
+ * Runs the compiled server with --check-flags on args (its own parser, no fixture opened): null when
+ * it accepts them, else its one-line error (without the usage it appends; `serve --help` has that).
+ */
+export function checkBundledFlags(args: readonly string[], timeoutMs = 20_000): string | null {
+  const r = spawnSync(process.execPath, [SERVER_MAIN, "--db", "-", "--check-flags", ...args], {
+    encoding: "utf8",
+    timeout: timeoutMs,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  if (r.status === 0) return null;
+  if (r.error) return r.error.message;
+  const line = r.stderr.trim().split("\n").at(-1) ?? "";
+  return line.replace(/^server-under-test: /, "").replace(/; usage: .*$/, "") || `exit ${r.status ?? r.signal}`;
 }
 
 /**

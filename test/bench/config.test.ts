@@ -41,6 +41,11 @@ const BAD: [Record<string, unknown>, string][] = [
   [{ "auto-sample": "0", ceiling: "1.03" }, "--auto-sample"],
   [{ memory: false, latency: false }, "--no-memory"],
   [{ token: "" }, "--token"],
+  [{ "server-arg": "--db=x.sqlite" }, "--server-arg"],
+  [{ "server-arg": ["--delivery", "batched"] }, "--server-arg"],
+  [{ "server-arg": "--no-exit-with-parent" }, "--server-arg"],
+  [{ "server-arg": "-x" }, "--server-arg"],
+  [{ "server-arg": "--backlog=8", target: "a=x" }, "--server-arg"],
 ];
 
 describe("resolveConfig", () => {
@@ -105,6 +110,24 @@ describe("resolveConfig", () => {
     expect(resolveConfig({ completion: "status=done" }).completion).toEqual({ field: "status", value: "done" });
   });
 
+  it("gives every bundled variant the --server-arg words, after its own flags", () => {
+    const c = resolveConfig({ "server-arg": ["--backlog=1024", "--replay-group-items", "64"] });
+    expect(c.targets).toEqual([
+      {
+        name: "legacy",
+        kind: "bundled",
+        delivery: "legacy",
+        serverArgs: ["--backlog=1024", "--replay-group-items", "64"],
+      },
+      {
+        name: "batched",
+        kind: "bundled",
+        delivery: "batched",
+        serverArgs: ["--backlog=1024", "--replay-group-items", "64"],
+      },
+    ]);
+  });
+
   it.each(BAD)("rejects %j naming the flag", (flags, flag) => {
     let error: unknown;
     try {
@@ -164,6 +187,9 @@ describe("bench CLI usage errors", () => {
     [["--bogus-flag"], "bogus-flag"],
     [["--fixture", "/nonexistent/fixture.sqlite", "--no-memory"], "/nonexistent/fixture.sqlite"],
     [["--fixture", "package.json", "--no-memory"], "not a SQLite file"],
+    // Names and values of --server-arg are the bundled server's to judge (run with --check-flags).
+    [["--server-arg=--backlog=0"], "--backlog must be an integer from 1 to 65535"],
+    [["--server-arg=--bogus"], "--server-arg: the bundled server refused --bogus: Unknown argument: bogus"],
   ];
   it("exits 2 with a one-line message naming the flag, for every flag", async () => {
     // Four at a time: a shared 2-core machine should not turn this into a start-up race.

@@ -21,6 +21,7 @@ describe("parseSettings", () => {
       upgradeTimeoutMs: 10000,
       backlog: 511,
       exitWithParent: false,
+      checkFlags: false,
     });
   });
   it("reads every flag, tokens repeatable", () => {
@@ -51,8 +52,9 @@ describe("parseSettings", () => {
       "--backlog",
       "4096",
       "--exit-with-parent",
+      "--check-flags",
     ]);
-    expect(s).toMatchObject({ replayGroupItems: 8, replayGroupWindowMs: 9, backlog: 4096 });
+    expect(s).toMatchObject({ replayGroupItems: 8, replayGroupWindowMs: 9, backlog: 4096, checkFlags: true });
     expect(s).toMatchObject({ host: "::1", port: 8080, delivery: "batched", maxReplayEvents: 5, maxReplayBytes: 6 });
     expect(s.itemShape).toBe("lean");
     expect(s.maxInitialChunkBytes).toBe(7);

@@ -96,29 +96,29 @@ describe("a storm of N clients", () => {
   });
 });
 
+/** An unramped storm of the legacy variant that the backlog check must refuse: its last two stderr lines. */
+async function refusedStorm(clients: number, out: string, extra: string[] = []): Promise<string[]> {
+  const child = startBench([
+    ...["--quick", "--no-latency", "--no-memory", "--storm", String(clients), "--script-bytes", "64"],
+    ...["--variants", "legacy", ...extra, "--fixtures-dir", join(dir, "fixtures"), "--out", join(dir, out)],
+  ]);
+  const { code } = await child.exit(60_000);
+  expect(code, child.stderr()).toBe(2);
+  return child.stderr().trim().split("\n").slice(-2);
+}
+
 describe("the server's listen backlog", () => {
   it("refuses an unramped storm above it, after stating the limits, with exit 2", async () => {
-    const child = startBench([
-      "--quick",
-      "--no-latency",
-      "--no-memory",
-      "--storm",
-      "600",
-      "--script-bytes",
-      "64",
-      "--variants",
-      "legacy",
-      "--fixtures-dir",
-      join(dir, "fixtures"),
-      "--out",
-      join(dir, "backlog"),
-    ]);
-    const { code } = await child.exit(60_000);
-    expect(code, child.stderr()).toBe(2);
-    const lines = child.stderr().trim().split("\n");
-    expect(lines.at(-2)).toMatch(/storm 600 × legacy: .*server listen backlog \d+/);
-    expect(lines.at(-1)).toMatch(
-      /--storm 600 with no ramp exceeds the server's listen backlog of \d+.*--storm-ramp-ms/,
+    const [limits, refusal] = await refusedStorm(600, "backlog");
+    expect(limits).toMatch(/storm 600 × legacy: .*server listen backlog \d+/);
+    expect(refusal).toMatch(/--storm 600 with no ramp exceeds the server's listen backlog of \d+.*--storm-ramp-ms/);
+  }, 70_000);
+
+  it("is the bundled server's --backlog, given through --server-arg", async () => {
+    const [limits, refusal] = await refusedStorm(N, "server-arg", ["--server-arg=--backlog=8"]);
+    expect(limits).toMatch(/storm 12 × legacy: .*server listen backlog 8,/);
+    expect(refusal).toMatch(
+      /--storm 12 with no ramp exceeds the server's listen backlog of 8 .*--server-arg=--backlog=N/,
     );
   }, 70_000);
 });
