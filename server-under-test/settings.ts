@@ -5,6 +5,7 @@ import { DEV_TOKEN, parseToken, type TokenGrant } from "./auth.js";
 import { ITEM_SHAPES, type ItemShape } from "./catchup.js";
 import { DELIVERY_STRATEGIES, type DeliveryStrategy } from "./delivery.js";
 import { REFERENCE_GROUP_WINDOW } from "./grouping.js";
+import { SCOPES } from "./rpcs.js";
 
 export class SettingsError extends Error {
   override readonly name = "SettingsError";
@@ -41,7 +42,7 @@ export const DEFAULT_BACKLOG = 511;
 
 export const USAGE =
   "node dist/server-under-test/main.js --db FIXTURE [--host 127.0.0.1] [--port 0] [--delivery legacy|batched] [--item-shape reference|lean] " +
-  "[--token SECRET[:scope,scope]]... [--max-replay-events 1000] [--max-replay-bytes 8388608] " +
+  "[--token SECRET[:scope,scope]]... [--token-env NAME]... [--max-replay-events 1000] [--max-replay-bytes 8388608] " +
   "[--max-initial-chunk-bytes N] [--max-projected-bytes N] [--replay-group-items 512] [--replay-group-window-ms 50] " +
   "[--upgrade-timeout-ms 10000] [--backlog 511] [--exit-with-parent] [--check-flags]";
 
@@ -57,6 +58,9 @@ export const HELP = `
   --token SECRET[:scope,...]     accepted token, repeatable; scopes orchestration:read,
                                  orchestration:operate (default both). Without --token the dev
                                  token "${DEV_TOKEN}" is accepted with both scopes
+  --token-env NAME               accepted token read from the environment variable NAME (same
+                                 SECRET[:scope,...] form), repeatable: keeps the secret off the
+                                 command line, where ps shows it to every user
   --max-replay-events N          replay at most N events, else a snapshot (default 1000)
   --max-replay-bytes N           replay at most N stored payload bytes, else a snapshot (default 8388608)
   --max-initial-chunk-bytes N    batched: split the first chunk into frames of at most N bytes (default off);
@@ -89,6 +93,7 @@ const VALUE_FORMS: Record<string, string> = {
   delivery: "legacy|batched",
   "item-shape": "reference|lean",
   token: "SECRET[:scope,scope]",
+  "token-env": "NAME",
   "max-replay-events": "N",
   "max-replay-bytes": "N",
   "max-initial-chunk-bytes": "N",
@@ -117,8 +122,8 @@ function int(flag: string, value: unknown, min: number, max: number): number {
   return n;
 }
 
-/** Parses argv (without node and script); throws SettingsError on bad input. */
-export function parseSettings(argv: string[]): ServerSettings {
+/** Parses argv (without node and script; --token-env reads env); throws SettingsError on bad input. */
+export function parseSettings(argv: string[], env: NodeJS.ProcessEnv = process.env): ServerSettings {
   let failure: string | undefined;
   const args = yargs(argv)
     .scriptName("server-under-test")
@@ -137,6 +142,7 @@ export function parseSettings(argv: string[]): ServerSettings {
     .option("delivery", { requiresArg: true, type: "string", default: "legacy" })
     .option("item-shape", { requiresArg: true, type: "string", default: "reference" })
     .option("token", { requiresArg: true, type: "string", array: true, describe: "SECRET[:scope,scope], repeatable" })
+    .option("token-env", { requiresArg: true, type: "string", array: true, describe: "NAME, repeatable" })
     .option("max-replay-events", { requiresArg: true, type: "string", default: "1000" })
     .option("max-replay-bytes", { requiresArg: true, type: "string", default: "8388608" })
     .option("max-initial-chunk-bytes", { requiresArg: true, type: "string" })
@@ -176,6 +182,18 @@ export function parseSettings(argv: string[]): ServerSettings {
       tokens.push(parseToken(String(spec)));
     } catch (e) {
       throw new SettingsError((e as Error).message);
+    }
+  }
+  for (const name of args["token-env"] ?? []) {
+    const spec = env[String(name)];
+    // The value is never quoted back: it is a secret.
+    if (!spec) throw new SettingsError(`--token-env ${name}: the environment variable ${name} is not set or empty`);
+    try {
+      tokens.push(parseToken(spec));
+    } catch {
+      throw new SettingsError(
+        `--token-env ${name}: its value must be SECRET[:scope,scope] with a non-empty SECRET and scopes from ${SCOPES.join(", ")}`,
+      );
     }
   }
   const initial = args["max-initial-chunk-bytes"];

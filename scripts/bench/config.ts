@@ -123,7 +123,17 @@ export type RawFlags = Record<string, unknown>;
 const NAME_RE = /^[A-Za-z0-9._-]{1,40}$/;
 
 /** Flags of the bundled server the harness sets itself: --server-arg may not repeat them. */
-const HARNESS_SERVER_FLAGS = ["db", "host", "port", "delivery", "token", "exit-with-parent", "check-flags", "help"];
+const HARNESS_SERVER_FLAGS = [
+  "db",
+  "host",
+  "port",
+  "delivery",
+  "token",
+  "token-env",
+  "exit-with-parent",
+  "check-flags",
+  "help",
+];
 
 /**
  * --server-arg words: each a flag (--name or --name=value) or the value of the flag before it. The

@@ -18,6 +18,9 @@ import type { TargetSpec } from "./config.js";
 export { TargetError } from "../target/command.js";
 export type { ExitInfo } from "../target/process.js";
 
+/** The variable a bundled server reads a non-default token from (--token-env). */
+export const SERVER_TOKEN_ENV = "CATCHUP_SERVER_TOKEN";
+
 /** How long one connect + upgrade attempt may take during warm-up (separate from the trial timeout). */
 export const CONNECT_TIMEOUT_MS = 2000;
 
@@ -105,12 +108,14 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
       const server = await startBundled({
         db: options.db,
         inspect: options.inspect,
+        // The token goes through the environment: on the command line, ps would show it to every user.
         extra: [
           "--delivery",
           spec.delivery,
-          ...(options.token !== DEV_TOKEN ? ["--token", options.token] : []),
+          ...(options.token !== DEV_TOKEN ? ["--token-env", SERVER_TOKEN_ENV] : []),
           ...spec.serverArgs,
         ],
+        env: options.token !== DEV_TOKEN ? { [SERVER_TOKEN_ENV]: options.token } : undefined,
         timeoutMs: options.startTimeoutMs,
         graceMs,
         signal: options.signal,

@@ -200,7 +200,7 @@ export const BENCH_OPTIONS = {
     type: "string",
     repeatable: true,
     describe:
-      "one word of the bundled server's command line, repeatable, in the = form: --server-arg=--backlog=1024 (`serve --help` lists the flags; the harness sets --db, --host, --port, --delivery, --token and --exit-with-parent itself)",
+      "one word of the bundled server's command line, repeatable, in the = form: --server-arg=--backlog=1024 (`serve --help` lists the flags; the harness sets --db, --host, --port, --delivery, --token, --token-env and --exit-with-parent itself)",
     group: TARGETS,
   },
   target: {

@@ -59,6 +59,8 @@ export interface BundledOptions {
   inspect?: boolean;
   /** Node's own flags before the entry point (besides --inspect). */
   nodeArgs?: string[];
+  /** Added to the harness's environment (e.g. a token the server reads through --token-env). */
+  env?: Record<string, string>;
   /** Pass --exit-with-parent (default true); the reaper guards the server either way. */
   lifeline?: boolean;
   timeoutMs?: number;
@@ -87,7 +89,8 @@ export async function startBundled(options: BundledOptions): Promise<BundledServ
     inspect: options.inspect,
   });
   if (options.nodeArgs?.length) argv.splice(1, 0, ...options.nodeArgs);
-  const proc = spawnProcess({ argv, graceMs: options.graceMs });
+  const env = options.env ? { ...process.env, ...options.env } : undefined;
+  const proc = spawnProcess({ argv, env, graceMs: options.graceMs });
   let inspectorUrl: string | null = null;
   let ready: ReadyLine | null = null;
   try {

@@ -100,6 +100,31 @@ describe("parseSettings", () => {
     expect(() => parseSettings(argv)).toThrow(SettingsError);
     expect(() => parseSettings(argv)).toThrow(message);
   });
+  it("--token-env reads tokens from the environment, after --token ones", () => {
+    const env = { T1: "s3cret-one:orchestration:read", T2: "s3cret-two" };
+    const s = parseSettings(["--db", "f", "--token", "a", "--token-env", "T1", "--token-env", "T2"], env);
+    expect(s.tokens).toEqual([
+      { token: "a", scopes: ["orchestration:read", "orchestration:operate"] },
+      { token: "s3cret-one", scopes: ["orchestration:read"] },
+      { token: "s3cret-two", scopes: ["orchestration:read", "orchestration:operate"] },
+    ]);
+  });
+  it.each([
+    [{}, "--token-env T: the environment variable T is not set or empty"],
+    [{ T: "" }, "--token-env T: the environment variable T is not set or empty"],
+    [{ T: "s3cret:orchestration:write" }, "--token-env T: its value must be SECRET[:scope,scope]"],
+    [{ T: ":orchestration:read" }, "--token-env T: its value must be SECRET[:scope,scope]"],
+  ])("--token-env refuses %j without quoting the value", (env, message) => {
+    let error: unknown;
+    try {
+      parseSettings(["--db", "f", "--token-env", "T"], env);
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(SettingsError);
+    expect((error as Error).message).toContain(message);
+    expect((error as Error).message).not.toContain("s3cret");
+  });
 });
 
 describe("tokens", () => {
