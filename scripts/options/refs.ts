@@ -1,6 +1,6 @@
 // `bench`'s flags for measuring versions of a server by git ref (--repo/--ref/--swap). Declared here
 // for help and docs/cli.md; the rules between them live in scripts/refs/plan.ts (parseRefFlags).
-import { DEFAULT_BUILD_TIMEOUT_MS, WORKTREE } from "../refs/plan.js";
+import { DEFAULT_BUILD_TIMEOUT_MS, DEFAULT_KEEP_CHECKOUTS, WORKTREE } from "../refs/plan.js";
 import type { OptionTable } from "./spec.js";
 
 export const REFS_OPTIONS = (group: string) =>
@@ -32,6 +32,15 @@ export const REFS_OPTIONS = (group: string) =>
       max: 86_400_000,
       defaultText: String(DEFAULT_BUILD_TIMEOUT_MS),
       describe: "a build that has not finished by then fails, ms",
+      group,
+    },
+    "keep-checkouts": {
+      type: "int",
+      min: 1,
+      max: 1000,
+      defaultText: String(DEFAULT_KEEP_CHECKOUTS),
+      describe:
+        "checkouts (with their builds) the repository's cache keeps; once this run's are ready, the least recently used others are removed (never one another live run uses)",
       group,
     },
     "swap-from": {

@@ -14,6 +14,7 @@ import {
   readFileSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
@@ -24,8 +25,10 @@ import { runBuild } from "./build.js";
 import { git, RefsError, requireGit } from "./git.js";
 import {
   type BuildRecord,
+  type CachedCheckout,
   type CacheLayout,
   cacheLayout,
+  checkoutsToEvict,
   type RefRecord,
   type RefsRequest,
   refVariantNames,
@@ -163,6 +166,53 @@ function removeCheckout(repo: Repo, key: string): void {
   rmSync(repo.layout.checkoutDone(key), { force: true });
   rmSync(repo.layout.building(key), { force: true });
   rmSync(repo.layout.buildRecord(key), { force: true });
+  for (const pid of usersOf(repo, key)) rmSync(repo.layout.using(key, pid), { force: true });
+}
+
+/** The pids that left a `using` marker on key (alive or not). */
+function usersOf(repo: Repo, key: string): number[] {
+  let names: string[] = [];
+  try {
+    names = readdirSync(join(repo.layout.root, "state"));
+  } catch {
+    // no state yet
+  }
+  const prefix = `${key}.using-`;
+  return names.filter((n) => n.startsWith(prefix)).map((n) => Number(n.slice(prefix.length)));
+}
+
+/** Another live run prepares key (its lock) or runs servers from it (its using marker). */
+function busyElsewhere(repo: Repo, key: string): boolean {
+  const other = (pid: number | null) => pid !== null && pid > 1 && pid !== process.pid && isAlive(pid);
+  return other(readPid(repo.layout.lock(key))) || usersOf(repo, key).some(other);
+}
+
+/**
+ * Removes finished checkouts beyond `keep`, least recently used first (the mtime of their
+ * checkout-done file, touched by every run that uses them); never one of `current` or one another
+ * live run uses. Returns the keys removed.
+ */
+function evictOld(repo: Repo, keep: number, current: ReadonlySet<string>): string[] {
+  let keys: string[] = [];
+  try {
+    keys = readdirSync(join(repo.layout.root, "worktrees"));
+  } catch {
+    // no cache yet
+  }
+  const cached: CachedCheckout[] = [];
+  for (const key of keys) {
+    let lastUsedMs: number;
+    try {
+      lastUsedMs = statSync(repo.layout.checkoutDone(key)).mtimeMs;
+    } catch {
+      continue; // unfinished: sweepStale's to remove
+    }
+    cached.push({ key, lastUsedMs, busy: busyElsewhere(repo, key) });
+  }
+  const evict = checkoutsToEvict(cached, keep, current);
+  for (const key of evict) removeCheckout(repo, key);
+  if (evict.length > 0) git(repo.top, ["worktree", "prune"]);
+  return evict;
 }
 
 /**
@@ -187,6 +237,9 @@ export function sweepStale(repo: Repo): string[] {
       removed.push(key);
     }
     rmSync(repo.layout.lock(key), { force: true });
+    for (const pid of usersOf(repo, key)) {
+      if (!(pid > 1 && isAlive(pid))) rmSync(repo.layout.using(key, pid), { force: true });
+    }
   }
   git(repo.top, ["worktree", "prune"]);
   // Private index files of runs that died (named index-<pid>-...); a live run's stay.
@@ -281,6 +334,10 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
       const label = `${names.join(", ")} (${key.slice(0, 12)})`;
       const dir = ensureCheckout(repo, key);
       dirs.set(key, dir);
+      // In use by this run until it ends (the marker is stale once this pid is gone), and most recently used.
+      writeFileSync(repo.layout.using(key, process.pid), `${process.pid}\n`);
+      const now = new Date();
+      utimesSync(repo.layout.checkoutDone(key), now, now);
       if (req.build === null) continue;
       const record = readRecord(repo.layout.buildRecord(key));
       if (record && record.command === req.build) {
@@ -314,6 +371,12 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
     }
   } finally {
     for (const key of keys) rmSync(repo.layout.lock(key), { force: true });
+  }
+  const evicted = evictOld(repo, req.keepCheckouts, new Set(keys));
+  if (evicted.length > 0) {
+    log(
+      `refs: removed ${evicted.length} least recently used checkout${evicted.length === 1 ? "" : "s"} (${evicted.map((k) => k.slice(0, 12)).join(", ")}); the cache keeps ${req.keepCheckouts} (--keep-checkouts)`,
+    );
   }
 
   return variants.map((v): PreparedRef => {

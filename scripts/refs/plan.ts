@@ -8,9 +8,20 @@ import { intFlag, listFlag, UsageError } from "../usage.js";
 export const WORKTREE = "WORKTREE";
 
 /** The flags of this feature, as typed; any of them without --repo is a usage error. */
-export const REFS_FLAGS = ["repo", "ref", "build", "start", "swap-from", "swap", "build-timeout-ms"] as const;
+export const REFS_FLAGS = [
+  "repo",
+  "ref",
+  "build",
+  "start",
+  "swap-from",
+  "swap",
+  "build-timeout-ms",
+  "keep-checkouts",
+] as const;
 
 export const DEFAULT_BUILD_TIMEOUT_MS = 30 * 60_000;
+/** Checkouts (each with its build) kept in a repository's cache; older ones go, least recently used first. */
+export const DEFAULT_KEEP_CHECKOUTS = 10;
 
 const NAME_RE = /^[A-Za-z0-9._-]{1,40}$/;
 
@@ -40,6 +51,8 @@ export interface RefsRequest {
   start: string;
   buildTimeoutMs: number;
   swap: SwapSpec | null;
+  /** After the checkouts are ready, the cache keeps this many (this run's included), least recently used go. */
+  keepCheckouts: number;
 }
 
 type RawFlags = Record<string, unknown>;
@@ -134,6 +147,9 @@ export function parseRefFlags(raw: RawFlags): RefsRequest | null {
   if (given(raw, "build-timeout-ms") && build === null) {
     throw new UsageError("--build-timeout-ms needs --build COMMAND");
   }
+  const keepCheckouts = given(raw, "keep-checkouts")
+    ? intFlag("keep-checkouts", raw["keep-checkouts"], 1, 1000)
+    : DEFAULT_KEEP_CHECKOUTS;
   const swap = swapSpec(raw);
   const values = given(raw, "ref") ? (Array.isArray(raw.ref) ? raw.ref : [raw.ref]).map(String) : [];
   const refs = values.map(refSpec);
@@ -157,7 +173,7 @@ export function parseRefFlags(raw: RawFlags): RefsRequest | null {
         : `--ref names must be unique (${dup} given twice; use --aa to compare a version with itself)`,
     );
   }
-  return { repo, refs, build, start, buildTimeoutMs, swap };
+  return { repo, refs, build, start, buildTimeoutMs, swap, keepCheckouts };
 }
 
 /** The variant names in order, baseline first (the swapped baseline, when swapping). */
@@ -176,6 +192,8 @@ export interface CacheLayout {
   building: (key: string) => string;
   /** Present (holding the pid) while a run prepares this checkout. */
   lock: (key: string) => string;
+  /** One per run that uses this checkout (it runs servers from it); stale once that pid is gone. */
+  using: (key: string, pid: number) => string;
   /**
    * The last finished build of this checkout (JSON, naming its command). One per checkout: a build
    * by another command, or a new checkout, makes it stale.
@@ -195,10 +213,34 @@ export function cacheLayout(gitCommonDir: string): CacheLayout {
     checkoutDone: (key) => join(root, "state", `${key}.checkout`),
     building: (key) => join(root, "state", `${key}.building`),
     lock: (key) => join(root, "state", `${key}.lock`),
+    using: (key, pid) => join(root, "state", `${key}.using-${pid}`),
     buildRecord: (key) => join(root, "builds", `${key}.json`),
     buildLog: (key, build) => join(root, "logs", `${key}-${short(build)}.log`),
     tmp: join(root, "tmp"),
   };
+}
+
+/** A finished checkout in the cache, as eviction sees it. */
+export interface CachedCheckout {
+  key: string;
+  /** When a run last used it (ms since the epoch). */
+  lastUsedMs: number;
+  /** A live run other than this one uses or prepares it. */
+  busy: boolean;
+}
+
+/**
+ * The checkouts to remove so that at most `keep` remain, least recently used first. One this run
+ * uses (`current`) or a busy one is never removed (so more than `keep` may remain); both count.
+ */
+export function checkoutsToEvict(cached: CachedCheckout[], keep: number, current: ReadonlySet<string>): string[] {
+  const stays = (c: CachedCheckout) => current.has(c.key) || c.busy;
+  let room = keep - cached.filter(stays).length;
+  return [...cached]
+    .filter((c) => !stays(c))
+    .sort((a, b) => b.lastUsedMs - a.lastUsedMs || a.key.localeCompare(b.key))
+    .filter(() => room-- <= 0)
+    .map((c) => c.key);
 }
 
 /** What a finished build left for the next run (so an unchanged checkout is not built again). */

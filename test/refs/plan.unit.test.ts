@@ -2,7 +2,15 @@
 // flag for each misuse.
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/bench/config.js";
-import { describeRef, lastLines, parseRefFlags, type RefRecord, refVariantNames } from "../../scripts/refs/plan.js";
+import {
+  checkoutsToEvict,
+  DEFAULT_KEEP_CHECKOUTS,
+  describeRef,
+  lastLines,
+  parseRefFlags,
+  type RefRecord,
+  refVariantNames,
+} from "../../scripts/refs/plan.js";
 import { UsageError } from "../../scripts/usage.js";
 
 const base = { repo: "/r", start: "node dist/server.js --port {port}" };
@@ -67,6 +75,16 @@ describe("parseRefFlags", () => {
     expect(usage({ ...base, ref: "a=b", "swap-from": "v1", swap: "/etc/passwd" })).toMatch(/^--swap takes file paths/);
     expect(usage({ ...base, ref: "a=b", "swap-from": "v1", swap: "../x" })).toMatch(/^--swap takes file paths/);
     expect(usage({ ...base, ref: "v1=HEAD", "swap-from": "v1", swap: "x" })).toMatch(/--swap-from NAME=REV/);
+    expect(usage({ "keep-checkouts": "3" })).toMatch(/^--keep-checkouts needs --repo/);
+    expect(usage({ ...base, ref: ["a=b", "c=d"], "keep-checkouts": "0" })).toMatch(
+      /^--keep-checkouts must be an integer from 1 to 1000/,
+    );
+  });
+
+  it("keeps 10 checkouts unless --keep-checkouts says otherwise", () => {
+    expect(parseRefFlags({ ...base, ref: ["a=b", "c=d"] })?.keepCheckouts).toBe(DEFAULT_KEEP_CHECKOUTS);
+    expect(DEFAULT_KEEP_CHECKOUTS).toBe(10);
+    expect(parseRefFlags({ ...base, ref: ["a=b", "c=d"], "keep-checkouts": "2" })?.keepCheckouts).toBe(2);
   });
 
   it("gives the bench config one command target per variant, to be placed in its checkout", () => {
@@ -118,5 +136,21 @@ describe("describeRef", () => {
 describe("lastLines", () => {
   it("keeps the last non-empty lines", () => {
     expect(lastLines("a\n\nb\nc\n\n", 2)).toEqual(["b", "c"]);
+  });
+});
+
+describe("checkoutsToEvict", () => {
+  const c = (key: string, lastUsedMs: number, busy = false) => ({ key, lastUsedMs, busy });
+
+  it("removes the least recently used beyond keep, counting this run's checkouts first", () => {
+    const cached = [c("a", 1), c("b", 4), c("c", 3), c("d", 2), c("now", 0)];
+    expect(checkoutsToEvict(cached, 3, new Set(["now"])).sort()).toEqual(["a", "d"]);
+    expect(checkoutsToEvict(cached, 10, new Set(["now"]))).toEqual([]);
+  });
+
+  it("never removes this run's or a busy checkout, even beyond keep", () => {
+    const cached = [c("x", 1), c("y", 2, true), c("z", 3)];
+    expect(checkoutsToEvict(cached, 1, new Set(["x", "z"]))).toEqual([]);
+    expect(checkoutsToEvict(cached, 1, new Set(["z"]))).toEqual(["x"]);
   });
 });
