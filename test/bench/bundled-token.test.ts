@@ -4,7 +4,7 @@ import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 import { SERVER_TOKEN_ENV, startTarget, type Target } from "../../scripts/bench/target.js";
-import { RawConnection, UpgradeRefused } from "../support/raw-ws.js";
+import { upgradeStatus } from "../support/raw-ws.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
 const SECRET = "bench-secret-7f3a9c21e5d4";
@@ -25,15 +25,6 @@ afterAll(async () => {
   fixtures?.cleanup();
 });
 
-const refusal = (p: Promise<RawConnection>) =>
-  p.then(
-    (c) => {
-      c.ws.terminate();
-      return 101;
-    },
-    (e: unknown) => (e instanceof UpgradeRefused ? e.status : -1),
-  );
-
 describe("a bundled variant with a bench token", () => {
   it("has the token in its environment, not on its command line", () => {
     const cmdline = readFileSync(`/proc/${target.pid}/cmdline`, "utf8").split("\0");
@@ -44,7 +35,7 @@ describe("a bundled variant with a bench token", () => {
   });
 
   it("accepts that token and no longer the dev token", async () => {
-    expect(await refusal(RawConnection.open(target.url, { bearer: SECRET }))).toBe(101);
-    expect(await refusal(RawConnection.open(target.url, { bearer: DEV_TOKEN }))).toBe(401);
+    expect(await upgradeStatus(target.url, { bearer: SECRET })).toBe(101);
+    expect(await upgradeStatus(target.url, { bearer: DEV_TOKEN })).toBe(401);
   });
 });

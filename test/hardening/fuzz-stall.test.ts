@@ -1,45 +1,27 @@
 // A fuzz connection whose own process stalls past the sentinel's bound must still classify what the
 // server answered during the stall. (A timer that fires after a stall runs before the socket reads
 // that queued meanwhile: CI once counted an invalid-UTF-8 frame "no-answer" instead of "closed-1007".)
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 import { FuzzConnection } from "../../scripts/fuzz/connection.js";
 import type { FuzzAction } from "../../scripts/fuzz/frames.js";
 import { type FuzzTarget, startTarget } from "../../scripts/fuzz/target.js";
+import { blockFor } from "../support/block.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
-const dir = mkdtempSync(join(tmpdir(), "catchup-fuzzstall-"));
+let fixtures: TempFixtures;
 let target: FuzzTarget;
 
 beforeAll(async () => {
-  const db = join(dir, "stall.sqlite");
-  generateFixture({
-    projects: 5,
-    scriptBytesMin: 1024,
-    scriptBytesMax: 1024,
-    scriptsPerProject: 1,
-    events: 10,
-    seed: 1,
-    out: db,
-  });
+  fixtures = tempFixtures("catchup-fuzzstall");
+  const db = fixtures.make("stall", { projects: 5, scriptBytes: 1024, events: 10, seed: 1 });
   target = await startTarget({ db, args: ["--token", DEV_TOKEN] });
 }, 60_000);
 
 afterAll(async () => {
   await target?.stop();
-  rmSync(dir, { recursive: true, force: true });
+  fixtures?.cleanup();
 });
-
-/** Blocks this process's event loop: the server keeps running in its own process meanwhile. */
-function stall(ms: number): void {
-  const end = performance.now() + ms;
-  while (performance.now() < end) {
-    // busy: no timer, no socket read can run
-  }
-}
 
 const ANSWER_TIMEOUT_MS = 200;
 const STALL_MS = 1_500;
@@ -62,7 +44,7 @@ async function runStalled(action: FuzzAction) {
     // before it reads sockets.
     await new Promise<void>((r) =>
       setImmediate(() => {
-        stall(STALL_MS);
+        blockFor(STALL_MS);
         r();
       }),
     );

@@ -1,6 +1,6 @@
 // Upgrade authentication (401, no upgrade) and per-call scopes (failed Exit, connection stays up).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isExitFor, RawConnection, UpgradeRefused } from "../support/raw-ws.js";
+import { isExitFor, RawConnection, upgradeStatus } from "../support/raw-ws.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
@@ -29,24 +29,13 @@ afterAll(async () => {
   fixtures?.cleanup();
 });
 
-async function refusal(url: string, options: Parameters<typeof RawConnection.open>[1]): Promise<number> {
-  try {
-    const conn = await RawConnection.open(url, options);
-    await conn.close();
-    return 101;
-  } catch (e) {
-    if (e instanceof UpgradeRefused) return e.status;
-    throw e;
-  }
-}
-
 describe("upgrade authentication", () => {
   it("refuses a missing token with HTTP 401", async () => {
-    expect(await refusal(devServer.url, {})).toBe(401);
+    expect(await upgradeStatus(devServer.url, {})).toBe(401);
   });
   it("refuses an unknown token, as header or query, with HTTP 401", async () => {
-    expect(await refusal(devServer.url, { bearer: "nope" })).toBe(401);
-    expect(await refusal(devServer.url, { queryToken: "nope" })).toBe(401);
+    expect(await upgradeStatus(devServer.url, { bearer: "nope" })).toBe(401);
+    expect(await upgradeStatus(devServer.url, { queryToken: "nope" })).toBe(401);
   });
   it("accepts the dev token as a bearer header or a query parameter", async () => {
     for (const options of [{ bearer: DEV_TOKEN }, { queryToken: DEV_TOKEN }]) {
@@ -58,7 +47,7 @@ describe("upgrade authentication", () => {
     }
   });
   it("does not accept the dev token once --token is given", async () => {
-    expect(await refusal(scopedServer.url, { bearer: DEV_TOKEN })).toBe(401);
+    expect(await upgradeStatus(scopedServer.url, { bearer: DEV_TOKEN })).toBe(401);
   });
 });
 

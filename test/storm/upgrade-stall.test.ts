@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { boundedUpgradeServer } from "../../server-under-test/server.js";
+import { blockFor } from "../support/block.js";
 
 const BOUND_MS = 200;
 /** The stall lasts this long after the client's request reached the kernel: well past the bound. */
@@ -58,10 +59,7 @@ function stallAfter(mark: string): void {
   while (!existsSync(mark) && Date.now() < give) {
     // the client has not written yet
   }
-  const until = Date.now() + STALL_MS;
-  while (Date.now() < until) {
-    // the stall under test
-  }
+  blockFor(STALL_MS);
 }
 
 describe("request-header bound under a server stall", () => {

@@ -138,3 +138,15 @@ export async function subscribeThroughCompletion(
   }
   return { chunks, items: chunks.flatMap(values) };
 }
+
+/** The upgrade's HTTP status: 101 when the socket opened (it is closed again), else the refusal's. */
+export async function upgradeStatus(url: string, options: OpenOptions): Promise<number> {
+  try {
+    const conn = await RawConnection.open(url, options);
+    await conn.close();
+    return 101;
+  } catch (e) {
+    if (e instanceof UpgradeRefused) return e.status;
+    throw e;
+  }
+}
