@@ -50,7 +50,7 @@ export interface BenchConfig {
   memory: boolean;
   latency: boolean;
   sampleIntervalMs: number;
-  /** The heap lane's interval (ms); null or absent = max(sampleIntervalMs, 10). */
+  /** The heap lane's interval (ms); null or absent = the sampler's default (defaultHeapIntervalMs). */
   heapIntervalMs?: number | null;
   /** Run directory; null = reports/<timestamp> chosen at run time. */
   out: string | null;
@@ -146,9 +146,10 @@ function serverArgsFlag(words: string[] | undefined): string[] {
       if (word.startsWith("-")) throw new UsageError(`--server-arg takes --long flags (got ${JSON.stringify(word)})`);
       continue;
     }
-    if (HARNESS_SERVER_FLAGS.includes(name.replace(/^no-/, ""))) {
+    const flag = name.replace(/^no-/, "");
+    if (HARNESS_SERVER_FLAGS.includes(flag)) {
       throw new UsageError(
-        `--server-arg ${JSON.stringify(word)}: the harness sets --${name.replace(/^no-/, "")} itself (${HARNESS_SERVER_FLAGS.map((f) => `--${f}`).join(", ")}; use --variants or --token)`,
+        `--server-arg ${JSON.stringify(word)}: the harness sets --${flag} itself (${HARNESS_SERVER_FLAGS.map((f) => `--${f}`).join(", ")}; use --variants or --token)`,
       );
     }
   }

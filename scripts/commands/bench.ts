@@ -71,11 +71,13 @@ export const benchCommand: CommandModule = {
     if (tmp) throw new UsageError(tmp);
     // A matrix that cannot fit would only produce servers dead of V8 out-of-memory: say so now.
     const memoryCheck = (argv as Record<string, unknown>)["memory-check"] !== false;
+    const fixtureShape = { projects: config.projects, events: config.events };
+    const bundledOnly = config.targets.every((t) => t.kind === "bundled");
     if (config.memory && memoryCheck) {
       const check = checkMemory(
         memoryCells(config.scriptBytes, config.clients, config.memoryModes),
-        { projects: config.projects, events: config.events },
-        machineLimits(config.targets.every((t) => t.kind === "bundled")),
+        fixtureShape,
+        machineLimits(bundledOnly),
       );
       if (check.verdict === "refuse") throw new UsageError(check.line);
       if (check.verdict === "warn") process.stderr.write(`catchup-bench: warning: ${check.line}\n`);
@@ -100,9 +102,7 @@ export const benchCommand: CommandModule = {
         const cells = config.stormClients.flatMap((clients) =>
           config.scriptBytes.map((scriptBytes) => ({ scriptBytes, clients, mode: "all at once" })),
         );
-        const fixture = { projects: config.projects, events: config.events };
-        const bundled = config.targets.every((t) => t.kind === "bundled");
-        const check = checkMemory(cells, fixture, machineLimits(bundled), "storm");
+        const check = checkMemory(cells, fixtureShape, machineLimits(bundledOnly), "storm");
         if (check.verdict !== "ok") process.stderr.write(`catchup-bench: warning: ${check.line}\n`);
       }
     }
