@@ -12,8 +12,8 @@ import { fuzzCommand } from "./commands/fuzz.js";
 import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
 import { serveCommand } from "./commands/serve.js";
-import { EXIT } from "./exit-codes.js";
-import { UsageError } from "./usage.js";
+import { EXIT } from "./util/exit-codes.js";
+import { UsageError } from "./util/usage.js";
 
 const commands: CommandModule<object, never>[] = [
   fixtureCommand as CommandModule<object, never>,

@@ -8,8 +8,8 @@ import { guardFromFlags } from "../options/guard.js";
 import { given, readFlags } from "../options/spec.js";
 import { type Env, resolveToken } from "../options/token.js";
 import { parseRefFlags, type RefRecord, type RefsRequest, refVariantNames } from "../refs/plan.js";
-import type { LatencyCase, MemoryMode } from "../results.js";
-import { listFlag, UsageError } from "../usage.js";
+import type { LatencyCase, MemoryMode } from "../results/schema.js";
+import { listFlag, UsageError } from "../util/usage.js";
 
 export const MEMORY_MODES: readonly MemoryMode[] = ["memory", "snapshot"];
 export type Delivery = (typeof DELIVERIES)[number];

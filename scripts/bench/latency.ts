@@ -3,13 +3,13 @@
 // mid-trial makes that trial ok:false with its exit and last stderr lines; the next trial of that
 // variant gets a fresh server.
 import { emptySessionResult } from "../../scenarios/lib/session.js";
-import type { LatencyRow, SessionFigures } from "../results.js";
+import type { LatencyRow, SessionFigures } from "../results/schema.js";
 import { cpuDelta, cpuTimeMsOrNull } from "../sampler/cpu.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { type FixtureRef, privateCopy } from "./fixtures.js";
 import { afterSequenceFor, type LatencyTrial } from "./plan.js";
 import { caseSessionSpec, type RunClients, sessionSpec } from "./sessions.js";
-import { startTarget, type Target, type TargetOptions } from "./target.js";
+import { startTarget, type Target, type TargetOptions } from "./launch.js";
 
 /** What latency and memory cells both get from the runner: a trial plan, its targets, and its hooks. */
 export interface CellContext<Trial, Row> {

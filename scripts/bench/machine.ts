@@ -1,7 +1,7 @@
 // Facts about the machine and checkout a run happened on (RunInfo), read once at the start.
 import { execFileSync } from "node:child_process";
 import { cpus, loadavg } from "node:os";
-import type { RunInfo } from "../results.js";
+import type { RunInfo } from "../results/schema.js";
 
 function gitCommit(cwd: string): string | null {
   try {

@@ -6,17 +6,17 @@
 // file); VmHWM read last; stop. Phase marks go into the samples file beside the samples.
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { redact } from "../redact.js";
-import type { MemoryRow, SessionFigures } from "../results.js";
+import { redact } from "../util/redact.js";
+import type { MemoryRow, SessionFigures } from "../results/schema.js";
 import { readVmHwm } from "../sampler/procfs.js";
 import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
-import { median } from "../stats.js";
+import { median } from "../util/stats.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
 import { type CellContext, crashOf, exitedWithin, FailFast, targetOptions, trialQueue } from "./latency.js";
 import { afterSequenceFor, type MemoryTrial, memoryTrialId } from "./plan.js";
 import { type ClientsRun, type PhaseName, sessionSpec } from "./sessions.js";
-import { startTarget, type Target } from "./target.js";
+import { startTarget, type Target } from "./launch.js";
 
 export interface MemoryContext extends CellContext<MemoryTrial, MemoryRow> {
   /** Fixtures by script size. */

@@ -1,7 +1,7 @@
 // The run plan: which trial runs when. Pure. Variants interleave (A B A B ...) and the starting
 // variant rotates each repetition, so slow drift of the machine falls on every variant alike.
 import { afterSequenceFor as scenarioAfterSequenceFor } from "../../scenarios/lib/env.js";
-import type { LatencyCase, MemoryMode } from "../results.js";
+import type { LatencyCase, MemoryMode } from "../results/schema.js";
 
 export interface LatencyTrial {
   kind: "latency";

@@ -2,9 +2,9 @@
 // guard's decision, also kept as guard.txt in the run directory.
 import { join } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
-import { type GuardDecision, judge } from "../report/guard.js";
+import { type GuardDecision, judge } from "../verdicts/guard.js";
 import { writeReports } from "../report/write.js";
-import type { Results } from "../results.js";
+import type { Results } from "../results/schema.js";
 import type { BenchConfig } from "./config.js";
 
 export interface RunReport {

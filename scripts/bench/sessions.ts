@@ -2,7 +2,7 @@
 // return their figures. The Node driver (scripts/driver/node.ts) runs the shared client in this
 // process; the k6 driver runs the same client under k6.
 import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
-import type { LatencyCase, MemoryMode, SessionFigures } from "../results.js";
+import type { LatencyCase, MemoryMode, SessionFigures } from "../results/schema.js";
 import type { BenchConfig, CompletionRule } from "./config.js";
 import { afterSequenceFor, isThreadCase } from "./plan.js";
 

@@ -22,12 +22,12 @@ import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session
 import { ensureFixture, userFixture } from "../bench/fixtures.js";
 import { afterSequenceFor, isThreadCase } from "../bench/plan.js";
 import { runSessions } from "../driver/node.js";
-import type { LatencyCase } from "../results.js";
+import type { LatencyCase } from "../results/schema.js";
 import { bundledServerArgs, bundledServerArgv } from "../target/bundled.js";
 import { spawnProcess } from "../target/process.js";
 import { parseReadyLine, type ReadyLine } from "../target/ready.js";
 import { waitReady } from "../target/wait.js";
-import { withTimeout } from "../timeout.js";
+import { withTimeout } from "../util/timeout.js";
 import { type ClinicTool, clinicArgs, clinicStopsServer, parseHtmlPath } from "./tools.js";
 
 /** The project root: the nearest directory up from this module holding package.json (works from dist/ and from source). */

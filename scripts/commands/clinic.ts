@@ -9,7 +9,7 @@ import { CLINIC_TOOLS, type ClinicTool } from "../clinic/tools.js";
 import { CLINIC_COMMAND, CLINIC_OPTIONS } from "../options/clinic.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
-import { enumFlag, UsageError, writableDirFlag } from "../usage.js";
+import { enumFlag, UsageError, writableDirFlag } from "../util/usage.js";
 
 /** reports/clinic-<UTC timestamp>, named like a bench run directory. */
 export function defaultRunDir(now: Date): string {

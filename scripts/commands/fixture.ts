@@ -8,7 +8,7 @@ import { defaultFixturePath, parseScriptBytes } from "../../fixtures/options.js"
 import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND, FIXTURE_OPTIONS } from "../options/fixture.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
-import { UsageError, writableDirFlag } from "../usage.js";
+import { UsageError, writableDirFlag } from "../util/usage.js";
 
 interface FixtureFlags {
   projects?: unknown;

@@ -15,7 +15,7 @@ import {
 import { K6_OPERATOR_COMMAND, K6_OPERATOR_OPTIONS } from "../options/k6-operator.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
-import { UsageError, writableDirFlag } from "../usage.js";
+import { UsageError, writableDirFlag } from "../util/usage.js";
 
 export interface K6OperatorArgs {
   script: string;

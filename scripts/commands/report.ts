@@ -1,13 +1,13 @@
 // `catchup-bench report <run>`: re-render report.md and report.html from a run's results.json and
 // samples (never re-measures), print the Markdown, and judge the regression guard when --ceiling is given.
 import type { CommandModule } from "yargs";
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../util/exit-codes.js";
 import { guardFromFlags } from "../options/guard.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
-import { type GuardOptions, judge, runMatrices } from "../report/guard.js";
+import { type GuardOptions, judge, runMatrices } from "../verdicts/guard.js";
 import { ReportInputError, writeReports } from "../report/write.js";
-import { UsageError } from "../usage.js";
+import { UsageError } from "../util/usage.js";
 import { runMergeReport } from "./report-merge.js";
 
 export interface ReportArgs {

@@ -10,14 +10,14 @@ import { performance } from "node:perf_hooks";
 import { generateFixture } from "../../fixtures/generate.js";
 import { randomFloats } from "../../fixtures/prng.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
-import { EXIT } from "../exit-codes.js";
+import { EXIT } from "../util/exit-codes.js";
 import { connectInspector, type InspectorClient } from "../sampler/inspector.js";
 import { isAlive } from "../sampler/procfs.js";
 import { emptyTally, runLane } from "./connection.js";
 import { connectionSeed, FrameFuzzer } from "./frames.js";
 import { emptyHalfOpenTally, openHalfOpen } from "./half-open.js";
 import { emptyHealthyReport, startHealthyClient } from "./healthy.js";
-import { startTarget } from "./target.js";
+import { startTarget } from "./server.js";
 import { type Check, FD_SLACK, type FuzzFigures, HEAP_TOLERANCE, judgeFuzz } from "./verdict.js";
 
 export interface FuzzOptions {

@@ -1,6 +1,6 @@
 // Renders docs/cli.md from the options tables and the exit codes (pure). A unit test checks the
 // committed page equals this output, so the flag reference cannot drift from the CLI.
-import { EXIT, EXIT_MEANINGS } from "../exit-codes.js";
+import { EXIT, EXIT_MEANINGS } from "../util/exit-codes.js";
 import { COMMAND_SPECS } from "./commands.js";
 import { type CommandSpec, defaultShown, type OptionSpec, typeShown } from "./spec.js";
 

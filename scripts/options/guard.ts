@@ -1,6 +1,6 @@
 // The regression guard's flags, shared by `bench` and `report`, and their one validation.
-import { defaultGuard, GUARD_METRICS } from "../report/guard.js";
-import { UsageError } from "../usage.js";
+import { defaultGuard, GUARD_METRICS } from "../verdicts/guard.js";
+import { UsageError } from "../util/usage.js";
 import { type OptionTable, parseOption } from "./spec.js";
 
 /** --ceiling and --guard, listed under `group` in help. */

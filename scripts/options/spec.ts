@@ -1,7 +1,7 @@
 // The shape of an options table, and the one function that validates raw flag values against it.
 // Each command declares its flags once (scripts/options/<command>.ts); the yargs options, `--help`,
 // docs/cli.md and the validation all come from that table. Pure: no files, no processes.
-import { enumFlag, intFlag, jsonFlag, listFlag, numberFlag, UsageError } from "../usage.js";
+import { enumFlag, intFlag, jsonFlag, listFlag, numberFlag, UsageError } from "../util/usage.js";
 
 interface Base {
   /** One line of help text; the type, range and default are appended from the table. */

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
-import { UsageError } from "../usage.js";
+import { UsageError } from "../util/usage.js";
 
 export type Env = Record<string, string | undefined>;
 

@@ -20,7 +20,7 @@ import {
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
 import { isAlive } from "../sampler/procfs.js";
-import { UsageError } from "../usage.js";
+import { UsageError } from "../util/usage.js";
 import { runBuild } from "./build.js";
 import { git, RefsError, requireGit } from "./git.js";
 import {

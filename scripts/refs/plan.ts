@@ -2,7 +2,7 @@
 // cache keys, and what a variant records. No git, no files, no processes (see ./checkout.ts).
 import { createHash } from "node:crypto";
 import { join, posix } from "node:path";
-import { intFlag, listFlag, UsageError } from "../usage.js";
+import { intFlag, listFlag, UsageError } from "../util/usage.js";
 
 /** The REV that stands for the working tree as it is, uncommitted and untracked (not ignored) files included. */
 export const WORKTREE = "WORKTREE";

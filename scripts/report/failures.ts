@@ -2,7 +2,7 @@
 // the failed trials' errors grouped by kind with counts (a 1,000-client cell that failed the same
 // way is one line, not 1,000), and what the failed memory trials measured before they failed.
 // Every text that came from a target is escaped, so a report stays pasteable and a terminal safe.
-import type { MemoryRow, Results, TargetCrash } from "../results.js";
+import type { MemoryRow, Results, TargetCrash } from "../results/schema.js";
 import { mib } from "./format.js";
 
 /** At most this many characters of one error kind are shown. */

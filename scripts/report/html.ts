@@ -2,8 +2,8 @@
 // CSS are inlined (passed in by the caller, read from node_modules at render time), the data is inline
 // JSON, and a Content-Security-Policy of default-src 'none' forbids any network request when opened.
 
-import { leakCharts, leakHtml } from "../leak/report.js";
-import { STORM_CHART_JS, stormCharts, stormHtml } from "../storm/report.js";
+import { leakCharts, leakHtml } from "./leak.js";
+import { STORM_CHART_JS, stormCharts, stormHtml } from "./storm.js";
 import type { Chart, MemoryChart } from "./charts.js";
 import { failuresMarkdown } from "./failures.js";
 import {

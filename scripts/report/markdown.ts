@@ -1,13 +1,13 @@
 // The report model -> report.md (pure). Ready to paste into a pull request; no render timestamps, so
 // the same results.json renders the same bytes.
 
-import { leakMarkdown } from "../leak/report.js";
-import { stormMarkdown } from "../storm/report.js";
+import { leakMarkdown } from "./leak.js";
+import { stormMarkdown } from "./storm.js";
 import { failuresMarkdown } from "./failures.js";
 import { arrow, chunkSet, mib, ms, ratio, size } from "./format.js";
-import type { Metric } from "./metrics.js";
+import type { Metric } from "../verdicts/metrics.js";
 import type { ReportModel } from "./model.js";
-import type { CellVerdict } from "./verdicts.js";
+import type { CellVerdict } from "../verdicts/cells.js";
 
 /** Human names of the paired metrics. */
 export const METRIC_LABELS: Record<Metric, string> = {

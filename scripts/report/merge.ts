@@ -4,7 +4,7 @@
 // recomputed from those rows. What k6 computed per runner (percentiles, thresholds) cannot be
 // combined, and the report says so. Pure: summaries in, a merged model and Markdown out.
 import { emptySessionResult, type SessionResult } from "../../scenarios/lib/session.js";
-import { quantile } from "../stats.js";
+import { quantile } from "../util/stats.js";
 import { ms } from "./format.js";
 
 export const K6_SUMMARY_SCHEMA = "catchup-bench/k6-summary@1";

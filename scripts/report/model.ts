@@ -1,15 +1,15 @@
 // results.json -> the report model: every figure the Markdown and HTML renderers show, computed once.
 // Pure and deterministic (bootstrap seeds derive from metric names), so a report re-renders byte for byte.
 
-import type { LeakRow } from "../leak/verdict.js";
+import type { LeakRow } from "../verdicts/leak.js";
 import { describeRef, type RefRecord } from "../refs/plan.js";
-import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results.js";
-import { median, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
+import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results/schema.js";
+import { median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import type { StormRow } from "../storm/row.js";
-import { runStormVerdicts, type StormVerdict } from "../storm/verdicts.js";
+import { runStormVerdicts, type StormVerdict } from "../verdicts/storm.js";
 import { type FailureReport, failureReport } from "./failures.js";
 import { size } from "./format.js";
-import { caseRatios, cellKey, type Roles, rolesOf } from "./metrics.js";
+import { caseRatios, cellKey, type Roles, rolesOf } from "../verdicts/metrics.js";
 import {
   CASE_ORDER,
   type GuardSettings,
@@ -17,9 +17,9 @@ import {
   type MetricVerdicts,
   metricVerdicts,
   RESAMPLES,
-} from "./verdicts.js";
+} from "../verdicts/cells.js";
 
-export { MIN_PAIRS, RELIABLE_PAIRS, RESAMPLES } from "./verdicts.js";
+export { MIN_PAIRS, RELIABLE_PAIRS, RESAMPLES } from "../verdicts/cells.js";
 
 export interface Pair<T> {
   baseline: T;

@@ -4,8 +4,8 @@ import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync }
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { tempPathFor } from "../../fixtures/atomic-file.js";
-import { resultsFromJsonl } from "../bench/results-file.js";
-import { READABLE_RESULTS_SCHEMAS, type Results, type SampleLine, upgradeResults } from "../results.js";
+import { resultsFromJsonl } from "../results/journal.js";
+import { READABLE_RESULTS_SCHEMAS, type Results, type SampleLine, upgradeResults } from "../results/schema.js";
 import { reportCharts, type SampleSeries } from "./charts.js";
 import { type HtmlAssets, renderHtml } from "./html.js";
 import { renderMarkdown } from "./markdown.js";

@@ -1,6 +1,6 @@
 // The achieved sampling cadence: median, p99 and max of the gaps between consecutive samples.
-import type { IntervalStats } from "../results.js";
-import { quantile } from "../stats.js";
+import type { IntervalStats } from "../results/schema.js";
+import { quantile } from "../util/stats.js";
 
 /** Differences between consecutive timestamps (ms). */
 export function intervalsOf(times: readonly number[]): number[] {

@@ -5,7 +5,7 @@
 // at once through the same shared word it waits on.
 import { execFile } from "node:child_process";
 import { Worker } from "node:worker_threads";
-import { withTimeout } from "../timeout.js";
+import { withTimeout } from "../util/timeout.js";
 import { pageSize } from "./procfs.js";
 
 // CommonJS source run with eval: the same code from compiled dist/ and from TypeScript under vitest.

@@ -10,7 +10,7 @@
 // it missed instead of drifting, so the achieved intervals are honest and reported beside the figures.
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
-import type { IntervalStats } from "../results.js";
+import type { IntervalStats } from "../results/schema.js";
 import { cpuDelta, cpuTimeMsOrNull } from "./cpu.js";
 import type { HeapUsage, InspectorClient } from "./inspector.js";
 import { distribution, intervalStats } from "./interval-stats.js";

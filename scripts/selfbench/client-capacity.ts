@@ -5,7 +5,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { type LoopLag, runSessions } from "../driver/node.js";
-import { median, quantile } from "../stats.js";
+import { median, quantile } from "../util/stats.js";
 
 export interface CapacityResult {
   clients: number;

@@ -7,7 +7,7 @@ import WebSocket from "ws";
 import { COMPLETION_MARKER, SUBSCRIBE_TAG, SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { runSessions } from "../driver/node.js";
-import { median, quantile } from "../stats.js";
+import { median, quantile } from "../util/stats.js";
 
 export interface OverheadResult {
   pairs: number;

@@ -17,7 +17,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
-import type { IntervalStats } from "../results.js";
+import type { IntervalStats } from "../results/schema.js";
 import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../sampler/inspector.js";
 import { intervalsOf } from "../sampler/interval-stats.js";
 import { openRssReader, readVmRss } from "../sampler/procfs.js";
@@ -28,9 +28,9 @@ import {
   type SamplerSummary,
   startSampler,
 } from "../sampler/sampler.js";
-import { median, pairedRatios, quantile, type RatioSummary, summariseRatios } from "../stats.js";
-import { withTimeout } from "../timeout.js";
-import { enumFlag, intFlag, listFlag, UsageError } from "../usage.js";
+import { median, pairedRatios, quantile, type RatioSummary, summariseRatios } from "../util/stats.js";
+import { withTimeout } from "../util/timeout.js";
+import { enumFlag, intFlag, listFlag, UsageError } from "../util/usage.js";
 
 /** --realtime: whether the RSS lane's thread asks for real-time scheduling (the sampler's default: on). */
 let realtime = true;

@@ -6,7 +6,7 @@ import { Worker } from "node:worker_threads";
 import { COMPLETION_MARKER, SUBSCRIBE_TAG, SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
 import type { SessionSpec } from "../bench/sessions.js";
 import { subscribePayloadFor } from "../bench/sessions.js";
-import { runStormClients } from "./driver.js";
+import { runStormClients } from "./fleet.js";
 import { type StormSession, stormFigures } from "./figures.js";
 
 export interface StormCapacity {

@@ -1,6 +1,6 @@
 // Storm figures from the sessions' own timestamps: how many clients caught up, why the others failed,
 // the completion distribution and the moment the last one caught up. Pure: no sockets, no clock.
-import { quantileSorted } from "../stats.js";
+import { quantileSorted } from "../util/stats.js";
 
 /** Why a storm client failed, from its session's error text. */
 export type StormFailureKind = "upgrade-refused" | "timeout" | "closed-early" | "other";

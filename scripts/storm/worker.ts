@@ -7,7 +7,7 @@ import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import WebSocket from "ws";
 import { runSession } from "../../scenarios/lib/session.js";
-import { driverOptions } from "../bench/drivers.js";
+import { driverOptions } from "../driver/clients.js";
 import type { SessionSpec } from "../bench/sessions.js";
 
 export interface StormWorkerData {

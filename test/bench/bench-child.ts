@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { Results } from "../../scripts/results.js";
+import type { Results } from "../../scripts/results/schema.js";
 import { isAlive } from "../../scripts/sampler/procfs.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));

@@ -5,7 +5,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LATENCY_CASES, THREAD_CASES } from "../../scenarios/lib/protocol.js";
 import { resolveConfig } from "../../scripts/bench/config.js";
-import { UsageError } from "../../scripts/usage.js";
+import { UsageError } from "../../scripts/util/usage.js";
 
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
 

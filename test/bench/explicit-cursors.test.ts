@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
-import type { Results } from "../../scripts/results.js";
+import type { Results } from "../../scripts/results/schema.js";
 import { startBench } from "./bench-child.js";
 
 const dir = mkdtempSync(join(tmpdir(), "catchup-cursors-"));

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Results, SampleLine } from "../../scripts/results.js";
+import type { Results, SampleLine } from "../../scripts/results/schema.js";
 import { descendants } from "../../scripts/sampler/procfs.js";
 import { killOnNewConnection, onlyListeningPort } from "../support/mid-trial.js";
 import { sigkillAndWatch, slowTrialArgs } from "../support/orphans.js";

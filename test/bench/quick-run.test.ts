@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
-import type { LatencyCase, Results, SampleLine } from "../../scripts/results.js";
+import type { LatencyCase, Results, SampleLine } from "../../scripts/results/schema.js";
 import { rssCounterSlackBytes } from "../../scripts/sampler/procfs.js";
-import { median } from "../../scripts/stats.js";
+import { median } from "../../scripts/util/stats.js";
 import { startBench } from "./bench-child.js";
 
 const ACK_DELAY_MS = 200;

@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { emptyRow } from "../../scripts/bench/memory.js";
-import { ResultsFile, resultsFromJsonl } from "../../scripts/bench/results-file.js";
-import type { LatencyRow, MemoryRow, RunInfo } from "../../scripts/results.js";
+import { ResultsFile, resultsFromJsonl } from "../../scripts/results/journal.js";
+import type { LatencyRow, MemoryRow, RunInfo } from "../../scripts/results/schema.js";
 import { fillCommand } from "../../scripts/target/command.js";
 
 const run: RunInfo = {

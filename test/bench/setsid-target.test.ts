@@ -4,7 +4,7 @@
 import { readFileSync, rmSync } from "node:fs";
 import { join, relative } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Results } from "../../scripts/results.js";
+import type { Results } from "../../scripts/results/schema.js";
 import { descendants } from "../../scripts/sampler/procfs.js";
 import { waitUntil } from "../hardening/support/harness.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";

@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Results } from "../../scripts/results.js";
+import type { Results } from "../../scripts/results/schema.js";
 import { descendants } from "../../scripts/sampler/procfs.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { cmdline, startBench, survivorsAfter } from "./bench-child.js";

@@ -7,7 +7,7 @@ import { statSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { descendants } from "../../scripts/sampler/procfs.js";
-import { withTimeout } from "../../scripts/timeout.js";
+import { withTimeout } from "../../scripts/util/timeout.js";
 import { cmdline, survivorsAfter } from "../bench/bench-child.js";
 import { sigkillAndWatch } from "../support/orphans.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";

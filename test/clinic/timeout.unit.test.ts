@@ -2,7 +2,7 @@
 // benchmark and the sampler tests use it): passes results and rejections through, and names what
 // timed out.
 import { describe, expect, it } from "vitest";
-import { TimeoutError, withTimeout } from "../../scripts/timeout.js";
+import { TimeoutError, withTimeout } from "../../scripts/util/timeout.js";
 
 describe("withTimeout", () => {
   it("resolves with the promise's value", async () => {

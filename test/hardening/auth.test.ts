@@ -4,7 +4,7 @@
 import { connect } from "node:net";
 import { networkInterfaces } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startTarget } from "../../scripts/fuzz/target.js";
+import { startTarget } from "../../scripts/fuzz/server.js";
 import { closeWithin } from "../../scripts/fuzz/ws-close.js";
 import { listeningSockets } from "../../scripts/sampler/procfs.js";
 import { type RunningServer, startServer } from "../support/server.js";

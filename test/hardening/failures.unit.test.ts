@@ -11,7 +11,7 @@ import {
   failuresMarkdown,
   TRIALS_LISTED,
 } from "../../scripts/report/failures.js";
-import { type LatencyRow, type MemoryRow, RESULTS_SCHEMA, type Results } from "../../scripts/results.js";
+import { type LatencyRow, type MemoryRow, RESULTS_SCHEMA, type Results } from "../../scripts/results/schema.js";
 import { testRunInfo } from "../support/run-info.js";
 
 const results = (over: Partial<Results> = {}): Results => ({

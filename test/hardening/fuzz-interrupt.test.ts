@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { EXIT } from "../../scripts/exit-codes.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
 import { processesWith, startCli, waitUntil } from "./support/harness.js";
 
 const dir = mkdtempSync(join(tmpdir(), "catchup-fuzzint-"));

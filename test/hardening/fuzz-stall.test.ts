@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 import { FuzzConnection } from "../../scripts/fuzz/connection.js";
 import type { FuzzAction } from "../../scripts/fuzz/frames.js";
-import { type FuzzTarget, startTarget } from "../../scripts/fuzz/target.js";
+import { type FuzzTarget, startTarget } from "../../scripts/fuzz/server.js";
 import { blockFor } from "../support/block.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 

@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
-import { RESULTS_SCHEMA } from "../../scripts/results.js";
+import { RESULTS_SCHEMA } from "../../scripts/results/schema.js";
 import { syntheticResults } from "../report/synthetic-run.js";
 import { CLI, ROOT, runCli } from "./support/harness.js";
 

@@ -3,7 +3,7 @@
 // row the two-lane sampler wrote before the bump keeps its own; the input is not modified.
 import { describe, expect, it } from "vitest";
 import { emptyRow } from "../../scripts/bench/memory.js";
-import { type MemoryRow, RESULTS_SCHEMA, type Results, upgradeResults } from "../../scripts/results.js";
+import { type MemoryRow, RESULTS_SCHEMA, type Results, upgradeResults } from "../../scripts/results/schema.js";
 import { testRunInfo } from "../support/run-info.js";
 
 const interval = { median: 10.2, p99: 13, max: 20 };

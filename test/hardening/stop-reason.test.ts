@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Results } from "../../scripts/results.js";
+import type { Results } from "../../scripts/results/schema.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { FAULTY, NEVER_READY, runCli, SERVER_MAIN } from "./support/harness.js";
 

@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { emptySessionResult, type SessionResult } from "../../scenarios/lib/session.js";
 import { asRunnerSummary, MergeInputError, mergeSummaries, type RunnerSummary } from "../../scripts/report/merge.js";
 import { readRunnerSummaries, summaryFiles } from "../../scripts/report/merge-input.js";
-import { RESULTS_SCHEMA } from "../../scripts/results.js";
+import { RESULTS_SCHEMA } from "../../scripts/results/schema.js";
 
 const dir = mkdtempSync(join(tmpdir(), "catchup-merge-runs-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -1,13 +1,13 @@
 // Leak rows in the guard, the report table and the chart data; and the leak flags' rules.
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/bench/config.js";
-import { EXIT } from "../../scripts/exit-codes.js";
-import { judgeLeak } from "../../scripts/leak/guard.js";
-import { leakCharts, leakMarkdown } from "../../scripts/leak/report.js";
-import { type LeakPoint, type LeakRow, leakRow } from "../../scripts/leak/verdict.js";
-import { judge } from "../../scripts/report/guard.js";
-import { RESULTS_SCHEMA, type Results } from "../../scripts/results.js";
-import { UsageError } from "../../scripts/usage.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
+import { judgeLeak } from "../../scripts/verdicts/leak-guard.js";
+import { leakCharts, leakMarkdown } from "../../scripts/report/leak.js";
+import { type LeakPoint, type LeakRow, leakRow } from "../../scripts/verdicts/leak.js";
+import { judge } from "../../scripts/verdicts/guard.js";
+import { RESULTS_SCHEMA, type Results } from "../../scripts/results/schema.js";
+import { UsageError } from "../../scripts/util/usage.js";
 import { testRunInfo } from "../support/run-info.js";
 
 /** A straight line of post-GC heap with a fixed wobble (+-2 KiB), `slope` bytes per cycle. */

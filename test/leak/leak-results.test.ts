@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { ResultsFile, resultsFromJsonl } from "../../scripts/bench/results-file.js";
-import { leakRow } from "../../scripts/leak/verdict.js";
+import { ResultsFile, resultsFromJsonl } from "../../scripts/results/journal.js";
+import { leakRow } from "../../scripts/verdicts/leak.js";
 import { testRunInfo } from "../support/run-info.js";
 
 const dir = mkdtempSync(join(tmpdir(), "catchup-leak-results-"));

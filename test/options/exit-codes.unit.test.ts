@@ -2,7 +2,7 @@
 // result (a crashed target, an early stop), then the guard's own code.
 import { describe, expect, it } from "vitest";
 import { benchExitCode } from "../../scripts/commands/bench.js";
-import { EXIT } from "../../scripts/exit-codes.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
 
 const done = { stopReason: null, interrupted: false, crashes: 0, guard: null };
 

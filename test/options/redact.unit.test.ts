@@ -2,7 +2,7 @@
 // --token arguments become `redacted (sha256 prefix XXXXXXXX)`; ordinary text is left alone.
 import { createHash } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { clearSecrets, redact, registerSecret, secretTag } from "../../scripts/redact.js";
+import { clearSecrets, redact, registerSecret, secretTag } from "../../scripts/util/redact.js";
 
 const tag = (s: string) => `redacted (sha256 prefix ${createHash("sha256").update(s).digest("hex").slice(0, 8)})`;
 

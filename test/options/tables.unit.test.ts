@@ -17,7 +17,7 @@ import { FUZZ_COMMAND, FUZZ_OPTIONS } from "../../scripts/options/fuzz.js";
 import { defaultShown, readFlags } from "../../scripts/options/spec.js";
 import { resolveToken } from "../../scripts/options/token.js";
 import { applyOptions } from "../../scripts/options/yargs.js";
-import { UsageError } from "../../scripts/usage.js";
+import { UsageError } from "../../scripts/util/usage.js";
 
 const CLI_DOC = fileURLToPath(new URL("../../docs/cli.md", import.meta.url));
 

@@ -11,7 +11,7 @@ import {
   type RefRecord,
   refVariantNames,
 } from "../../scripts/refs/plan.js";
-import { UsageError } from "../../scripts/usage.js";
+import { UsageError } from "../../scripts/util/usage.js";
 
 const base = { repo: "/r", start: "node dist/server.js --port {port}" };
 

@@ -7,7 +7,7 @@ import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Results } from "../../scripts/results.js";
+import type { Results } from "../../scripts/results/schema.js";
 import { descendants } from "../../scripts/sampler/procfs.js";
 import { type BenchChild, startBench, survivorsAfter } from "../bench/bench-child.js";
 import { git, repoWithFixture, type TestRepo } from "./support.js";

@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Results } from "../../scripts/results.js";
+import type { Results } from "../../scripts/results/schema.js";
 import { startBench } from "../bench/bench-child.js";
 import { chunksModule, git, repoWithFixture, type TestRepo } from "./support.js";
 

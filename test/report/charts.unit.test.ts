@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { align, memoryChart } from "../../scripts/report/charts.js";
 import type { MemoryCellModel } from "../../scripts/report/model.js";
-import type { SampleLine } from "../../scripts/results.js";
+import type { SampleLine } from "../../scripts/results/schema.js";
 
 const MIB = 1024 * 1024;
 const roles = { baseline: "legacy", candidate: "batched" };

@@ -4,8 +4,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { EXIT } from "../../scripts/exit-codes.js";
-import { judge } from "../../scripts/report/guard.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
+import { judge } from "../../scripts/verdicts/guard.js";
 import { syntheticResults } from "./synthetic-run.js";
 
 const dirs: string[] = [];

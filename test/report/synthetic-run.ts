@@ -11,7 +11,7 @@ import {
   type MemoryRow,
   RESULTS_SCHEMA,
   type Results,
-} from "../../scripts/results.js";
+} from "../../scripts/results/schema.js";
 
 export interface SyntheticOptions {
   trials?: number;

@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/bench/config.js";
 import { defaultHeapIntervalMs } from "../../scripts/sampler/sampler.js";
-import { UsageError } from "../../scripts/usage.js";
+import { UsageError } from "../../scripts/util/usage.js";
 
 describe("--sample-interval-ms", () => {
   it("accepts 1 and 1000", () => {

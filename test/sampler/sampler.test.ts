@@ -4,7 +4,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { SampleLine } from "../../scripts/results.js";
+import type { SampleLine } from "../../scripts/results/schema.js";
 import type { InspectorClient } from "../../scripts/sampler/inspector.js";
 import { readVmHwm, readVmRss, rssCounterSlackBytes } from "../../scripts/sampler/procfs.js";
 import { type HeapSample, postGcHeap, type RssSample, startSampler } from "../../scripts/sampler/sampler.js";

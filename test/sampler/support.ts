@@ -5,7 +5,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";
 import type { Sampler } from "../../scripts/sampler/sampler.js";
-import { withTimeout } from "../../scripts/timeout.js";
+import { withTimeout } from "../../scripts/util/timeout.js";
 
 export const PROBE_TARGET = fileURLToPath(new URL("../../scripts/selfbench/targets/probe-target.mjs", import.meta.url));
 export const WRAPPER = fileURLToPath(new URL("./targets/wrapper.mjs", import.meta.url));

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import type { SampleLine } from "../../scripts/results.js";
+import type { SampleLine } from "../../scripts/results/schema.js";
 import { type HeapSample, heapGapThresholdMs, type RssSample, startSampler } from "../../scripts/sampler/sampler.js";
 import { inspectedProbe, keepSampler, stopAll, until } from "./support.js";
 

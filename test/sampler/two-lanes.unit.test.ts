@@ -6,7 +6,7 @@ import { emptyRow, memoryRow } from "../../scripts/bench/memory.js";
 import type { MemoryTrial } from "../../scripts/bench/plan.js";
 import { memoryChart } from "../../scripts/report/charts.js";
 import type { MemoryCellModel } from "../../scripts/report/model.js";
-import type { SampleLine, SessionFigures } from "../../scripts/results.js";
+import type { SampleLine, SessionFigures } from "../../scripts/results/schema.js";
 import type { SamplerSummary } from "../../scripts/sampler/sampler.js";
 
 const MIB = 1024 * 1024;

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { findK6, K6_NOT_FOUND, runSessionsK6 } from "../../scripts/driver/k6.js";
-import type { SessionFigures } from "../../scripts/results.js";
+import type { SessionFigures } from "../../scripts/results/schema.js";
 import { DEV_TOKEN, type RunningServer, startServer } from "../support/server.js";
 import { smallFixture } from "./support/fixture.js";
 import { runUnderDouble, writeFakeK6 } from "./support/k6-double.js";

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
-import type { SessionFigures } from "../../scripts/results.js";
+import type { SessionFigures } from "../../scripts/results/schema.js";
 import { type RunningServer, startServer } from "../support/server.js";
 import { runUnderDouble } from "./support/k6-double.js";
 

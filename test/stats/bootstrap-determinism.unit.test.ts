@@ -1,7 +1,7 @@
 // The seeded PRNG and bootstrap are reproducible: same seed, same numbers; a report re-renders byte for byte.
 import { describe, expect, it } from "vitest";
 import { randomFloats } from "../../fixtures/prng.js";
-import { bootstrapMedianCI, bootstrapRatioCI, seedFromString } from "../../scripts/stats.js";
+import { bootstrapMedianCI, bootstrapRatioCI, seedFromString } from "../../scripts/util/stats.js";
 
 describe("randomFloats (mulberry32)", () => {
   it("gives the same stream for the same seed and a different one for another seed", () => {

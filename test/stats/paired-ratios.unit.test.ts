@@ -1,6 +1,6 @@
 // Paired ratios pair trial i with trial i and skip pairs that cannot form a meaningful ratio.
 import { describe, expect, it } from "vitest";
-import { pairedRatios, summariseRatios } from "../../scripts/stats.js";
+import { pairedRatios, summariseRatios } from "../../scripts/util/stats.js";
 
 describe("pairedRatios", () => {
   it("divides candidate by baseline index by index", () => {

@@ -1,6 +1,6 @@
 // Median, quantile (Hyndman & Fan type 7, as R's default) and IQR on hand-checked values.
 import { describe, expect, it } from "vitest";
-import { iqr, median, quantile, stdev } from "../../scripts/stats.js";
+import { iqr, median, quantile, stdev } from "../../scripts/util/stats.js";
 
 describe("quantile type 7", () => {
   it("matches R's quantile() default on 1..10", () => {

@@ -2,7 +2,7 @@
 // that contains the true slope in about 95% of simulated leak series.
 import { describe, expect, it } from "vitest";
 import { randomFloats } from "../../fixtures/prng.js";
-import { theilSen } from "../../scripts/leak/slope.js";
+import { theilSen } from "../../scripts/verdicts/slope.js";
 
 /** A standard normal draw from two uniforms (Box–Muller). */
 function normal(next: () => number): number {

@@ -4,7 +4,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SessionFigures } from "../../scripts/results.js";
+import type { SessionFigures } from "../../scripts/results/schema.js";
 import { smallFixture } from "../scenarios/support/fixture.js";
 import { runUnderDouble } from "../scenarios/support/k6-double.js";
 import { type RunningServer, startServer } from "../support/server.js";

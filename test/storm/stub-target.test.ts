@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMPLETION_MARKER, DEV_TOKEN, SUBSCRIBE_TAG, SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
 import { subscribePayloadFor } from "../../scripts/bench/sessions.js";
 import { startStubServer } from "../../scripts/selfbench/client-target.js";
-import { runStormClients } from "../../scripts/storm/driver.js";
+import { runStormClients } from "../../scripts/storm/fleet.js";
 
 let stub: Awaited<ReturnType<typeof startStubServer>>;
 

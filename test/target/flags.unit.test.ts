@@ -1,7 +1,7 @@
 // The bench flags of target readiness and stopping: --ready-line and --stop-grace-ms.
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/bench/config.js";
-import { UsageError } from "../../scripts/usage.js";
+import { UsageError } from "../../scripts/util/usage.js";
 
 const foreign = { target: ["a=node a.js --port {port}"] };
 

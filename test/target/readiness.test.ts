@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Results } from "../../scripts/results.js";
+import type { Results } from "../../scripts/results/schema.js";
 import { descendants, isAlive } from "../../scripts/sampler/procfs.js";
 import { startBench } from "../bench/bench-child.js";
 import { NEVER_READY, waitUntil } from "../hardening/support/harness.js";

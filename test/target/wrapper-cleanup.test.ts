@@ -5,7 +5,7 @@
 import { mkdirSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Results } from "../../scripts/results.js";
+import type { Results } from "../../scripts/results/schema.js";
 import { descendants, isAlive, listeningPorts } from "../../scripts/sampler/procfs.js";
 import { cmdline, startBench } from "../bench/bench-child.js";
 import { waitUntil } from "../hardening/support/harness.js";

@@ -3,8 +3,8 @@
 // Protocol: workerData = {clients, spec}; posts {phase, index} as sessions progress, then {result}
 // (or {error}).
 import { parentPort, workerData } from "node:worker_threads";
-import { runClientsNode } from "./drivers.js";
-import type { SessionSpec } from "./sessions.js";
+import { runClientsNode } from "./clients.js";
+import type { SessionSpec } from "../bench/sessions.js";
 
 const { clients, spec } = workerData as { clients: number; spec: SessionSpec };
 const port = parentPort;

@@ -4,7 +4,7 @@
 // shipped because the old one grew too. A ratio of slopes is not used: slopes sit near zero and
 // change sign, so their ratio means nothing. A candidate without a verdict (too few cycles, a
 // failed cycle before ten were measured, no leak rows) leaves the run without a verdict.
-import type { LeakRow } from "./verdict.js";
+import type { LeakRow } from "./leak.js";
 
 export const LEAK_METRIC = "leakSlopeBytes";
 

@@ -4,8 +4,8 @@
 // and the smallest change the cell could have shown. A pooled figure is only ever a summary line:
 // pooling hides a regression confined to one cell.
 import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
-import type { LatencyRow, MemoryRow, Results } from "../results.js";
-import { type Interval, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
+import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
+import { type Interval, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import { isLatencyMetric, METRICS, type Metric, metricRatios, type Roles, rolesOf } from "./metrics.js";
 
 /** Bootstrap resamples for every interval in a verdict (seeded per metric and cell). */

@@ -2,10 +2,10 @@
 // through the Node driver (scripts/driver/node.ts) in this process, or in a worker thread for
 // memory cells; "k6" hands the same sessions to k6 (scripts/driver/k6.ts).
 import { Worker } from "node:worker_threads";
-import { findK6, K6_NOT_FOUND, runSessionsK6 } from "../driver/k6.js";
-import { type RunSessionsOptions, runSessions } from "../driver/node.js";
-import type { DriverName } from "./config.js";
-import type { ClientsRun, PhaseName, RunClients, SessionSpec } from "./sessions.js";
+import { findK6, K6_NOT_FOUND, runSessionsK6 } from "./k6.js";
+import { type RunSessionsOptions, runSessions } from "./node.js";
+import type { DriverName } from "../bench/config.js";
+import type { ClientsRun, PhaseName, RunClients, SessionSpec } from "../bench/sessions.js";
 
 export class DriverError extends Error {
   override readonly name = "DriverError";

@@ -2,12 +2,12 @@
 // MiB appears only in rendered reports. Bump RESULTS_SCHEMA when a field changes meaning, and teach
 // upgradeResults to read the older version (or drop it from READABLE_RESULTS_SCHEMAS).
 
-import type { LATENCY_CASES } from "../scenarios/lib/protocol.js";
-import type { LeakRow } from "./leak/verdict.js";
-import type { RefRecord } from "./refs/plan.js";
-import type { CellVerdict } from "./report/verdicts.js";
-import type { StormRow } from "./storm/row.js";
-import type { StormVerdict } from "./storm/verdicts.js";
+import type { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
+import type { LeakRow } from "../verdicts/leak.js";
+import type { RefRecord } from "../refs/plan.js";
+import type { CellVerdict } from "../verdicts/cells.js";
+import type { StormRow } from "../storm/row.js";
+import type { StormVerdict } from "../verdicts/storm.js";
 
 /**
  * @2: a memory row's sampleIntervalMs is the RSS lane's achieved interval only (the sampler has two
@@ -175,8 +175,8 @@ export interface Results {
   storm?: StormRow[];
 }
 
-export type { LeakPoint, LeakRow } from "./leak/verdict.js";
-export type { StormRow } from "./storm/row.js";
+export type { LeakPoint, LeakRow } from "../verdicts/leak.js";
+export type { StormRow } from "../storm/row.js";
 
 /** A target process that exited while the harness still needed it: a finding, never silently replaced. */
 export interface TargetCrash {

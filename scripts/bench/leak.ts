@@ -5,16 +5,16 @@
 // closed WebSocket is released asynchronously), then two forced GCs and the post-GC heap through
 // the inspector, RSS from /proc/PID/statm and the count of /proc/PID/fd entries.
 import { readdirSync } from "node:fs";
-import type { BenchConfig, TargetSpec } from "../bench/config.js";
-import type { FixtureRef } from "../bench/fixtures.js";
-import { privateCopy } from "../bench/fixtures.js";
-import { type CrashReport, crashOf, exitedWithin, targetOptions } from "../bench/latency.js";
-import { afterSequenceFor, rotation } from "../bench/plan.js";
-import { type RunClients, sessionSpec } from "../bench/sessions.js";
-import { startTarget, type Target } from "../bench/target.js";
+import type { BenchConfig, TargetSpec } from "./config.js";
+import type { FixtureRef } from "./fixtures.js";
+import { privateCopy } from "./fixtures.js";
+import { type CrashReport, crashOf, exitedWithin, targetOptions } from "./latency.js";
+import { afterSequenceFor, rotation } from "./plan.js";
+import { type RunClients, sessionSpec } from "./sessions.js";
+import { startTarget, type Target } from "./launch.js";
 import { openRssReader, type RssReader } from "../sampler/procfs.js";
 import { postGcHeap } from "../sampler/sampler.js";
-import { type LeakPoint, type LeakRow, leakRow } from "./verdict.js";
+import { type LeakPoint, type LeakRow, leakRow } from "../verdicts/leak.js";
 
 const GC_TIMEOUT_MS = 10_000;
 /** How long descriptors may take to drop back to their pre-cycle count after the clients closed. */

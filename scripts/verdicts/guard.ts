@@ -2,12 +2,12 @@
 // median paired ratio candidate/baseline exceeds the ceiling (with `confidence`, when its interval's
 // lower bound does). The run fails when any guarded cell fails; a guarded cell with missing pairs, or
 // above the ceiling but inside its A/A band, leaves the run without a verdict.
-import { EXIT, type ExitCode } from "../exit-codes.js";
-import { judgeLeak, LEAK_METRIC } from "../leak/guard.js";
-import type { Results } from "../results.js";
-import { DEFAULT_STORM_GUARD, isStormMetric, runStormVerdicts, STORM_METRIC_NAMES } from "../storm/verdicts.js";
+import { EXIT, type ExitCode } from "../util/exit-codes.js";
+import { judgeLeak, LEAK_METRIC } from "./leak-guard.js";
+import type { Results } from "../results/schema.js";
+import { DEFAULT_STORM_GUARD, isStormMetric, runStormVerdicts, STORM_METRIC_NAMES } from "./storm.js";
 import { isMetric, METRICS, rolesOf } from "./metrics.js";
-import { type CellVerdict, type GuardSettings, verdictsOf } from "./verdicts.js";
+import { type CellVerdict, type GuardSettings, verdictsOf } from "./cells.js";
 
 export type GuardOptions = GuardSettings;
 

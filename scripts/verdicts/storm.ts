@@ -4,11 +4,11 @@
 // (the baseline again, in the same rounds) gives the cell's noise band. A pair counts only when both
 // storms served every client: a storm with failed clients carried less load, so its peaks and
 // percentiles are not comparable. Every pair that does not count is named, never dropped silently.
-import { type Metric, rolesOf } from "../report/metrics.js";
-import { aaBandOf, type CellVerdict, decideCell, type GuardSettings, RESAMPLES } from "../report/verdicts.js";
-import type { Results } from "../results.js";
-import { type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
-import type { StormRow } from "./row.js";
+import { type Metric, rolesOf } from "./metrics.js";
+import { aaBandOf, type CellVerdict, decideCell, type GuardSettings, RESAMPLES } from "./cells.js";
+import type { Results } from "../results/schema.js";
+import { type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
+import type { StormRow } from "../storm/row.js";
 
 /** The storm figures the guard can judge, by their --guard names. */
 export const STORM_METRICS = {

@@ -5,18 +5,18 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { BenchConfig, TargetSpec } from "../bench/config.js";
-import { type FixtureRef, privateCopy } from "../bench/fixtures.js";
-import { type CrashReport, crashOf, exitedWithin, targetOptions } from "../bench/latency.js";
-import { closingHeap } from "../bench/memory.js";
-import { afterSequenceFor, rotation } from "../bench/plan.js";
-import { sessionSpec, subscribePayloadFor } from "../bench/sessions.js";
-import { startTarget, type Target } from "../bench/target.js";
+import type { BenchConfig, TargetSpec } from "./config.js";
+import { type FixtureRef, privateCopy } from "./fixtures.js";
+import { type CrashReport, crashOf, exitedWithin, targetOptions } from "./latency.js";
+import { closingHeap } from "./memory.js";
+import { afterSequenceFor, rotation } from "./plan.js";
+import { sessionSpec, subscribePayloadFor } from "./sessions.js";
+import { startTarget, type Target } from "./launch.js";
 import { postGcHeap, startSampler } from "../sampler/sampler.js";
-import { runStormClients } from "./driver.js";
-import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "./figures.js";
-import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "./limits.js";
-import { type StormRow, stormRow } from "./row.js";
+import { runStormClients } from "../storm/fleet.js";
+import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "../storm/figures.js";
+import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "../storm/limits.js";
+import { type StormRow, stormRow } from "../storm/row.js";
 
 const GC_TIMEOUT_MS = 10_000;
 

@@ -4,7 +4,7 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
-import { redact } from "../redact.js";
+import { redact } from "../util/redact.js";
 import {
   type LatencyRow,
   type LeakRow,
@@ -18,7 +18,7 @@ import {
   type TargetCrash,
   upgradeResults,
   type VariantInfo,
-} from "../results.js";
+} from "./schema.js";
 
 /** A run directory that already holds files: a run never writes into another run's folder. */
 export class RunDirNotEmptyError extends Error {

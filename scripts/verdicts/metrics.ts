@@ -1,7 +1,7 @@
 // The metrics compared as paired ratios (candidate/baseline; lower is better for all of them), and how
 // trials pair up: trial i of the baseline with trial i of the candidate in the same case or memory cell.
-import type { LatencyRow, MemoryRow, Results } from "../results.js";
-import { pairedRatios } from "../stats.js";
+import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
+import { pairedRatios } from "../util/stats.js";
 
 export const LATENCY_METRICS = ["completionMs", "firstChunkMs", "probeMs"] as const;
 export const MEMORY_METRICS = [

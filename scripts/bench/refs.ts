@@ -1,9 +1,9 @@
 // A bench config's --ref variants made real: each placeholder target gets its checkout as working
 // directory and its RefRecord (what results.json records), once the checkouts are built.
-import type { BenchConfig, TargetSpec } from "../bench/config.js";
-import { EXIT } from "../exit-codes.js";
-import { BuildFailed } from "./build.js";
-import { prepareRefs, RefsError } from "./checkout.js";
+import type { BenchConfig, TargetSpec } from "./config.js";
+import { EXIT } from "../util/exit-codes.js";
+import { BuildFailed } from "../refs/build.js";
+import { prepareRefs, RefsError } from "../refs/checkout.js";
 
 /** Checks out and builds the --ref revisions of config (if any) and returns the config with their targets. */
 export async function withRefTargets(config: BenchConfig, log: (line: string) => void): Promise<BenchConfig> {
