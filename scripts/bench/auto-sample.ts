@@ -3,13 +3,13 @@
 // time, until every such cell is decided or the time budget is spent. Pure apart from the clock,
 // which is passed in: the runner asks `more()` each time its plan runs dry.
 
-import { cellsToResample, type GuardSettings, memoryCellId, verdictsOf } from "../verdicts/cells.js";
 import type { AutoSampleInfo, LatencyCase, Results } from "../results/schema.js";
+import { cellsToResample, type GuardConfig, memoryCellId, verdictsOf } from "../verdicts/cells.js";
 import { type LatencyTrial, latencyRound, type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
 
 export interface AutoSamplerOptions {
   budgetSeconds: number;
-  guard: GuardSettings;
+  guard: GuardConfig;
   /** Every variant of a round, baseline first (the A/A copy included). */
   variants: readonly string[];
   cases: readonly LatencyCase[];

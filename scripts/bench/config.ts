@@ -1,19 +1,15 @@
-// `bench` flags -> a resolved BenchConfig. Pure apart from reading --token-file: no processes. The
-// flags themselves are declared and validated by the table in scripts/options/bench.ts; this adds
-// the rules between flags. Every bad flag is a UsageError naming it (the CLI exits 2).
-import { THREAD_CASES } from "../../scenarios/lib/protocol.js";
-import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
-import { BENCH_OPTIONS, type DELIVERIES, type DRIVERS } from "../options/bench.js";
-import { guardFromFlags } from "../options/guard.js";
-import { given, readFlags } from "../options/spec.js";
-import { type Env, resolveToken } from "../options/token.js";
-import { parseRefFlags, type RefRecord, type RefsRequest, refVariantNames } from "../refs/plan.js";
+// What a bench run is asked to do, one typed config per concern (options/bench-config.ts builds it
+// from the flags). A module takes the configs it reads, not the whole run.
+
+import type { DriverName } from "../driver/clients.js";
+import type { CompletionRule } from "../driver/session-spec.js";
+import type { RefsRequest } from "../refs/plan.js";
+import type { RefRecord } from "../results/ref.js";
 import type { LatencyCase, MemoryMode } from "../results/schema.js";
-import { listFlag, UsageError } from "../util/usage.js";
+import type { Delivery } from "../target/bundled.js";
+import type { GuardConfig } from "../verdicts/cells.js";
 
 export const MEMORY_MODES: readonly MemoryMode[] = ["memory", "snapshot"];
-export type Delivery = (typeof DELIVERIES)[number];
-export type DriverName = (typeof DRIVERS)[number];
 
 /** A target: the bundled server with a delivery strategy, or a foreign server started by a shell command. */
 export type TargetSpec =
@@ -34,43 +30,9 @@ export type TargetSpec =
       ref?: RefRecord;
     };
 
-export type CompletionRule = { field: string; value: string } | "exit";
-
-export interface BenchConfig {
-  cases: LatencyCase[];
-  /** Trials per latency case. */
-  trials: number;
-  /** Trials per memory cell (each a fresh server); 1 by default, as in the reference study. */
-  memoryTrials: number;
-  ackDelayMs: number;
-  holdMs: number;
-  clients: number[];
-  scriptBytes: number[];
-  memoryModes: MemoryMode[];
-  memory: boolean;
-  latency: boolean;
-  sampleIntervalMs: number;
-  /** The heap lane's interval (ms); null or absent = the sampler's default (defaultHeapIntervalMs). */
-  heapIntervalMs?: number | null;
-  /** Run directory; null = reports/<timestamp> chosen at run time. */
-  out: string | null;
-  quick: boolean;
-  /** Fixture for the latency matrix; null = the default 1 KiB fixture (built if missing). */
-  fixture: string | null;
-  /** Where default fixtures are found or built; null = <project>/fixtures. */
-  fixturesDir: string | null;
-  /** A/A control: a second copy of the baseline ("A2") runs in every round beside baseline and candidate. */
-  aa: boolean;
-  /** --auto-sample: seconds to spend adding rounds to guarded cells still undecided; null = off. */
-  autoSampleSeconds: number | null;
-  failFast: boolean;
-  driver: DriverName;
-  seed: number;
-  /** First is the baseline. */
-  targets: TargetSpec[];
+/** What every client session sends and expects (a SessionSpec's settings, before the case's cursor). */
+export interface ProtocolConfig {
   urlPath: string;
-  /** Resume cursors given on the command line (null: the fixture's), for a server seeded its own way. */
-  sequences: { cursor: number | null; latest: number | null };
   token: string;
   /** Extra headers of the WebSocket upgrade (--header); their values are secrets. */
   headers: Record<string, string>;
@@ -83,286 +45,168 @@ export interface BenchConfig {
   completion: CompletionRule;
   probeTag: string;
   probePayload: unknown;
-  ceiling: number | null;
-  guard: string[];
-  /** --guard-confidence: a cell fails only when its interval's lower bound exceeds the ceiling. */
-  guardConfidence: boolean;
-  /** --allow-missing: judge guarded cells on the pairs they have. */
-  allowMissing: boolean;
+  ackDelayMs: number;
+  /** How long a memory, leak or storm client holds the completion chunk's ACK before closing, ms. */
+  holdMs: number;
+  /** One session's (and trial's) timeout, ms. */
+  trialTimeoutMs: number;
+}
+
+/** The variants compared and how they are started and stopped. */
+export interface TargetsConfig {
+  /** First is the baseline. */
+  targets: TargetSpec[];
+  /** --repo/--ref/--swap: the revisions to check out, build and start; their targets get a cwd once checked out. */
+  refs: RefsRequest | null;
+  /** A foreign target is ready when a line of its output matches (regex source); null: its port. */
+  readyLine: string | null;
+  /** A target becoming ready, ms. */
+  startTimeoutMs: number;
+  /** SIGTERM-to-SIGKILL grace when a target is stopped, ms. */
+  stopGraceMs: number;
+  /** A/A control: a second copy of the baseline ("A2") runs in every round beside baseline and candidate. */
+  aa: boolean;
+  /** What runs the clients. */
+  driver: DriverName;
+}
+
+/** The fixtures measured: the user's, or default ones found or built. */
+export interface FixturesConfig {
+  /** Fixture for the latency matrix; null = the default 1 KiB fixture (built if missing). */
+  fixture: string | null;
+  /** Where default fixtures are found or built; null = <project>/fixtures/data. */
+  fixturesDir: string | null;
+  seed: number;
   /** Default fixtures: projects per fixture and post-cursor events (quick keeps 1,000 events). */
   projects: number;
   events: number;
-  /** Timeouts (ms): one session/trial, and a target becoming ready. */
-  trialTimeoutMs: number;
-  startTimeoutMs: number;
-  /** A foreign target is ready when a line of its output matches (regex source); null: its port. */
-  readyLine: string | null;
-  /** SIGTERM-to-SIGKILL grace when a target is stopped, ms. */
-  stopGraceMs: number;
-  /** --repo/--ref/--swap: the revisions to check out, build and start; their targets get a cwd once checked out. */
-  refs: RefsRequest | null;
+  /** Resume cursors given on the command line (null: the fixture's), for a server seeded its own way. */
+  sequences: { cursor: number | null; latest: number | null };
+}
+
+export interface LatencyConfig {
+  enabled: boolean;
+  cases: LatencyCase[];
+  /** Trials per latency case. */
+  trials: number;
+}
+
+export interface MemoryConfig {
+  enabled: boolean;
+  /** Trials per memory cell (each a fresh server). */
+  trials: number;
+  clients: number[];
+  scriptBytes: number[];
+  modes: MemoryMode[];
+  /** The RSS lane's interval, ms. */
+  sampleIntervalMs: number;
+  /** The heap lane's interval (ms); null = the sampler's default (defaultHeapIntervalMs). */
+  heapIntervalMs: number | null;
+}
+
+export interface LeakConfig {
   /** --leak-cycles: measured reconnect cycles per variant; 0 = no leak detection. */
-  leakCycles: number;
+  cycles: number;
   /** --leak-warmup: cycles run before the measured ones, left out of the slope. */
-  leakWarmup: number;
+  warmup: number;
   /** --leak-threshold-kib in bytes per cycle: a heap slope whose lower 95% bound exceeds it is a leak. */
-  leakThresholdBytes: number;
+  thresholdBytes: number;
+}
+
+export interface StormConfig {
   /** --storm: client counts of the reconnect storm cells; empty = no storm. */
-  stormClients: number[];
+  clients: number[];
   /** --storm-ramp-ms: connects spread evenly over this many ms. */
-  stormRampMs: number;
+  rampMs: number;
   /** --storm-resume-ratio: share of storm clients that resume (the rest take a cold snapshot). */
-  stormResumeRatio: number;
+  resumeRatio: number;
   /** --storm-trials: rounds per storm cell. */
-  stormTrials: number;
+  trials: number;
 }
 
-/** Raw flag values keyed by the flag's name as typed (kebab-case), as yargs leaves them. */
-export type RawFlags = Record<string, unknown>;
-
-const NAME_RE = /^[A-Za-z0-9._-]{1,40}$/;
-
-/** Flags of the bundled server the harness sets itself: --server-arg may not repeat them. */
-const HARNESS_SERVER_FLAGS = [
-  "db",
-  "host",
-  "port",
-  "delivery",
-  "token",
-  "token-env",
-  "exit-with-parent",
-  "check-flags",
-  "help",
-];
-
-/**
- * --server-arg words: each a flag (--name or --name=value) or the value of the flag before it. The
- * server checks names and values itself (bench runs it with --check-flags before anything starts).
- */
-function serverArgsFlag(words: string[] | undefined): string[] {
-  for (const word of words ?? []) {
-    const name = /^--([^=]*)/.exec(word)?.[1];
-    if (name === undefined) {
-      if (word.startsWith("-")) throw new UsageError(`--server-arg takes --long flags (got ${JSON.stringify(word)})`);
-      continue;
-    }
-    const flag = name.replace(/^no-/, "");
-    if (HARNESS_SERVER_FLAGS.includes(flag)) {
-      throw new UsageError(
-        `--server-arg ${JSON.stringify(word)}: the harness sets --${flag} itself (${HARNESS_SERVER_FLAGS.map((f) => `--${f}`).join(", ")}; use --variants or --token)`,
-      );
-    }
-  }
-  return words ?? [];
+/** How the run itself behaves. */
+export interface RunConfig {
+  /** Run directory; null = reports/<timestamp> chosen at run time. */
+  out: string | null;
+  quick: boolean;
+  failFast: boolean;
+  /** --auto-sample: seconds to spend adding rounds to guarded cells still undecided; null = off. */
+  autoSampleSeconds: number | null;
+  /** --no-memory-check turns off the check that the matrix fits in this machine's memory. */
+  memoryCheck: boolean;
 }
 
-function parseTargets(
-  raw: RawFlags,
-  variants: readonly Delivery[],
-  commands: string[] | undefined,
-  serverArgs: readonly string[],
-): TargetSpec[] {
-  if (commands !== undefined) {
-    if (given(raw, "variants")) {
-      throw new UsageError("--target and --variants cannot be combined (--variants names bundled strategies)");
-    }
-    const targets = commands.map((v): TargetSpec => {
-      const eq = v.indexOf("=");
-      const name = eq > 0 ? v.slice(0, eq).trim() : "";
-      const command = eq > 0 ? v.slice(eq + 1).trim() : "";
-      if (!NAME_RE.test(name) || command === "") {
-        throw new UsageError(
-          `--target must be NAME=COMMAND with NAME of letters, digits, . _ - (got ${JSON.stringify(v)})`,
-        );
-      }
-      return { name, kind: "command", command };
-    });
-    uniqueNames("target", targets);
-    return targets;
-  }
-  // readFlags drops repeats; a repeated name is still an error (it would compare a variant with itself).
-  const names = given(raw, "variants") ? listFlag("variants", raw.variants) : [...variants];
-  const targets = names.map((n): TargetSpec => ({ name: n, kind: "bundled", delivery: n as Delivery, serverArgs }));
-  uniqueNames("variants", targets);
-  return targets;
-}
-function uniqueNames(flag: string, targets: TargetSpec[]): void {
-  const seen = new Set<string>();
-  for (const t of targets) {
-    if (seen.has(t.name)) {
-      throw new UsageError(
-        `--${flag} names must be unique (${t.name} given twice; use --aa to compare a target with itself)`,
-      );
-    }
-    seen.add(t.name);
-  }
-}
-
-function parseCompletion(s: string): CompletionRule {
-  if (s === "exit") return "exit";
-  const m = /^([^=\s]+)=(.+)$/.exec(s);
-  if (!m?.[1] || !m[2]) throw new UsageError(`--completion must be FIELD=VALUE or exit (got ${JSON.stringify(s)})`);
-  return { field: m[1], value: m[2] };
-}
-
-// RFC 9110 token characters: what a header name may hold.
-const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-
-/** --header NAME: VALUE, repeatable; a name given twice is an error (which one would win?). */
-function parseHeaders(values: string[]): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const v of values) {
-    const colon = v.indexOf(":");
-    const name = colon > 0 ? v.slice(0, colon).trim() : "";
-    const value = colon > 0 ? v.slice(colon + 1).trim() : "";
-    // The value is never echoed: it may be a credential.
-    if (!HEADER_NAME_RE.test(name) || value === "" || /[\r\n]/.test(value)) {
-      throw new UsageError(
-        `--header must be NAME: VALUE with a header name and a one-line value (got a header named ${JSON.stringify(name)})`,
-      );
-    }
-    const key = name.toLowerCase();
-    if (key === "authorization") throw new UsageError("--header cannot set Authorization: use --token or --token-file");
-    if (Object.keys(headers).some((k) => k.toLowerCase() === key)) {
-      throw new UsageError(`--header ${name} is given twice`);
-    }
-    headers[name] = value;
-  }
-  return headers;
-}
-
-/** Checks the template yields a JSON object with a sequence (the shared client's substitution rule). */
-function parseSubscribePayload(template: string, flag = "subscribe-payload"): string {
-  let parsed: unknown;
-  try {
-    parsed = buildSubscribePayload(withThreadId(template, "t"), 0);
-  } catch (e) {
-    throw new UsageError(`--${flag} must be a JSON template (${(e as Error).message})`);
-  }
-  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-    throw new UsageError(
-      `--${flag} must be a JSON object template, {after} standing for the sequence (got ${JSON.stringify(template)})`,
-    );
-  }
-  return template;
-}
-
-/** --ready-line: a valid regex, and only for foreign targets (the bundled server prints its own ready line). */
-function readyLineFlag(source: string | undefined, targets: TargetSpec[]): string | null {
-  if (source === undefined) return null;
-  if (targets.some((t) => t.kind !== "command")) {
-    throw new UsageError(
-      "--ready-line applies to --target commands only (the bundled server prints its own ready line)",
-    );
-  }
-  try {
-    new RegExp(source);
-  } catch (e) {
-    throw new UsageError(`--ready-line must be a regular expression (${(e as Error).message})`);
-  }
-  return source;
+export interface BenchConfig {
+  run: RunConfig;
+  protocol: ProtocolConfig;
+  targets: TargetsConfig;
+  fixtures: FixturesConfig;
+  latency: LatencyConfig;
+  memory: MemoryConfig;
+  leak: LeakConfig;
+  storm: StormConfig;
+  /** The regression guard; null without --ceiling. */
+  guard: GuardConfig | null;
+  /** The guarded metrics (--guard, else the headline figure of each part that runs), also without --ceiling. */
+  guardMetrics: string[];
 }
 
 /**
- * Resolves the flags into a BenchConfig, applying --quick's smaller defaults where a flag is absent.
- * `env` supplies CATCHUP_TOKEN (the CLI passes process.env).
+ * The config as results.json records it (`run.config`): the flat field names readers have always
+ * used (report, guardFromConfig, older runs), whatever the in-memory shape.
  */
-export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
-  const f = readFlags(BENCH_OPTIONS, raw);
-  const quick = f.quick;
-  const refs = parseRefFlags(raw);
-  const serverArgs = serverArgsFlag(f["server-arg"]);
-  if (serverArgs.length > 0 && (refs || f.target !== undefined)) {
-    throw new UsageError(
-      `--server-arg applies to the bundled variants only; a ${refs ? "--ref's" : "--target's"} flags go in its command`,
-    );
-  }
-  // A --ref target's command runs in its checkout, set once the checkouts exist (scripts/refs/).
-  const targets = refs
-    ? refVariantNames(refs).map((name): TargetSpec => ({ name, kind: "command", command: refs.start }))
-    : parseTargets(raw, f.variants, f.target, serverArgs);
-  const leakCycles = f["leak-cycles"] ?? 0;
-  if (f["leak-only"] && leakCycles === 0) throw new UsageError("--leak-only needs --leak-cycles N");
-  // --leak-only: neither matrix runs, only the leak cycles.
-  const latency = f.latency && !f["leak-only"];
-  const memory = f.memory && !f["leak-only"];
-  const stormClients = f.storm ?? [];
-  if (!memory && !latency && leakCycles === 0 && stormClients.length === 0) {
-    throw new UsageError("--no-memory and --no-latency together leave nothing to run");
-  }
-  // Without --guard, the guard judges the headline figure of each part that runs.
-  const guard = guardFromFlags(raw, { latency, memory, leak: leakCycles > 0, storm: stormClients.length > 0 });
-  if (f["auto-sample"] !== undefined && guard.ceiling === null) {
-    throw new UsageError(
-      "--auto-sample needs --ceiling (it adds rounds until each guarded cell is decided against it)",
-    );
-  }
-  const cursor = f.cursor ?? null;
-  const latest = f.latest ?? null;
-  if (cursor !== null && latest !== null && cursor > latest) {
-    throw new UsageError(`--cursor must not exceed --latest (got --cursor ${cursor} --latest ${latest})`);
-  }
-  if (!f["url-path"].startsWith("/")) {
-    throw new UsageError(`--url-path must start with / (got ${JSON.stringify(f["url-path"])})`);
-  }
-  // A foreign server (or an older revision of this one) may have no thread subscription: its runs
-  // take the thread cases only when --cases names them.
-  const cases =
-    given(raw, "cases") || targets.every((t) => t.kind === "bundled")
-      ? f.cases
-      : f.cases.filter((c) => !(THREAD_CASES as readonly string[]).includes(c));
+export function recordedConfig(c: BenchConfig): Record<string, unknown> {
   return {
-    cases,
-    trials: given(raw, "trials") ? f.trials : quick ? 1 : f.trials,
-    memoryTrials: given(raw, "memory-trials") ? f["memory-trials"] : quick ? 1 : f["memory-trials"],
-    ackDelayMs: f["ack-delay-ms"],
-    holdMs: f["hold-ms"],
-    clients: f.clients,
-    scriptBytes: given(raw, "script-bytes") ? f["script-bytes"] : quick ? [1024] : f["script-bytes"],
-    memoryModes: [...MEMORY_MODES],
-    memory,
-    latency,
-    sampleIntervalMs: f["sample-interval-ms"],
-    heapIntervalMs: f["heap-interval-ms"] ?? null,
-    out: f.out ?? null,
-    quick,
-    fixture: f.fixture ?? null,
-    fixturesDir: f["fixtures-dir"] ?? null,
-    aa: given(raw, "aa") ? f.aa : !quick && f.aa,
-    autoSampleSeconds: f["auto-sample"] ?? null,
-    failFast: f["fail-fast"],
-    driver: f.driver,
-    seed: f.seed,
-    targets,
-    urlPath: f["url-path"],
-    sequences: { cursor, latest },
-    token: resolveToken(f, env),
-    headers: parseHeaders(f.header ?? []),
-    subscribeTag: f["subscribe-tag"],
-    subscribePayload: parseSubscribePayload(f["subscribe-payload"]),
-    threadSubscribeTag: f["thread-subscribe-tag"],
-    threadSubscribePayload: parseSubscribePayload(f["thread-subscribe-payload"], "thread-subscribe-payload"),
-    completion: parseCompletion(f.completion),
-    probeTag: f["probe-tag"],
-    probePayload: f["probe-payload"],
-    ceiling: guard.ceiling,
-    guard: guard.metrics,
-    guardConfidence: guard.confidence,
-    allowMissing: guard.allowMissing,
-    // Legacy replay chunks hold 512 coalesced items: > 512 projects keep resume-many at 4 chunks.
-    projects: quick ? 600 : 1000,
-    events: 1000,
-    trialTimeoutMs: f["trial-timeout-ms"],
-    startTimeoutMs: f["start-timeout-ms"],
-    refs,
-    readyLine: readyLineFlag(f["ready-line"], targets),
-    stopGraceMs: f["stop-grace-ms"],
-    leakCycles,
-    leakWarmup: f["leak-warmup"],
-    leakThresholdBytes: Math.round(f["leak-threshold-kib"] * 1024),
-    stormClients,
-    stormRampMs: f["storm-ramp-ms"],
-    stormResumeRatio: f["storm-resume-ratio"],
-    stormTrials: f["storm-trials"],
+    cases: c.latency.cases,
+    trials: c.latency.trials,
+    memoryTrials: c.memory.trials,
+    ackDelayMs: c.protocol.ackDelayMs,
+    holdMs: c.protocol.holdMs,
+    clients: c.memory.clients,
+    scriptBytes: c.memory.scriptBytes,
+    memoryModes: c.memory.modes,
+    memory: c.memory.enabled,
+    latency: c.latency.enabled,
+    sampleIntervalMs: c.memory.sampleIntervalMs,
+    heapIntervalMs: c.memory.heapIntervalMs,
+    out: c.run.out,
+    quick: c.run.quick,
+    fixture: c.fixtures.fixture,
+    fixturesDir: c.fixtures.fixturesDir,
+    aa: c.targets.aa,
+    autoSampleSeconds: c.run.autoSampleSeconds,
+    failFast: c.run.failFast,
+    driver: c.targets.driver,
+    seed: c.fixtures.seed,
+    targets: c.targets.targets,
+    urlPath: c.protocol.urlPath,
+    sequences: c.fixtures.sequences,
+    token: c.protocol.token,
+    headers: c.protocol.headers,
+    subscribeTag: c.protocol.subscribeTag,
+    subscribePayload: c.protocol.subscribePayload,
+    threadSubscribeTag: c.protocol.threadSubscribeTag,
+    threadSubscribePayload: c.protocol.threadSubscribePayload,
+    completion: c.protocol.completion,
+    probeTag: c.protocol.probeTag,
+    probePayload: c.protocol.probePayload,
+    ceiling: c.guard?.ceiling ?? null,
+    guard: c.guardMetrics,
+    guardConfidence: c.guard?.confidence ?? false,
+    allowMissing: c.guard?.allowMissing ?? false,
+    projects: c.fixtures.projects,
+    events: c.fixtures.events,
+    trialTimeoutMs: c.protocol.trialTimeoutMs,
+    startTimeoutMs: c.targets.startTimeoutMs,
+    readyLine: c.targets.readyLine,
+    stopGraceMs: c.targets.stopGraceMs,
+    refs: c.targets.refs,
+    leakCycles: c.leak.cycles,
+    leakWarmup: c.leak.warmup,
+    leakThresholdBytes: c.leak.thresholdBytes,
+    stormClients: c.storm.clients,
+    stormRampMs: c.storm.rampMs,
+    stormResumeRatio: c.storm.resumeRatio,
+    stormTrials: c.storm.trials,
   };
 }

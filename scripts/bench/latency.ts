@@ -3,17 +3,22 @@
 // mid-trial makes that trial ok:false with its exit and last stderr lines; the next trial of that
 // variant gets a fresh server.
 import { emptySessionResult } from "../../scenarios/lib/session.js";
+import type { RunClients } from "../driver/session-spec.js";
 import type { LatencyRow, SessionFigures } from "../results/schema.js";
 import { cpuDelta, cpuTimeMsOrNull } from "../sampler/cpu.js";
-import type { BenchConfig, TargetSpec } from "./config.js";
+import type { ProtocolConfig, TargetSpec, TargetsConfig } from "./config.js";
 import { type FixtureRef, privateCopy } from "./fixtures.js";
-import { afterSequenceFor, type LatencyTrial } from "./plan.js";
-import { caseSessionSpec, type RunClients, sessionSpec } from "./sessions.js";
 import { startTarget, type Target, type TargetOptions } from "./launch.js";
+import { afterSequenceFor, type LatencyTrial } from "./plan.js";
+import { caseSessionSpec, sessionSpec } from "./sessions.js";
 
 /** What latency and memory cells both get from the runner: a trial plan, its targets, and its hooks. */
 export interface CellContext<Trial, Row> {
-  config: BenchConfig;
+  protocol: ProtocolConfig;
+  /** How targets are started and stopped (readiness, grace). */
+  launch: TargetsConfig;
+  /** --fail-fast: the first failed trial ends the run. */
+  failFast: boolean;
   workDir: string;
   /** Targets by variant name (for --aa, two names for the baseline's spec). */
   targets: Map<string, TargetSpec>;
@@ -105,7 +110,7 @@ async function session(
   target: Target,
   c: LatencyTrial["case"],
 ): Promise<SessionFigures & { targetCpuMs: number | null }> {
-  const spec = caseSessionSpec(ctx.config, target.url, c, ctx.fixture.meta, 0);
+  const spec = caseSessionSpec(ctx.protocol, target.url, c, ctx.fixture.meta, 0);
   // The server's CPU time over the session (read before and after it, outside the timed part).
   const cpuBefore = await cpuTimeMsOrNull(target.pid);
   const { rows } = await ctx.runClients(1, spec);
@@ -119,21 +124,21 @@ async function session(
 
 /** What every cell passes to startTarget: the run's readiness, stop and interrupt settings. */
 export function targetOptions(
-  ctx: { config: BenchConfig; signal?: AbortSignal },
+  ctx: { protocol: ProtocolConfig; launch: TargetsConfig; signal?: AbortSignal },
   db: string,
   inspect: boolean,
 ): Omit<TargetOptions, "warmUpSession"> {
   return {
     db,
-    urlPath: ctx.config.urlPath,
-    token: ctx.config.token,
-    headers: ctx.config.headers,
-    startTimeoutMs: ctx.config.startTimeoutMs,
+    urlPath: ctx.protocol.urlPath,
+    token: ctx.protocol.token,
+    headers: ctx.protocol.headers,
+    startTimeoutMs: ctx.launch.startTimeoutMs,
     inspect,
-    readyLine: ctx.config.readyLine === null ? null : new RegExp(ctx.config.readyLine),
-    stopGraceMs: ctx.config.stopGraceMs,
+    readyLine: ctx.launch.readyLine === null ? null : new RegExp(ctx.launch.readyLine),
+    stopGraceMs: ctx.launch.stopGraceMs,
     signal: ctx.signal,
-    subscribeTag: ctx.config.subscribeTag,
+    subscribeTag: ctx.protocol.subscribeTag,
   };
 }
 
@@ -148,7 +153,7 @@ async function warmTarget(ctx: LatencyContext, variant: string): Promise<Target>
   const target = await startTarget(spec, {
     ...targetOptions(ctx, privateCopy(ctx.fixture, ctx.workDir, variant), false),
     warmUpSession: async (url) => {
-      const { rows } = await ctx.runClients(1, sessionSpec(ctx.config, url, after, 0));
+      const { rows } = await ctx.runClients(1, sessionSpec(ctx.protocol, url, after, 0));
       return rows[0] ?? failed("the driver returned no session");
     },
   });
@@ -196,7 +201,7 @@ export async function runLatency(ctx: LatencyContext): Promise<void> {
       }
       if (ctx.stopped() && !figures.ok) return; // interrupted mid-trial: not a result
       ctx.onRow({ case: t.case, variant: t.variant, trial: t.trial, ...figures });
-      if (!figures.ok && ctx.config.failFast) {
+      if (!figures.ok && ctx.failFast) {
         throw new FailFast(`--fail-fast: ${t.case} ${t.variant} trial ${t.trial} failed: ${figures.error}`);
       }
     }

@@ -5,16 +5,18 @@
 // closed WebSocket is released asynchronously), then two forced GCs and the post-GC heap through
 // the inspector, RSS from /proc/PID/statm and the count of /proc/PID/fd entries.
 import { readdirSync } from "node:fs";
-import type { BenchConfig, TargetSpec } from "./config.js";
+import type { RunClients } from "../driver/session-spec.js";
+import type { LeakPoint, LeakRow } from "../results/leak.js";
+import { openRssReader, type RssReader } from "../sampler/procfs.js";
+import { postGcHeap } from "../sampler/sampler.js";
+import { leakRow } from "../verdicts/leak.js";
+import type { LeakConfig, ProtocolConfig, TargetSpec, TargetsConfig } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
 import { type CrashReport, crashOf, exitedWithin, targetOptions } from "./latency.js";
-import { afterSequenceFor, rotation } from "./plan.js";
-import { type RunClients, sessionSpec } from "./sessions.js";
 import { startTarget, type Target } from "./launch.js";
-import { openRssReader, type RssReader } from "../sampler/procfs.js";
-import { postGcHeap } from "../sampler/sampler.js";
-import { type LeakPoint, type LeakRow, leakRow } from "../verdicts/leak.js";
+import { afterSequenceFor, rotation } from "./plan.js";
+import { sessionSpec } from "./sessions.js";
 
 const GC_TIMEOUT_MS = 10_000;
 /** How long descriptors may take to drop back to their pre-cycle count after the clients closed. */
@@ -22,27 +24,11 @@ const FD_SETTLE_MS = 1000;
 const FD_POLL_MS = 10;
 
 export interface LeakContext {
-  config: Pick<
-    BenchConfig,
-    | "leakCycles"
-    | "leakWarmup"
-    | "leakThresholdBytes"
-    | "clients"
-    | "holdMs"
-    | "urlPath"
-    | "token"
-    | "headers"
-    | "startTimeoutMs"
-    | "readyLine"
-    | "stopGraceMs"
-    | "subscribeTag"
-    | "subscribePayload"
-    | "completion"
-    | "ackDelayMs"
-    | "probeTag"
-    | "probePayload"
-    | "trialTimeoutMs"
-  >;
+  leak: LeakConfig;
+  /** Clients per cycle: the first memory client count. */
+  clients: number;
+  protocol: ProtocolConfig;
+  launch: TargetsConfig;
   fixture: FixtureRef;
   workDir: string;
   /** Variants in order (first is the baseline). */
@@ -87,9 +73,8 @@ interface Running {
 
 /** One leak row per variant, in the order of ctx.targets (a variant that could not start: `missing`). */
 export async function runLeak(ctx: LeakContext): Promise<LeakRow[]> {
-  const { config } = ctx;
-  const clients = config.clients[0] ?? 1;
-  const total = config.leakWarmup + config.leakCycles;
+  const { leak, clients } = ctx;
+  const total = leak.warmup + leak.cycles;
   const after = afterSequenceFor("memory", ctx.fixture.meta);
   const running: Running[] = [];
   try {
@@ -100,11 +85,7 @@ export async function runLeak(ctx: LeakContext): Promise<LeakRow[]> {
       try {
         // Ready once it upgrades a WebSocket (no warm-up session: the warm-up cycles are the warm-up).
         r.target = await startTarget(spec, {
-          ...targetOptions(
-            { config: config as BenchConfig, signal: ctx.signal },
-            privateCopy(ctx.fixture, ctx.workDir, `leak-${spec.name}`),
-            true,
-          ),
+          ...targetOptions(ctx, privateCopy(ctx.fixture, ctx.workDir, `leak-${spec.name}`), true),
           warmUpSession: null,
         });
         r.untrack = ctx.track(r.target);
@@ -126,14 +107,14 @@ export async function runLeak(ctx: LeakContext): Promise<LeakRow[]> {
   } finally {
     for (const r of running) {
       r.rss?.close();
-      if (r.target) await r.target.stop(config.stopGraceMs);
+      if (r.target) await r.target.stop(ctx.launch.stopGraceMs);
       r.untrack();
     }
   }
   return ctx.targets.map((spec) => {
     const r = running.find((x) => x.spec === spec);
     const error = r?.error ?? (ctx.stopped() ? "interrupted" : null);
-    return leakRow(spec.name, clients, r?.points ?? [], config.leakWarmup, config.leakThresholdBytes, error);
+    return leakRow(spec.name, clients, r?.points ?? [], leak.warmup, leak.thresholdBytes, error);
   });
 }
 
@@ -146,7 +127,6 @@ async function runCycle(
   clients: number,
   after: number | null,
 ): Promise<boolean> {
-  const { config } = ctx;
   const fail = async (why: string): Promise<false> => {
     const died = await exitedWithin(target, 1000);
     r.error = `cycle ${cycle}: ${died ? target.describeExit() : why}`;
@@ -157,7 +137,7 @@ async function runCycle(
   };
   try {
     const before = fdCount(target.pid);
-    const spec = sessionSpec(config as BenchConfig, target.url, after, config.holdMs);
+    const spec = sessionSpec(ctx.protocol, target.url, after, ctx.protocol.holdMs);
     const { rows } = await ctx.runClients(clients, spec);
     const bad = rows.findIndex((row) => !row.ok);
     if (bad >= 0) return await fail(`client ${bad + 1}: ${rows[bad]?.error}`);

@@ -6,19 +6,22 @@
 // file); VmHWM read last; stop. Phase marks go into the samples file beside the samples.
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { redact } from "../util/redact.js";
+import type { ClientsRun, PhaseName } from "../driver/session-spec.js";
 import type { MemoryRow, SessionFigures } from "../results/schema.js";
 import { readVmHwm } from "../sampler/procfs.js";
 import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
+import { redact } from "../util/redact.js";
 import { median } from "../util/stats.js";
+import type { MemoryConfig } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
 import { type CellContext, crashOf, exitedWithin, FailFast, targetOptions, trialQueue } from "./latency.js";
-import { afterSequenceFor, type MemoryTrial, memoryTrialId } from "./plan.js";
-import { type ClientsRun, type PhaseName, sessionSpec } from "./sessions.js";
 import { startTarget, type Target } from "./launch.js";
+import { afterSequenceFor, type MemoryTrial, memoryTrialId } from "./plan.js";
+import { sessionSpec } from "./sessions.js";
 
 export interface MemoryContext extends CellContext<MemoryTrial, MemoryRow> {
+  memory: Pick<MemoryConfig, "sampleIntervalMs" | "heapIntervalMs">;
   /** Fixtures by script size. */
   fixtures: Map<number, FixtureRef>;
   runDir: string;
@@ -185,8 +188,8 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
     const sampler = await startSampler({
       pid: target.pid,
       inspector,
-      intervalMs: ctx.config.sampleIntervalMs,
-      heapIntervalMs: ctx.config.heapIntervalMs ?? undefined,
+      intervalMs: ctx.memory.sampleIntervalMs,
+      heapIntervalMs: ctx.memory.heapIntervalMs ?? undefined,
       file: join(ctx.runDir, samplesFile),
       origin,
       onRss: () => {
@@ -199,7 +202,7 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
     sampler.mark("baseline", { heapUsed: baselineHeap, pid: target.pid, command: commandLine(target.pid) });
     void sampler.ended.then(() => idleDone());
     await idle;
-    const spec = sessionSpec(ctx.config, target.url, afterSequenceFor(t.mode, fixture.meta), ctx.config.holdMs);
+    const spec = sessionSpec(ctx.protocol, target.url, afterSequenceFor(t.mode, fixture.meta), ctx.protocol.holdMs);
     let rows: SessionFigures[] = [];
     let loopLag: ClientsRun["loopLag"] = null;
     let extraError: string | null = null;
@@ -242,7 +245,7 @@ export async function runMemory(ctx: MemoryContext): Promise<void> {
     const row = await runTrial(ctx, t);
     if (ctx.stopped() && !row.ok) return; // interrupted mid-trial: not a result
     ctx.onRow(row);
-    if (!row.ok && ctx.config.failFast) {
+    if (!row.ok && ctx.failFast) {
       throw new FailFast(`--fail-fast: ${memoryTrialId(t)} failed: ${row.error}`);
     }
   }

@@ -1,12 +1,13 @@
 // A bench config's --ref variants made real: each placeholder target gets its checkout as working
 // directory and its RefRecord (what results.json records), once the checkouts are built.
-import type { BenchConfig, TargetSpec } from "./config.js";
-import { EXIT } from "../util/exit-codes.js";
+
 import { BuildFailed } from "../refs/build.js";
 import { prepareRefs, RefsError } from "../refs/checkout.js";
+import { EXIT } from "../util/exit-codes.js";
+import type { TargetSpec, TargetsConfig } from "./config.js";
 
-/** Checks out and builds the --ref revisions of config (if any) and returns the config with their targets. */
-export async function withRefTargets(config: BenchConfig, log: (line: string) => void): Promise<BenchConfig> {
+/** Checks out and builds the --ref revisions (if any) and returns the targets config with their targets. */
+export async function withRefTargets(config: TargetsConfig, log: (line: string) => void): Promise<TargetsConfig> {
   if (!config.refs) return config;
   const prepared = await prepareRefs(config.refs, log);
   const byName = new Map(prepared.map((p) => [p.name, p]));

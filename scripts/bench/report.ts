@@ -2,10 +2,10 @@
 // guard's decision, also kept as guard.txt in the run directory.
 import { join } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
-import { type GuardDecision, judge } from "../verdicts/guard.js";
 import { writeReports } from "../report/write.js";
 import type { Results } from "../results/schema.js";
-import type { BenchConfig } from "./config.js";
+import type { GuardConfig } from "../verdicts/cells.js";
+import { type GuardDecision, judge } from "../verdicts/guard.js";
 
 export interface RunReport {
   markdown: string;
@@ -15,16 +15,11 @@ export interface RunReport {
 export async function renderReport(
   runDir: string,
   results: Results,
-  config: Pick<BenchConfig, "ceiling" | "guard" | "guardConfidence" | "allowMissing">,
+  guardConfig: GuardConfig | null,
 ): Promise<RunReport> {
   const { markdown } = await writeReports(runDir);
-  if (config.ceiling === null) return { markdown, guard: null };
-  const guard = judge(results, {
-    ceiling: config.ceiling,
-    metrics: config.guard,
-    confidence: config.guardConfidence,
-    allowMissing: config.allowMissing,
-  });
+  if (guardConfig === null) return { markdown, guard: null };
+  const guard = judge(results, guardConfig);
   writeFileAtomic(join(runDir, "guard.txt"), `${guard.lines.join("\n")}\n`);
   return { markdown, guard };
 }

@@ -5,29 +5,31 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { removeDeadOwners } from "../../fixtures/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
-import { EXIT } from "../util/exit-codes.js";
-import { runLeak } from "./leak.js";
+import { driverFor, requireK6, runClientsInWorker } from "../driver/clients.js";
 import { escapeText, exitText } from "../report/failures.js";
 import { size } from "../report/format.js";
-import type { GuardDecision } from "../verdicts/guard.js";
-import { type GuardSettings, verdictsOf } from "../verdicts/cells.js";
+import { ResultsFile } from "../results/journal.js";
 import type { Results, RunFixture, RunInfo, VariantInfo } from "../results/schema.js";
-import { runStorm } from "./storm.js";
-import { runStormVerdicts } from "../verdicts/storm.js";
 import { bundledCommandLine } from "../target/bundled.js";
 import { killAllNow } from "../target/process.js";
+import { EXIT } from "../util/exit-codes.js";
+import { verdictsOf } from "../verdicts/cells.js";
+import type { GuardDecision } from "../verdicts/guard.js";
+import { runStormVerdicts } from "../verdicts/storm.js";
 import { createAutoSampler } from "./auto-sample.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
-import { driverFor, requireK6, runClientsInWorker } from "../driver/clients.js";
 import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fixtures.js";
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
+import type { Target } from "./launch.js";
+import { runLeak } from "./leak.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
 import { isThreadCase, latencyPlan, memoryCells, memoryPlan } from "./plan.js";
+import { preflight } from "./preflight.js";
 import { createProgress, type Progress, trialLabel } from "./progress.js";
+import { withRefTargets } from "./refs.js";
 import { renderReport } from "./report.js";
-import { ResultsFile } from "../results/journal.js";
-import type { Target } from "./launch.js";
+import { runStorm } from "./storm.js";
 
 export interface BenchIO {
   /** Project root: default fixtures go to <root>/fixtures, runs to <root>/reports. */
@@ -36,6 +38,8 @@ export interface BenchIO {
   progress?: Progress;
   /** Install SIGINT/SIGTERM handlers (the CLI does; a program embedding runBench may not). */
   handleSignals?: boolean;
+  /** Lines said before the run starts (warnings, checkouts and builds); stderr by default. */
+  log?: (line: string) => void;
 }
 
 export interface BenchOutcome {
@@ -62,17 +66,6 @@ export function aaCopyName(names: readonly string[]): string {
   return name;
 }
 
-/** The guard settings of a run, or null without --ceiling. */
-export function guardOf(config: BenchConfig): GuardSettings | null {
-  return config.ceiling === null
-    ? null
-    : {
-        ceiling: config.ceiling,
-        metrics: config.guard,
-        confidence: config.guardConfidence,
-        allowMissing: config.allowMissing,
-      };
-}
 const WORK_PREFIX = "catchup-bench-";
 
 /**
@@ -100,42 +93,47 @@ function memoryCellLabel(t: { scriptBytes: number; clients: number; mode: string
 
 /** Runs the bench described by config. Throws FixtureError/TargetError/DriverError for fatal problems. */
 export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchOutcome> {
+  const { run, protocol, fixtures: fx, latency, memory, leak, storm, guard: guardConfig } = config;
+  const log = io.log ?? ((line: string) => process.stderr.write(`${line}\n`));
+  preflight(config, io.root, (line) => log(`catchup-bench: warning: ${line}`), log);
+  // --repo/--ref: check out and build each revision first (an unknown revision is a usage error).
+  const launch = await withRefTargets(config.targets, log);
   const progress = io.progress ?? createProgress();
-  if (config.driver === "k6") requireK6();
-  const fixturesDir = resolve(config.fixturesDir ?? join(io.root, FIXTURE_DATA_DIR));
+  if (launch.driver === "k6") requireK6();
+  const fixturesDir = resolve(fx.fixturesDir ?? join(io.root, FIXTURE_DATA_DIR));
   const build = (bytes: number): FixtureRef =>
     withSequences(
-      ensureFixture(fixturesDir, config.projects, bytes, config.events, config.seed, (path, why) =>
+      ensureFixture(fixturesDir, fx.projects, bytes, fx.events, fx.seed, (path, why) =>
         progress.log(
-          `building fixture ${path} (${config.projects} projects × ${size(bytes)}, ${config.events} events; ${why})`,
+          `building fixture ${path} (${fx.projects} projects × ${size(bytes)}, ${fx.events} events; ${why})`,
         ),
       ),
-      config.sequences,
+      fx.sequences,
     );
-  const latencyFixture = config.latency
-    ? config.fixture
-      ? withSequences(userFixture(config.fixture), config.sequences)
+  const latencyFixture = latency.enabled
+    ? fx.fixture
+      ? withSequences(userFixture(fx.fixture), fx.sequences)
       : build(1024)
     : null;
   // A fixture without threads (one built before threads, or with --threads 0) has no thread cases to run.
   const cases =
-    latencyFixture && latencyFixture.meta.threads === 0 ? config.cases.filter((c) => !isThreadCase(c)) : config.cases;
-  if (cases.length < config.cases.length) {
+    latencyFixture && latencyFixture.meta.threads === 0 ? latency.cases.filter((c) => !isThreadCase(c)) : latency.cases;
+  if (cases.length < latency.cases.length) {
     progress.log(
       `thread cases skipped: fixture ${latencyFixture?.path} has no threads (build one with: npm run fixture -- --threads N)`,
     );
   }
   const memoryFixtures = new Map<number, FixtureRef>();
-  if (config.memory) for (const b of config.scriptBytes) memoryFixtures.set(b, build(b));
+  if (memory.enabled) for (const b of memory.scriptBytes) memoryFixtures.set(b, build(b));
   // Leak cycles resume from the first memory fixture's cursor, as the memory cells' resume case does.
-  const leakBytes = config.scriptBytes[0] ?? 1024;
-  const leakFixture = config.leakCycles > 0 ? (memoryFixtures.get(leakBytes) ?? build(leakBytes)) : null;
+  const leakBytes = memory.scriptBytes[0] ?? 1024;
+  const leakFixture = leak.cycles > 0 ? (memoryFixtures.get(leakBytes) ?? build(leakBytes)) : null;
   // Storm cells use the memory cells' fixtures (one per script size), built here when memory cells are off.
   const stormFixtures = new Map<number, FixtureRef>();
-  if (config.stormClients.length > 0)
-    for (const b of config.scriptBytes) stormFixtures.set(b, memoryFixtures.get(b) ?? build(b));
+  if (storm.clients.length > 0)
+    for (const b of memory.scriptBytes) stormFixtures.set(b, memoryFixtures.get(b) ?? build(b));
 
-  const runDir = resolve(config.out ?? join(io.root, "reports", runDirName()));
+  const runDir = resolve(run.out ?? join(io.root, "reports", runDirName()));
   mkdirSync(runDir, { recursive: true });
   sweepStaleWorkDirs();
   const workDir = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
@@ -161,7 +159,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       ...(leakFixture ? { leak: fixtureShape(leakFixture) } : {}),
     },
   };
-  const file = new ResultsFile(runDir, info, variantInfos(config.targets));
+  const file = new ResultsFile(runDir, info, variantInfos(launch.targets));
 
   // Interrupts: stop new trials, stop running targets (their sessions then fail fast), keep results.
   let stopReason: string | null = null;
@@ -183,7 +181,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     stopReason = reason;
     progress.interrupt(`${reason}: stopping targets, keeping finished results`);
     abort.abort();
-    for (const t of running) void t.stop(config.stopGraceMs);
+    for (const t of running) void t.stop(launch.stopGraceMs);
   };
   const onSigint = () => interrupt("SIGINT");
   const onSigterm = () => interrupt("SIGTERM");
@@ -192,34 +190,33 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     process.on("SIGTERM", onSigterm);
   }
 
-  const targets = new Map(config.targets.map((t) => [t.name, t]));
-  const baseline = config.targets[0] as TargetSpec;
-  const names = config.targets.map((t) => t.name);
+  const targets = new Map(launch.targets.map((t) => [t.name, t]));
+  const baseline = launch.targets[0] as TargetSpec;
+  const names = launch.targets.map((t) => t.name);
   // A/A, interleaved: a second copy of the baseline runs in every round beside baseline and
   // candidate (rotated with them), so each cell's noise band is measured under the same conditions.
   // A single target has nothing to compare, so it gets no copy.
   const aaName = aaCopyName(names);
-  const withAa = config.aa && names.length >= 2;
+  const withAa = launch.aa && names.length >= 2;
   if (withAa) targets.set(aaName, { ...baseline, name: aaName });
   const roundVariants = withAa ? [...names, aaName] : names;
   const isAa = (variant: string) => withAa && variant === aaName;
-  const lPlan = config.latency ? latencyPlan(cases, roundVariants, config.trials) : [];
-  const cells = memoryCells(config.scriptBytes, config.clients, config.memoryModes);
-  const mPlan = config.memory ? memoryPlan(cells, roundVariants, config.memoryTrials) : [];
-  const leakTotal = config.leakCycles > 0 ? (config.leakWarmup + config.leakCycles) * names.length : 0;
-  const stormTotal = config.stormClients.length * config.scriptBytes.length * config.stormTrials * roundVariants.length;
+  const lPlan = latency.enabled ? latencyPlan(cases, roundVariants, latency.trials) : [];
+  const cells = memoryCells(memory.scriptBytes, memory.clients, memory.modes);
+  const mPlan = memory.enabled ? memoryPlan(cells, roundVariants, memory.trials) : [];
+  const leakTotal = leak.cycles > 0 ? (leak.warmup + leak.cycles) * names.length : 0;
+  const stormTotal = storm.clients.length * memory.scriptBytes.length * storm.trials * roundVariants.length;
   progress.start(lPlan.length + mPlan.length + leakTotal + stormTotal);
   // Auto-sampling's extra rounds join the progress total as they are planned.
   const grown = <T>(trials: T[]): T[] => {
     progress.grow(trials.length);
     return trials;
   };
-  const guardSettings = guardOf(config);
   const auto =
-    config.autoSampleSeconds !== null && guardSettings && names.length >= 2
+    run.autoSampleSeconds !== null && guardConfig && names.length >= 2
       ? createAutoSampler({
-          budgetSeconds: config.autoSampleSeconds,
-          guard: guardSettings,
+          budgetSeconds: run.autoSampleSeconds,
+          guard: guardConfig,
           variants: roundVariants,
           cases,
           cells,
@@ -234,12 +231,14 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     progress.log(`target ${escapeText(c.variant)} died (${exitText(c)}) ${escapeText(c.during)}`);
   };
   try {
-    const runClients = driverFor(config.driver);
+    const runClients = driverFor(launch.driver);
     const latencyRun = async (plan: typeof lPlan, tmap: Map<string, TargetSpec>) => {
       if (!latencyFixture || plan.length === 0) return;
       await runLatency({
         more: auto ? () => grown(auto.moreLatency()) : undefined,
-        config,
+        protocol,
+        launch,
+        failFast: run.failFast,
         fixture: latencyFixture,
         workDir,
         targets: tmap,
@@ -249,11 +248,11 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         track,
         signal: abort.signal,
         onTrialStart: (t) =>
-          progress.trial(roundLabel(`${t.case} ${t.variant}`, t.trial, config.trials, isAa(t.variant))),
+          progress.trial(roundLabel(`${t.case} ${t.variant}`, t.trial, latency.trials, isAa(t.variant))),
         onCrash: (c) => crash(c, "latency", isAa(c.variant)),
         onRow: (row) => {
           file.addLatency(row, isAa(row.variant));
-          progress.done(roundLabel(`${row.case} ${row.variant}`, row.trial, config.trials, isAa(row.variant)), row.ok);
+          progress.done(roundLabel(`${row.case} ${row.variant}`, row.trial, latency.trials, isAa(row.variant)), row.ok);
         },
       });
     };
@@ -261,7 +260,10 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       if (plan.length === 0) return;
       await runMemory({
         more: auto ? () => grown(auto.moreMemory()) : undefined,
-        config,
+        protocol,
+        launch,
+        memory,
+        failFast: run.failFast,
         fixtures: memoryFixtures,
         workDir,
         runDir,
@@ -272,13 +274,12 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         signal: abort.signal,
         samplesPrefix: "",
         // Node clients run in a worker thread during memory cells: the sampler owns this thread.
-        runClients: config.driver === "node" ? runClientsInWorker : runClients,
-        onTrialStart: (t) =>
-          progress.trial(roundLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant))),
+        runClients: launch.driver === "node" ? runClientsInWorker : runClients,
+        onTrialStart: (t) => progress.trial(roundLabel(memoryCellLabel(t), t.trial, memory.trials, isAa(t.variant))),
         onCrash: (c) => crash(c, "memory", isAa(c.variant)),
         onRow: (row) => {
           file.addMemory(row, isAa(row.variant));
-          progress.done(roundLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant)), row.ok);
+          progress.done(roundLabel(memoryCellLabel(row), row.trial, memory.trials, isAa(row.variant)), row.ok);
         },
       });
     };
@@ -288,12 +289,15 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       // The A/A copy does not run here: the leak verdict is per variant, against a fixed threshold.
       const label = (variant: string, cycle: number, of: number) => `leak ${variant}, cycle ${cycle}/${of}`;
       const rows = await runLeak({
-        config,
+        leak,
+        clients: memory.clients[0] ?? 1,
+        protocol,
+        launch,
         fixture: leakFixture,
         workDir,
-        targets: config.targets,
+        targets: launch.targets,
         // As in memory cells: Node clients in a worker thread, so this thread's GC and /proc reads stay prompt.
-        runClients: config.driver === "node" ? runClientsInWorker : runClients,
+        runClients: launch.driver === "node" ? runClientsInWorker : runClients,
         stopped,
         track,
         signal: abort.signal,
@@ -303,13 +307,17 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       });
       for (const row of rows) file.addLeak(row);
     }
-    if (config.stormClients.length > 0 && !stopped()) {
+    if (storm.clients.length > 0 && !stopped()) {
       // As in memory cells, the A/A copy runs in every round (rotated with the others): each storm
       // cell gets its noise band.
       const label = (c: { clients: number; scriptBytes: number; variant: string }) =>
         `storm ${c.clients} × ${size(c.scriptBytes)} ${c.variant}`;
       await runStorm({
-        config,
+        storm,
+        scriptBytes: memory.scriptBytes,
+        memory,
+        protocol,
+        launch,
         fixtures: stormFixtures,
         workDir,
         runDir,
@@ -319,14 +327,11 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         track,
         signal: abort.signal,
         onLimits: (line) => progress.log(line),
-        onCellStart: (c) => progress.trial(trialLabel(label(c), c.trial, config.stormTrials, isAa(c.variant))),
+        onCellStart: (c) => progress.trial(trialLabel(label(c), c.trial, storm.trials, isAa(c.variant))),
         onCrash: (c) => crash(c, "storm", isAa(c.variant)),
         onRow: (row) => {
           file.addStorm(row);
-          progress.done(
-            trialLabel(label(row), row.trial, config.stormTrials, isAa(row.variant)),
-            row.ok === row.clients,
-          );
+          progress.done(trialLabel(label(row), row.trial, storm.trials, isAa(row.variant)), row.ok === row.clients);
         },
       });
     }
@@ -343,22 +348,19 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       process.off("SIGINT", onSigint);
       process.off("SIGTERM", onSigterm);
     }
-    await Promise.all([...running].map((t) => t.stop(config.stopGraceMs)));
+    await Promise.all([...running].map((t) => t.stop(launch.stopGraceMs)));
     rmSync(workDir, { recursive: true, force: true });
   }
 
   // The run's verdicts, per metric and cell, kept with the rows they were judged on.
   if (auto) file.results.autoSample = auto.info();
-  file.results.verdicts = [
-    ...verdictsOf(file.results, guardSettings),
-    ...runStormVerdicts(file.results, guardSettings),
-  ];
+  file.results.verdicts = [...verdictsOf(file.results, guardConfig), ...runStormVerdicts(file.results, guardConfig)];
   // The reason is kept with the results (a fatal stop too), so `report` can say later why the run ended.
   const results = file.finish(new Date().toISOString(), stopReason);
   if (fatal) {
-    await renderReport(runDir, results, config).catch(() => undefined); // the fatal error is what to report
+    await renderReport(runDir, results, guardConfig).catch(() => undefined); // the fatal error is what to report
     throw fatal;
   }
-  const { markdown, guard } = await renderReport(runDir, results, config);
+  const { markdown, guard } = await renderReport(runDir, results, guardConfig);
   return { runDir, results, interrupted: stopReason !== null, stopReason, markdown, guard };
 }

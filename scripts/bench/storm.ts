@@ -5,18 +5,20 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import type { BenchConfig, TargetSpec } from "./config.js";
+import { subscribePayloadFor } from "../driver/session-spec.js";
+import type { StormRow } from "../results/storm.js";
+import { postGcHeap, startSampler } from "../sampler/sampler.js";
+import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "../storm/figures.js";
+import { runStormClients } from "../storm/fleet.js";
+import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "../storm/limits.js";
+import { stormRow } from "../storm/row.js";
+import type { MemoryConfig, ProtocolConfig, StormConfig, TargetSpec, TargetsConfig } from "./config.js";
 import { type FixtureRef, privateCopy } from "./fixtures.js";
 import { type CrashReport, crashOf, exitedWithin, targetOptions } from "./latency.js";
+import { startTarget, type Target } from "./launch.js";
 import { closingHeap } from "./memory.js";
 import { afterSequenceFor, rotation } from "./plan.js";
-import { sessionSpec, subscribePayloadFor } from "./sessions.js";
-import { startTarget, type Target } from "./launch.js";
-import { postGcHeap, startSampler } from "../sampler/sampler.js";
-import { runStormClients } from "../storm/fleet.js";
-import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "../storm/figures.js";
-import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "../storm/limits.js";
-import { type StormRow, stormRow } from "../storm/row.js";
+import { sessionSpec } from "./sessions.js";
 
 const GC_TIMEOUT_MS = 10_000;
 
@@ -28,7 +30,13 @@ export interface StormCell {
 }
 
 export interface StormContext {
-  config: BenchConfig;
+  storm: StormConfig;
+  /** Script sizes of the storm cells (the memory cells' sizes). */
+  scriptBytes: readonly number[];
+  /** The sampler's lanes, as the memory cells run them. */
+  memory: Pick<MemoryConfig, "sampleIntervalMs" | "heapIntervalMs">;
+  protocol: ProtocolConfig;
+  launch: TargetsConfig;
   fixtures: Map<number, FixtureRef>;
   workDir: string;
   runDir: string;
@@ -67,12 +75,11 @@ export function stormCellId(c: StormCell): string {
 }
 
 export async function runStorm(ctx: StormContext): Promise<void> {
-  const { config } = ctx;
   const plan = stormPlan(
-    config.scriptBytes,
-    config.stormClients,
+    ctx.scriptBytes,
+    ctx.storm.clients,
     ctx.targets.map((t) => t.name),
-    config.stormTrials,
+    ctx.storm.trials,
   );
   for (const cell of plan) {
     if (ctx.stopped()) return;
@@ -84,13 +91,12 @@ export async function runStorm(ctx: StormContext): Promise<void> {
 }
 
 async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
-  const { config } = ctx;
   const base = {
     variant: cell.variant,
     clients: cell.clients,
     scriptBytes: cell.scriptBytes,
-    rampMs: config.stormRampMs,
-    resumeRatio: config.stormResumeRatio,
+    rampMs: ctx.storm.rampMs,
+    resumeRatio: ctx.storm.resumeRatio,
     trial: cell.trial,
     ...(cell.variant === ctx.aaVariant ? { aa: true as const } : {}),
   };
@@ -112,7 +118,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
     const limits = readLimits(target.pid, Number(new URL(target.url).port) || null);
     const limitsLine = describeLimits(limits);
     ctx.onLimits?.(`storm ${cell.clients} × ${cell.variant}: ${limitsLine}`);
-    const refusal = checkStormLimits(cell.clients, config.stormRampMs, limits);
+    const refusal = checkStormLimits(cell.clients, ctx.storm.rampMs, limits);
     if (refusal) throw new StormLimitError(refusal);
     const inspector = target.inspector;
     if (!inspector) return stormRow(base, null, { error: `target ${cell.variant}: no inspector`, limits: limitsLine });
@@ -121,21 +127,24 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
     const sampler = await startSampler({
       pid: target.pid,
       inspector,
-      intervalMs: config.sampleIntervalMs,
-      heapIntervalMs: config.heapIntervalMs ?? undefined,
+      intervalMs: ctx.memory.sampleIntervalMs,
+      heapIntervalMs: ctx.memory.heapIntervalMs ?? undefined,
       file: join(ctx.runDir, samplesFile),
       origin,
     });
-    const resume = sessionSpec(config, target.url, afterSequenceFor("memory", fixture.meta), config.holdMs);
-    const snapshotPayload = subscribePayloadFor(config.subscribePayload, afterSequenceFor("snapshot", fixture.meta));
+    const resume = sessionSpec(ctx.protocol, target.url, afterSequenceFor("memory", fixture.meta), ctx.protocol.holdMs);
+    const snapshotPayload = subscribePayloadFor(
+      ctx.protocol.subscribePayload,
+      afterSequenceFor("snapshot", fixture.meta),
+    );
     sampler.mark("connect");
     let run: Awaited<ReturnType<typeof runStormClients>> | null = null;
     let driverError: string | null = null;
     try {
       run = await runStormClients({
         clients: cell.clients,
-        rampMs: config.stormRampMs,
-        resumeRatio: config.stormResumeRatio,
+        rampMs: ctx.storm.rampMs,
+        resumeRatio: ctx.storm.resumeRatio,
         spec: resume,
         snapshotPayload,
       });
@@ -195,7 +204,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
       ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
     return stormRow(base, null, { error: died ? target.describeExit() : (e as Error).message });
   } finally {
-    await target.stop(config.stopGraceMs);
+    await target.stop(ctx.launch.stopGraceMs);
     untrack();
   }
 }

@@ -2,11 +2,11 @@
 // distributed k6 run. Prints the Markdown; with --out also writes merged.md and merged.json there.
 import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { EXIT } from "../util/exit-codes.js";
 import { REPORT_OPTIONS } from "../options/report.js";
 import { parseOption } from "../options/spec.js";
 import { MergeInputError, mergeSummaries, renderMergedMarkdown } from "../report/merge.js";
 import { readRunnerSummaries } from "../report/merge-input.js";
+import { EXIT } from "../util/exit-codes.js";
 import { UsageError, writableDirFlag } from "../util/usage.js";
 
 export interface MergeArgs {

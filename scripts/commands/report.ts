@@ -1,13 +1,14 @@
 // `catchup-bench report <run>`: re-render report.md and report.html from a run's results.json and
 // samples (never re-measures), print the Markdown, and judge the regression guard when --ceiling is given.
 import type { CommandModule } from "yargs";
-import { EXIT } from "../util/exit-codes.js";
 import { guardFromFlags } from "../options/guard.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
-import { type GuardOptions, judge, runMatrices } from "../verdicts/guard.js";
 import { ReportInputError, writeReports } from "../report/write.js";
+import { EXIT } from "../util/exit-codes.js";
 import { UsageError } from "../util/usage.js";
+import type { GuardConfig } from "../verdicts/cells.js";
+import { judge, runMatrices } from "../verdicts/guard.js";
 import { runMergeReport } from "./report-merge.js";
 
 export interface ReportArgs {
@@ -27,16 +28,8 @@ export interface ReportArgs {
 export function guardOptions(
   args: Omit<ReportArgs, "run" | "merge" | "out">,
   matrices?: Parameters<typeof guardFromFlags>[1],
-): GuardOptions | null {
-  const guard = guardFromFlags(args, matrices);
-  return guard.ceiling === null
-    ? null
-    : {
-        ceiling: guard.ceiling,
-        metrics: guard.metrics,
-        confidence: guard.confidence,
-        allowMissing: guard.allowMissing,
-      };
+): GuardConfig | null {
+  return guardFromFlags(args, matrices).guard;
 }
 
 /**

@@ -4,7 +4,7 @@
 // (or {error}).
 import { parentPort, workerData } from "node:worker_threads";
 import { runClientsNode } from "./clients.js";
-import type { SessionSpec } from "../bench/sessions.js";
+import type { SessionSpec } from "./session-spec.js";
 
 const { clients, spec } = workerData as { clients: number; spec: SessionSpec };
 const port = parentPort;

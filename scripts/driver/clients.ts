@@ -4,8 +4,11 @@
 import { Worker } from "node:worker_threads";
 import { findK6, K6_NOT_FOUND, runSessionsK6 } from "./k6.js";
 import { type RunSessionsOptions, runSessions } from "./node.js";
-import type { DriverName } from "../bench/config.js";
-import type { ClientsRun, PhaseName, RunClients, SessionSpec } from "../bench/sessions.js";
+import type { ClientsRun, PhaseName, RunClients, SessionSpec } from "./session-spec.js";
+
+/** What can run the clients: the shared client in Node, or under k6. */
+export const DRIVERS = ["node", "k6"] as const;
+export type DriverName = (typeof DRIVERS)[number];
 
 export class DriverError extends Error {
   override readonly name = "DriverError";

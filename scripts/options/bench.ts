@@ -10,12 +10,21 @@ import {
   THREAD_SUBSCRIBE_TEMPLATE,
   URL_PATH,
 } from "../../scenarios/lib/protocol.js";
+import { DRIVERS } from "../driver/clients.js";
+import { DELIVERIES } from "../target/bundled.js";
 import { GUARD_OPTIONS } from "./guard.js";
 import { REFS_OPTIONS } from "./refs.js";
 import type { CommandSpec } from "./spec.js";
 
-export const DELIVERIES = ["legacy", "batched"] as const;
-export const DRIVERS = ["node", "k6"] as const;
+/**
+ * --quick: the values that replace these flags' defaults when --quick is given and the flag is not
+ * (plus the default fixtures' size: legacy replay chunks hold 512 coalesced items, so > 512 projects
+ * keep resume-many at 4 chunks).
+ */
+export const QUICK = { trials: 1, "memory-trials": 1, "script-bytes": [1024], aa: false, projects: 600 } as const;
+/** The default fixtures' projects and post-cursor events (the reference study's). */
+export const DEFAULT_PROJECTS = 1000;
+export const DEFAULT_EVENTS = 1000;
 
 const MATRIX = "Matrix:";
 const MEMORY = "Memory cells:";

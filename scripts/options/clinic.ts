@@ -2,7 +2,7 @@
 import { FIXTURE_LIMITS } from "../../fixtures/options.js";
 import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
 import { CLINIC_TOOLS } from "../clinic/tools.js";
-import { DELIVERIES } from "./bench.js";
+import { DELIVERIES } from "../target/bundled.js";
 import type { CommandSpec } from "./spec.js";
 
 export const CLINIC_OPTIONS = {

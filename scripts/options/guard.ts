@@ -1,6 +1,8 @@
 // The regression guard's flags, shared by `bench` and `report`, and their one validation.
-import { defaultGuard, GUARD_METRICS } from "../verdicts/guard.js";
+
 import { UsageError } from "../util/usage.js";
+import type { GuardConfig } from "../verdicts/cells.js";
+import { defaultGuard, GUARD_METRICS } from "../verdicts/guard.js";
 import { type OptionTable, parseOption } from "./spec.js";
 
 /** --ceiling and --guard, listed under `group` in help. */
@@ -34,21 +36,18 @@ export const GUARD_OPTIONS = (group?: string) =>
     },
   }) as const satisfies OptionTable;
 
-export interface GuardFlags {
-  ceiling: number | null;
+/** The guard as the flags give it: null without --ceiling; the metrics also without it (the report marks them). */
+export interface GuardFromFlags {
+  guard: GuardConfig | null;
   /** Guarded metrics: --guard's, else the headline figure of each matrix that runs. */
   metrics: string[];
-  /** --guard-confidence: fail on the interval's lower bound instead of the median. */
-  confidence: boolean;
-  /** --allow-missing: judge cells with missing pairs on the pairs they have. */
-  allowMissing: boolean;
 }
 
 /** Validates --ceiling and --guard (raw values as typed); the one place both commands check them. */
 export function guardFromFlags(
   raw: { ceiling?: unknown; guard?: unknown; "guard-confidence"?: unknown; "allow-missing"?: unknown },
   matrices: { latency: boolean; memory: boolean; leak?: boolean; storm?: boolean } = { latency: true, memory: true },
-): GuardFlags {
+): GuardFromFlags {
   const spec = GUARD_OPTIONS();
   const metrics =
     raw.guard === undefined ? defaultGuard(matrices) : (parseOption("guard", spec.guard, raw.guard) as string[]);
@@ -66,7 +65,8 @@ export function guardFromFlags(
     if (raw.guard !== undefined) {
       throw new UsageError("--guard needs --ceiling (the ratio above which a guarded metric fails, e.g. 1.03)");
     }
-    return { ceiling: null, metrics, ...switches };
+    return { guard: null, metrics };
   }
-  return { ceiling: parseOption("ceiling", spec.ceiling, raw.ceiling) as number, metrics, ...switches };
+  const ceiling = parseOption("ceiling", spec.ceiling, raw.ceiling) as number;
+  return { guard: { ceiling, metrics, ...switches }, metrics };
 }

@@ -19,6 +19,7 @@ import {
 } from "node:fs";
 import { join, resolve } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import type { RefRecord } from "../results/ref.js";
 import { isAlive } from "../sampler/procfs.js";
 import { UsageError } from "../util/usage.js";
 import { runBuild } from "./build.js";
@@ -29,7 +30,6 @@ import {
   type CacheLayout,
   cacheLayout,
   checkoutsToEvict,
-  type RefRecord,
   type RefsRequest,
   refVariantNames,
   WORKTREE,

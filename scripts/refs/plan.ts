@@ -2,6 +2,7 @@
 // cache keys, and what a variant records. No git, no files, no processes (see ./checkout.ts).
 import { createHash } from "node:crypto";
 import { join, posix } from "node:path";
+import type { RefRecord } from "../results/ref.js";
 import { intFlag, listFlag, UsageError } from "../util/usage.js";
 
 /** The REV that stands for the working tree as it is, uncommitted and untracked (not ignored) files included. */
@@ -249,29 +250,6 @@ export interface BuildRecord {
   buildMs: number;
   log: string;
   finishedAt: string;
-}
-
-/** What results.json records about a variant measured by git ref. */
-export interface RefRecord {
-  /** The revision as given ("main", "HEAD~1", "WORKTREE"). */
-  ref: string;
-  /** The full hash of the commit it resolved to (for WORKTREE: HEAD, the changes on top are `dirty`). */
-  commit: string;
-  /** True for WORKTREE with uncommitted changes. */
-  dirty: boolean;
-  /** sha256 of `git diff --binary` from `commit` to the measured tree, untracked files included; null if clean. */
-  diffDigest: string | null;
-  /** For the swapped baseline: where the named files came from. */
-  swap: { from: string; commit: string; files: string[] } | null;
-  /** The commit that was checked out (equals `commit` for a clean ref; a synthetic one otherwise). */
-  checkoutCommit: string;
-  checkout: string;
-  build: string | null;
-  /** How long the build took when it ran (also when this run reused it); null without --build. */
-  buildMs: number | null;
-  buildLog: string | null;
-  /** True when this run reused an earlier build of the same checkout and command. */
-  buildCached: boolean;
 }
 
 /** The report's words for a variant measured by ref: "ref main = 1a2b3c4d5e6f, built in 1.2 s (cached), log …". */

@@ -2,10 +2,9 @@
 // CSS are inlined (passed in by the caller, read from node_modules at render time), the data is inline
 // JSON, and a Content-Security-Policy of default-src 'none' forbids any network request when opened.
 
-import { leakCharts, leakHtml } from "./leak.js";
-import { STORM_CHART_JS, stormCharts, stormHtml } from "./storm.js";
 import type { Chart, MemoryChart } from "./charts.js";
 import { failuresMarkdown } from "./failures.js";
+import { leakCharts, leakHtml } from "./leak.js";
 import {
   autoSampleText,
   guardSummary,
@@ -16,6 +15,7 @@ import {
   VERDICT_NOTE,
 } from "./markdown.js";
 import type { ReportModel } from "./model.js";
+import { STORM_CHART_JS, stormCharts, stormHtml } from "./storm.js";
 
 export interface HtmlAssets {
   uplotJs: string;

@@ -1,7 +1,8 @@
 // Leak rows -> the report's leak table (report.md and report.html) and chart data (post-GC heap per
 // cycle with the fitted Theil–Sen line, one chart per variant). Pure.
+
+import type { LeakRow } from "../results/leak.js";
 import { median } from "../util/stats.js";
-import type { LeakRow } from "../verdicts/leak.js";
 
 const KIB = 1024;
 const MIB = 1024 * 1024;

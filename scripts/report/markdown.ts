@@ -1,13 +1,13 @@
 // The report model -> report.md (pure). Ready to paste into a pull request; no render timestamps, so
 // the same results.json renders the same bytes.
 
-import { leakMarkdown } from "./leak.js";
-import { stormMarkdown } from "./storm.js";
+import type { Metric } from "../results/metrics.js";
+import type { CellVerdict } from "../results/verdict.js";
 import { failuresMarkdown } from "./failures.js";
 import { arrow, chunkSet, mib, ms, ratio, size } from "./format.js";
-import type { Metric } from "../verdicts/metrics.js";
+import { leakMarkdown } from "./leak.js";
 import type { ReportModel } from "./model.js";
-import type { CellVerdict } from "../verdicts/cells.js";
+import { stormMarkdown } from "./storm.js";
 
 /** Human names of the paired metrics. */
 export const METRIC_LABELS: Record<Metric, string> = {

@@ -1,23 +1,25 @@
 // results.json -> the report model: every figure the Markdown and HTML renderers show, computed once.
 // Pure and deterministic (bootstrap seeds derive from metric names), so a report re-renders byte for byte.
 
-import type { LeakRow } from "../verdicts/leak.js";
-import { describeRef, type RefRecord } from "../refs/plan.js";
+import { describeRef } from "../refs/plan.js";
+import type { LeakRow } from "../results/leak.js";
+import type { RefRecord } from "../results/ref.js";
 import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results/schema.js";
+import type { StormRow } from "../results/storm.js";
+import type { StormVerdict } from "../results/verdict.js";
 import { median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
-import type { StormRow } from "../storm/row.js";
-import { runStormVerdicts, type StormVerdict } from "../verdicts/storm.js";
-import { type FailureReport, failureReport } from "./failures.js";
-import { size } from "./format.js";
-import { caseRatios, cellKey, type Roles, rolesOf } from "../verdicts/metrics.js";
 import {
   CASE_ORDER,
-  type GuardSettings,
+  type GuardConfig,
   guardFromConfig,
   type MetricVerdicts,
   metricVerdicts,
   RESAMPLES,
 } from "../verdicts/cells.js";
+import { caseRatios, cellKey, type Roles, rolesOf } from "../verdicts/metrics.js";
+import { runStormVerdicts } from "../verdicts/storm.js";
+import { type FailureReport, failureReport } from "./failures.js";
+import { size } from "./format.js";
 
 export { MIN_PAIRS, RELIABLE_PAIRS, RESAMPLES } from "../verdicts/cells.js";
 
@@ -86,7 +88,7 @@ export interface ReportModel {
   memory: MemoryCellModel[];
   /** Per metric, its per-cell verdicts and pooled summary line. */
   metrics: MetricVerdicts[];
-  guard: GuardSettings | null;
+  guard: GuardConfig | null;
   hasAa: boolean;
   /** Auto-sampling, when it ran: its budget and the rounds each guarded cell took. */
   autoSample: Results["autoSample"] | null;

@@ -1,10 +1,10 @@
 // Storm rows -> the report's storm table (report.md and report.html) and chart data (server RSS and
 // caught-up clients over time, one chart per variant of each cell). Pure: samples come in as data.
-import { arrow, mib, ms, size } from "./format.js";
+
+import { FAILURE_KINDS, type StormRow } from "../results/storm.js";
+import type { StormVerdict } from "../results/verdict.js";
 import { median } from "../util/stats.js";
-import { FAILURE_KINDS } from "../storm/figures.js";
-import type { StormRow } from "../storm/row.js";
-import type { StormVerdict } from "../verdicts/storm.js";
+import { arrow, mib, ms, size } from "./format.js";
 
 export interface StormChart {
   kind: "storm";

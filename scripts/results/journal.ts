@@ -5,20 +5,20 @@ import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSy
 import { join } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
 import { redact } from "../util/redact.js";
+import type { LeakRow } from "./leak.js";
 import {
   type LatencyRow,
-  type LeakRow,
   type MemoryRow,
   READABLE_RESULTS_SCHEMAS,
   RESULTS_SCHEMA,
   type Results,
   type ResultsLine,
   type RunInfo,
-  type StormRow,
   type TargetCrash,
   upgradeResults,
   type VariantInfo,
 } from "./schema.js";
+import type { StormRow } from "./storm.js";
 
 /** A run directory that already holds files: a run never writes into another run's folder. */
 export class RunDirNotEmptyError extends Error {

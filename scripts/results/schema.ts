@@ -3,11 +3,10 @@
 // upgradeResults to read the older version (or drop it from READABLE_RESULTS_SCHEMAS).
 
 import type { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
-import type { LeakRow } from "../verdicts/leak.js";
-import type { RefRecord } from "../refs/plan.js";
-import type { CellVerdict } from "../verdicts/cells.js";
-import type { StormRow } from "../storm/row.js";
-import type { StormVerdict } from "../verdicts/storm.js";
+import type { LeakRow } from "./leak.js";
+import type { RefRecord } from "./ref.js";
+import type { StormRow } from "./storm.js";
+import type { CellVerdict, StormVerdict } from "./verdict.js";
 
 /**
  * @2: a memory row's sampleIntervalMs is the RSS lane's achieved interval only (the sampler has two
@@ -174,9 +173,6 @@ export interface Results {
   /** --storm: per storm cell and variant, N clients reconnecting at once against a fresh server. */
   storm?: StormRow[];
 }
-
-export type { LeakPoint, LeakRow } from "../verdicts/leak.js";
-export type { StormRow } from "../storm/row.js";
 
 /** A target process that exited while the harness still needed it: a finding, never silently replaced. */
 export interface TargetCrash {

@@ -4,10 +4,9 @@
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import { COMPLETION_MARKER, SUBSCRIBE_TAG, SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
-import type { SessionSpec } from "../bench/sessions.js";
-import { subscribePayloadFor } from "../bench/sessions.js";
-import { runStormClients } from "./fleet.js";
+import { type SessionSpec, subscribePayloadFor } from "../driver/session-spec.js";
 import { type StormSession, stormFigures } from "./figures.js";
+import { runStormClients } from "./fleet.js";
 
 export interface StormCapacity {
   clients: number;

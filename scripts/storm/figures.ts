@@ -1,11 +1,8 @@
 // Storm figures from the sessions' own timestamps: how many clients caught up, why the others failed,
 // the completion distribution and the moment the last one caught up. Pure: no sockets, no clock.
+
+import type { StormFailureKind, StormFigures } from "../results/storm.js";
 import { quantileSorted } from "../util/stats.js";
-
-/** Why a storm client failed, from its session's error text. */
-export type StormFailureKind = "upgrade-refused" | "timeout" | "closed-early" | "other";
-
-export const FAILURE_KINDS: readonly StormFailureKind[] = ["upgrade-refused", "timeout", "closed-early", "other"];
 
 /** One client of a storm as the driver saw it; times in ms since the storm started (its first connect). */
 export interface StormSession {
@@ -19,19 +16,6 @@ export interface StormSession {
   completionMs: number | null;
   /** Resumed from a cursor (true) or took a cold snapshot. */
   resume: boolean;
-}
-
-export interface StormFigures {
-  clients: number;
-  /** Clients that caught up (completion frame received) and closed cleanly. */
-  ok: number;
-  failed: number;
-  failures: Record<StormFailureKind, number>;
-  completionMsP50: number | null;
-  completionMsP99: number | null;
-  completionMsMax: number | null;
-  /** From the storm's first connect to the last ok client's completion frame; null unless every client caught up. */
-  allCaughtUpMs: number | null;
 }
 
 /**

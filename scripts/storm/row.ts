@@ -1,36 +1,5 @@
+import type { StormFigures, StormRow } from "../results/storm.js";
 // The results row of one storm cell (N clients at once against one fresh server of one variant).
-import type { StormFigures } from "./figures.js";
-
-/** The figures (ok, failed, failures, completion percentiles, allCaughtUpMs) plus the cell and its measurements. */
-export interface StormRow extends StormFigures {
-  variant: string;
-  scriptBytes: number;
-  rampMs: number;
-  /** Share of clients that resumed from a cursor (the rest took a cold snapshot). */
-  resumeRatio: number;
-  trial: number;
-  /** The A/A copy of the baseline (run in the same rounds), whose pairs with the baseline give each cell's noise band. */
-  aa?: true;
-  peakHeapBytes: number | null;
-  peakRssBytes: number | null;
-  hwmRssBytes: number | null;
-  postGcHeapBytes: number | null;
-  probeMaxMs: number | null;
-  /** The driver's worst worker event-loop lag p99 during the storm (ms): a slow driver is not a slow server. */
-  driverLoopLagMs: number | null;
-  /** Worker threads that ran the clients. */
-  driverWorkers?: number;
-  /** The limits stated before the storm (descriptors, backlog). */
-  limits?: string;
-  samplesFile: string | null;
-  /**
-   * For the report's chart: [ms since the storm began, server RSS MiB or null, clients caught up or
-   * null], thinned to a few hundred points (the samples file keeps every sample).
-   */
-  timeline?: Array<[number, number | null, number | null]>;
-  /** Why the cell is incomplete (the first failed clients' errors, a dead server), or null. */
-  error: string | null;
-}
 
 /** A storm row from its figures and measurements. */
 export function stormRow(

@@ -8,7 +8,7 @@ import { parentPort, workerData } from "node:worker_threads";
 import WebSocket from "ws";
 import { runSession } from "../../scenarios/lib/session.js";
 import { driverOptions } from "../driver/clients.js";
-import type { SessionSpec } from "../bench/sessions.js";
+import type { SessionSpec } from "../driver/session-spec.js";
 
 export interface StormWorkerData {
   spec: SessionSpec;

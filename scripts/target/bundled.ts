@@ -7,6 +7,10 @@ import { compiledPath, spawnProcess, type TargetProcess } from "./process.js";
 import { parseReadyLine, type ReadyLine } from "./ready.js";
 import { NotReadyError, waitReady } from "./wait.js";
 
+/** The bundled server's catch-up delivery strategies (server-under-test/delivery.ts). */
+export const DELIVERIES = ["legacy", "batched"] as const;
+export type Delivery = (typeof DELIVERIES)[number];
+
 /**
  * dist/server-under-test/main.js, from the compiled module (dist/scripts/target/) or from source
  * (tests): measured processes always run the compiled server.

@@ -4,9 +4,11 @@
 // and the smallest change the cell could have shown. A pooled figure is only ever a summary line:
 // pooling hides a regression confined to one cell.
 import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
+import { METRICS, type Metric } from "../results/metrics.js";
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
+import type { CellVerdict } from "../results/verdict.js";
 import { type Interval, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
-import { isLatencyMetric, METRICS, type Metric, metricRatios, type Roles, rolesOf } from "./metrics.js";
+import { isLatencyMetric, metricRatios, type Roles, rolesOf } from "./metrics.js";
 
 /** Bootstrap resamples for every interval in a verdict (seeded per metric and cell). */
 export const RESAMPLES = 4000;
@@ -18,46 +20,14 @@ export const RELIABLE_PAIRS = 8;
 const Z_ALPHA = 1.959964;
 const Z_POWER = 0.841621;
 
-export type GuardedVerdict = "pass" | "fail" | "noise" | "missing";
-export type OpenVerdict = "lower" | "higher" | "noise" | "missing";
-export type CellVerdictName = GuardedVerdict | OpenVerdict;
-
-export interface GuardSettings {
+/** The regression guard (--ceiling, --guard, --guard-confidence, --allow-missing): one object, one name. */
+export interface GuardConfig {
   ceiling: number;
   metrics: readonly string[];
   /** FAIL only when the interval's lower bound exceeds the ceiling (default: the median does). */
   confidence?: boolean;
   /** Judge a cell on the pairs it has when some are missing (default: such a cell is "missing"). */
   allowMissing?: boolean;
-}
-
-/**
- * One metric in one cell, as judged when the run finished: what results.json keeps under `verdicts`
- * and the reports render. Ratios are candidate/baseline; the A/A band is the baseline against its
- * interleaved second copy. `verdict`: pass|fail|noise|missing for a guarded metric,
- * lower|higher|noise|missing for the others.
- */
-export interface CellVerdict {
-  metric: Metric;
-  /** The case name for latency ("resume-many"), SCRIPTBYTESxCLIENTS/MODE for memory ("8192x4/memory"). */
-  cell: string;
-  pairs: number;
-  plannedPairs: number;
-  median: number | null;
-  ciLow: number | null;
-  ciHigh: number | null;
-  aaLow: number | null;
-  aaHigh: number | null;
-  verdict: CellVerdictName;
-  guarded: boolean;
-  /** Smallest change (as a ratio above 1, e.g. 1.08 = 8%) this cell could have ranked; null without an interval. */
-  detectable: number | null;
-  /** Fewer than RELIABLE_PAIRS pairs: the interval undercovers, read it as indicative only. */
-  indicative: boolean;
-  /** A guarded cell above the ceiling but inside its A/A band: no verdict either way. */
-  undecided: boolean;
-  /** Why the verdict, in a few words. */
-  reason: string;
 }
 
 export interface MetricVerdicts {
@@ -167,7 +137,7 @@ export function decideCell(
     plannedPairs: number;
     band: Interval | null;
   },
-  guard: GuardSettings | null,
+  guard: GuardConfig | null,
 ): CellVerdict {
   const { metric, cell, summary, plannedPairs, band } = input;
   const guarded = guard?.metrics.includes(metric) === true;
@@ -221,7 +191,7 @@ export function presentMetrics(results: Pick<Results, "latency" | "memory">): Me
 }
 
 /** The guard settings recorded in a run's config (bench writes them there), or null. */
-export function guardFromConfig(config: Record<string, unknown>): GuardSettings | null {
+export function guardFromConfig(config: Record<string, unknown>): GuardConfig | null {
   const ceiling = config.ceiling;
   if (typeof ceiling !== "number") return null;
   const metrics = Array.isArray(config.guard) ? (config.guard as unknown[]).map(String) : [];
@@ -234,7 +204,7 @@ export function guardFromConfig(config: Record<string, unknown>): GuardSettings 
 }
 
 /** Every metric's per-cell verdicts and pooled summary. Empty when the run has nothing to compare. */
-export function metricVerdicts(results: Results, guard: GuardSettings | null): MetricVerdicts[] {
+export function metricVerdicts(results: Results, guard: GuardConfig | null): MetricVerdicts[] {
   const roles = rolesOf(results);
   if (!roles) return [];
   const aa = aaPairing(results, roles);
@@ -264,7 +234,7 @@ export function metricVerdicts(results: Results, guard: GuardSettings | null): M
 }
 
 /** The flat `verdicts` array of results.json. */
-export function verdictsOf(results: Results, guard: GuardSettings | null): CellVerdict[] {
+export function verdictsOf(results: Results, guard: GuardConfig | null): CellVerdict[] {
   return metricVerdicts(results, guard).flatMap((m) => m.cells);
 }
 
@@ -273,7 +243,7 @@ export function verdictsOf(results: Results, guard: GuardSettings | null): CellV
  * interval straddles the ceiling (low <= C < high), or that is above the ceiling inside its A/A band,
  * gets another round; a missing cell does not (more rounds cannot bring back a failed pair).
  */
-export function cellsToResample(results: Results, guard: GuardSettings): { latency: string[]; memory: string[] } {
+export function cellsToResample(results: Results, guard: GuardConfig): { latency: string[]; memory: string[] } {
   const latency = new Set<string>();
   const memory = new Set<string>();
   for (const v of verdictsOf(results, guard)) {

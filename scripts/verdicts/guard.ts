@@ -2,14 +2,15 @@
 // median paired ratio candidate/baseline exceeds the ceiling (with `confidence`, when its interval's
 // lower bound does). The run fails when any guarded cell fails; a guarded cell with missing pairs, or
 // above the ceiling but inside its A/A band, leaves the run without a verdict.
-import { EXIT, type ExitCode } from "../util/exit-codes.js";
-import { judgeLeak, LEAK_METRIC } from "./leak-guard.js";
-import type { Results } from "../results/schema.js";
-import { DEFAULT_STORM_GUARD, isStormMetric, runStormVerdicts, STORM_METRIC_NAMES } from "./storm.js";
-import { isMetric, METRICS, rolesOf } from "./metrics.js";
-import { type CellVerdict, type GuardSettings, verdictsOf } from "./cells.js";
 
-export type GuardOptions = GuardSettings;
+import { METRICS, STORM_METRIC_NAMES } from "../results/metrics.js";
+import type { Results } from "../results/schema.js";
+import type { CellVerdict } from "../results/verdict.js";
+import { EXIT, type ExitCode } from "../util/exit-codes.js";
+import { type GuardConfig, verdictsOf } from "./cells.js";
+import { judgeLeak, LEAK_METRIC } from "./leak-guard.js";
+import { isMetric, rolesOf } from "./metrics.js";
+import { DEFAULT_STORM_GUARD, isStormMetric, runStormVerdicts } from "./storm.js";
 
 export interface GuardDecision {
   /** True when the run passes: no guarded cell failed, none is missing or undecided. */
@@ -71,7 +72,7 @@ function digitsFor(x: number, ceiling: number): string {
 /** A cell's verdict as a guard line reads it: a latency/memory cell, or a storm cell with its missing pairs. */
 type JudgedCell = Omit<CellVerdict, "metric"> & { metric: string; missing?: readonly { reason: string }[] };
 
-function cellLine(v: JudgedCell, options: GuardOptions): string {
+function cellLine(v: JudgedCell, options: GuardConfig): string {
   const name = `${v.metric} ${v.cell}`;
   if (v.verdict === "missing") {
     return `${name}: ${v.pairs} of ${v.plannedPairs} planned pairs ok: MISSING (no verdict; --allow-missing judges the pairs there are)`;
@@ -101,7 +102,7 @@ function missingPairs(v: JudgedCell): string {
 }
 
 /** Judges a run cell by cell. A single-target run has nothing to compare and is not judged. */
-export function judge(results: Results, options: GuardOptions): GuardDecision {
+export function judge(results: Results, options: GuardConfig): GuardDecision {
   checkGuardMetrics(options.metrics);
   if (!rolesOf(results)) {
     return {

@@ -1,10 +1,10 @@
+import type { LeakRow } from "../results/leak.js";
 // The regression guard's rule for leak rows (pure): with `leakSlopeBytes` guarded, the run FAILs when
 // the candidate's leak verdict is `leak` (the lower bound of its post-GC heap slope's 95% interval is
 // above the threshold), whatever the baseline does: a server that grows on every reconnect is not
 // shipped because the old one grew too. A ratio of slopes is not used: slopes sit near zero and
 // change sign, so their ratio means nothing. A candidate without a verdict (too few cycles, a
 // failed cycle before ten were measured, no leak rows) leaves the run without a verdict.
-import type { LeakRow } from "./leak.js";
 
 export const LEAK_METRIC = "leakSlopeBytes";
 

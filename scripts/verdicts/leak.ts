@@ -1,33 +1,8 @@
 // From per-cycle readings of one server to a leak row: slopes of post-GC heap, RSS and open
 // descriptors per reconnect cycle (Theil–Sen with Sen's 95% interval), and the verdict. Pure.
+
+import type { LeakPoint, LeakRow } from "../results/leak.js";
 import { theilSen } from "./slope.js";
-
-/** What was read after one reconnect cycle, once the clients closed and a GC was forced. */
-export interface LeakPoint {
-  cycle: number;
-  postGcHeapBytes: number;
-  rssBytes: number | null;
-  fds: number | null;
-}
-
-export type LeakVerdict = "leak" | "no-leak" | "missing";
-
-export interface LeakRow {
-  variant: string;
-  /** Cycles measured (after the warm-up). */
-  cycles: number;
-  warmupCycles: number;
-  clients: number;
-  slopeBytesPerCycle: number | null;
-  ciLow: number | null;
-  ciHigh: number | null;
-  rssSlopeBytesPerCycle: number | null;
-  fdSlopePerCycle: number | null;
-  thresholdBytesPerCycle: number;
-  verdict: LeakVerdict;
-  points: LeakPoint[];
-  error: string | null;
-}
 
 /** Fewer measured cycles than this give no slope worth a verdict (Sen's interval needs about 10). */
 export const MIN_LEAK_CYCLES = 10;

@@ -1,22 +1,9 @@
 // The metrics compared as paired ratios (candidate/baseline; lower is better for all of them), and how
 // trials pair up: trial i of the baseline with trial i of the candidate in the same case or memory cell.
+
+import { LATENCY_METRICS, type LatencyMetric, METRICS, type Metric } from "../results/metrics.js";
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
 import { pairedRatios } from "../util/stats.js";
-
-export const LATENCY_METRICS = ["completionMs", "firstChunkMs", "probeMs"] as const;
-export const MEMORY_METRICS = [
-  "peakHeapBytes",
-  "peakRssBytes",
-  "hwmRssBytes",
-  "postGcHeapBytes",
-  "retainedHeapBytes",
-  "probeMaxMs",
-] as const;
-export type LatencyMetric = (typeof LATENCY_METRICS)[number];
-export type MemoryMetric = (typeof MEMORY_METRICS)[number];
-export type Metric = LatencyMetric | MemoryMetric;
-/** Every metric the paired statistics and the regression guard know, in report order. */
-export const METRICS: readonly Metric[] = [...LATENCY_METRICS, ...MEMORY_METRICS];
 
 export function isLatencyMetric(m: string): m is LatencyMetric {
   return (LATENCY_METRICS as readonly string[]).includes(m);

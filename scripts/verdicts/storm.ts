@@ -4,24 +4,14 @@
 // (the baseline again, in the same rounds) gives the cell's noise band. A pair counts only when both
 // storms served every client: a storm with failed clients carried less load, so its peaks and
 // percentiles are not comparable. Every pair that does not count is named, never dropped silently.
-import { type Metric, rolesOf } from "./metrics.js";
-import { aaBandOf, type CellVerdict, decideCell, type GuardSettings, RESAMPLES } from "./cells.js";
-import type { Results } from "../results/schema.js";
-import { type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
-import type { StormRow } from "../storm/row.js";
 
-/** The storm figures the guard can judge, by their --guard names. */
-export const STORM_METRICS = {
-  stormPeakRssBytes: "peakRssBytes",
-  stormHwmRssBytes: "hwmRssBytes",
-  stormPeakHeapBytes: "peakHeapBytes",
-  stormCompletionMsP50: "completionMsP50",
-  stormCompletionMsP99: "completionMsP99",
-  stormAllCaughtUpMs: "allCaughtUpMs",
-  stormProbeMaxMs: "probeMaxMs",
-} as const satisfies Record<string, keyof StormRow>;
-export type StormMetric = keyof typeof STORM_METRICS;
-export const STORM_METRIC_NAMES = Object.keys(STORM_METRICS) as StormMetric[];
+import { type Metric, STORM_METRICS, type StormMetric } from "../results/metrics.js";
+import type { Results } from "../results/schema.js";
+import type { StormRow } from "../results/storm.js";
+import type { MissingPair, StormVerdict } from "../results/verdict.js";
+import { type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
+import { aaBandOf, decideCell, type GuardConfig, RESAMPLES } from "./cells.js";
+import { rolesOf } from "./metrics.js";
 
 /**
  * What the guard judges in a storm cell when --guard does not say: the server's peak RSS (the storm's
@@ -40,12 +30,6 @@ export function stormCellKey(r: Pick<StormRow, "scriptBytes" | "clients" | "ramp
   const ramp = r.rampMs > 0 ? `/ramp${r.rampMs}` : "";
   const mix = r.resumeRatio < 1 ? `/resume${r.resumeRatio}` : "";
   return `${r.scriptBytes}x${r.clients}${ramp}${mix}`;
-}
-
-/** A pair that does not count, and why ("trial 2: legacy 499/500 ok (1 upgrade-refused)"). */
-export interface MissingPair {
-  trial: number;
-  reason: string;
 }
 
 export interface StormPairs {
@@ -101,12 +85,6 @@ export function stormPairs(
   return out;
 }
 
-/** One storm figure in one storm cell, judged like a memory cell; `missing` names the pairs that did not count. */
-export interface StormVerdict extends Omit<CellVerdict, "metric"> {
-  metric: StormMetric;
-  missing: MissingPair[];
-}
-
 /** Storm cells in first-seen order. */
 export function stormCellIds(rows: readonly StormRow[]): string[] {
   return [...new Set(rows.map(stormCellKey))];
@@ -119,7 +97,7 @@ export function stormCellIds(rows: readonly StormRow[]): string[] {
 export function stormVerdicts(
   rows: readonly StormRow[],
   roles: { baseline: string; candidate: string },
-  o: { metrics: readonly StormMetric[]; guard: GuardSettings | null; planned: number; aa: string | null },
+  o: { metrics: readonly StormMetric[]; guard: GuardConfig | null; planned: number; aa: string | null },
 ): StormVerdict[] {
   const out: StormVerdict[] = [];
   for (const cell of stormCellIds(rows)) {
@@ -147,7 +125,7 @@ export function stormVerdicts(
 }
 
 /** The storm metrics a run judges or shows: the guarded ones, else the defaults. */
-function stormMetricsOf(guard: GuardSettings | null): StormMetric[] {
+function stormMetricsOf(guard: GuardConfig | null): StormMetric[] {
   const guarded = (guard?.metrics ?? []).filter(isStormMetric);
   return [...new Set<StormMetric>([...DEFAULT_STORM_GUARD, ...guarded])];
 }
@@ -156,7 +134,7 @@ function stormMetricsOf(guard: GuardSettings | null): StormMetric[] {
  * A run's storm verdicts, as results.json keeps them under `verdicts` and report.md shows them: every
  * storm cell, for the guarded storm figures and the default ones. Empty for a single target.
  */
-export function runStormVerdicts(results: Results, guard: GuardSettings | null): StormVerdict[] {
+export function runStormVerdicts(results: Results, guard: GuardConfig | null): StormVerdict[] {
   const roles = rolesOf(results);
   if (!roles || !results.storm?.length) return [];
   const trials = results.run.config?.stormTrials;

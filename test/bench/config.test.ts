@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LATENCY_CASES, THREAD_CASES } from "../../scenarios/lib/protocol.js";
-import { resolveConfig } from "../../scripts/bench/config.js";
+import { resolveConfig } from "../../scripts/options/bench-config.js";
 import { UsageError } from "../../scripts/util/usage.js";
 
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
@@ -52,35 +52,43 @@ describe("resolveConfig", () => {
   it("has the issue's defaults", () => {
     const c = resolveConfig({});
     // every case, the thread subscription's included
-    expect(c.cases).toEqual(LATENCY_CASES);
-    expect(c.cases).toEqual(expect.arrayContaining([...THREAD_CASES]));
+    expect(c.latency.cases).toEqual(LATENCY_CASES);
+    expect(c.latency.cases).toEqual(expect.arrayContaining([...THREAD_CASES]));
     // Interleaved rounds: 8 latency rounds and 3 memory rounds give each cell enough paired ratios.
-    expect(c.trials).toBe(8);
-    expect(c.memoryTrials).toBe(3);
-    expect(c.ackDelayMs).toBe(100);
-    expect(c.holdMs).toBe(100);
-    expect(c.clients).toEqual([1, 4]);
-    expect(c.scriptBytes).toEqual([1024, 8192]);
-    expect(c.sampleIntervalMs).toBe(10);
-    expect(c.targets.map((t) => t.name)).toEqual(["legacy", "batched"]);
-    expect(c.completion).toEqual({ field: "kind", value: "synchronized" });
-    expect(c.probeTag).toBe("server.getConfig");
-    expect(c.urlPath).toBe("/ws");
-    expect(c.projects).toBe(1000);
-    expect(c.events).toBe(1000);
-    expect(c.ceiling).toBeNull();
+    expect(c.latency.trials).toBe(8);
+    expect(c.memory.trials).toBe(3);
+    expect(c.protocol.ackDelayMs).toBe(100);
+    expect(c.protocol.holdMs).toBe(100);
+    expect(c.memory.clients).toEqual([1, 4]);
+    expect(c.memory.scriptBytes).toEqual([1024, 8192]);
+    expect(c.memory.sampleIntervalMs).toBe(10);
+    expect(c.targets.targets.map((t) => t.name)).toEqual(["legacy", "batched"]);
+    expect(c.protocol.completion).toEqual({ field: "kind", value: "synchronized" });
+    expect(c.protocol.probeTag).toBe("server.getConfig");
+    expect(c.protocol.urlPath).toBe("/ws");
+    expect(c.fixtures.projects).toBe(1000);
+    expect(c.fixtures.events).toBe(1000);
+    expect(c.guard?.ceiling).toBeNull();
   });
 
   it("leaves the thread cases out for a --target run unless --cases names them", () => {
     const target = "base=node a.js --port {port}";
-    expect(resolveConfig({ target }).cases).toEqual(["snapshot", "resume-none", "resume-one", "resume-many"]);
-    expect(resolveConfig({ target, cases: "snapshot,thread-resume" }).cases).toEqual(["snapshot", "thread-resume"]);
+    expect(resolveConfig({ target }).latency.cases).toEqual(["snapshot", "resume-none", "resume-one", "resume-many"]);
+    expect(resolveConfig({ target, cases: "snapshot,thread-resume" }).latency.cases).toEqual([
+      "snapshot",
+      "thread-resume",
+    ]);
   });
 
   it("--quick shrinks projects, trials and cells but keeps 1,000 events; explicit flags win", () => {
     const q = resolveConfig({ quick: true });
-    expect([q.projects, q.events, q.trials, q.scriptBytes]).toEqual([600, 1000, 1, [1024]]);
-    expect(resolveConfig({ quick: true, trials: "2" }).trials).toBe(2);
+    expect([q.fixtures.projects, q.fixtures.events, q.latency.trials, q.memory.scriptBytes]).toEqual([
+      600,
+      1000,
+      1,
+      [1024],
+    ]);
+    expect(resolveConfig({ quick: true, trials: "2" }).latency.trials).toBe(2);
   });
 
   it("guards the headline figure of each matrix that runs unless --guard names metrics", () => {
@@ -100,19 +108,22 @@ describe("resolveConfig", () => {
       completion: "exit",
       "probe-payload": '{"x":1}',
     });
-    expect(c.clients).toEqual([1, 2, 8]);
-    expect(c.targets).toEqual([
+    expect(c.memory.clients).toEqual([1, 2, 8]);
+    expect(c.targets.targets).toEqual([
       { name: "base", kind: "command", command: "node a.js --port {port}" },
       { name: "cand", kind: "command", command: "node b.js --port {port}" },
     ]);
-    expect(c.completion).toBe("exit");
-    expect(c.probePayload).toEqual({ x: 1 });
-    expect(resolveConfig({ completion: "status=done" }).completion).toEqual({ field: "status", value: "done" });
+    expect(c.protocol.completion).toBe("exit");
+    expect(c.protocol.probePayload).toEqual({ x: 1 });
+    expect(resolveConfig({ completion: "status=done" }).protocol.completion).toEqual({
+      field: "status",
+      value: "done",
+    });
   });
 
   it("gives every bundled variant the --server-arg words, after its own flags", () => {
     const c = resolveConfig({ "server-arg": ["--backlog=1024", "--replay-group-items", "64"] });
-    expect(c.targets).toEqual([
+    expect(c.targets.targets).toEqual([
       {
         name: "legacy",
         kind: "bundled",

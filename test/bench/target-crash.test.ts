@@ -5,9 +5,9 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXIT } from "../../scripts/util/exit-codes.js";
 import type { Results } from "../../scripts/results/schema.js";
 import { descendants } from "../../scripts/sampler/procfs.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { cmdline, startBench } from "./bench-child.js";
 

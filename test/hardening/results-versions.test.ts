@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXIT } from "../../scripts/util/exit-codes.js";
 import { RESULTS_SCHEMA } from "../../scripts/results/schema.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
 import { syntheticResults } from "../report/synthetic-run.js";
 import { runCli } from "./support/harness.js";
 

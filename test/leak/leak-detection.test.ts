@@ -7,8 +7,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXIT } from "../../scripts/util/exit-codes.js";
 import type { Results } from "../../scripts/results/schema.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
 import { startBench } from "../bench/bench-child.js";
 
 const TARGET = fileURLToPath(new URL("./targets/leaky.mjs", import.meta.url));

@@ -1,13 +1,14 @@
 // Leak rows in the guard, the report table and the chart data; and the leak flags' rules.
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../scripts/bench/config.js";
-import { EXIT } from "../../scripts/util/exit-codes.js";
-import { judgeLeak } from "../../scripts/verdicts/leak-guard.js";
+import { resolveConfig } from "../../scripts/options/bench-config.js";
 import { leakCharts, leakMarkdown } from "../../scripts/report/leak.js";
-import { type LeakPoint, type LeakRow, leakRow } from "../../scripts/verdicts/leak.js";
-import { judge } from "../../scripts/verdicts/guard.js";
+import type { LeakPoint, LeakRow } from "../../scripts/results/leak.js";
 import { RESULTS_SCHEMA, type Results } from "../../scripts/results/schema.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
 import { UsageError } from "../../scripts/util/usage.js";
+import { judge } from "../../scripts/verdicts/guard.js";
+import { leakRow } from "../../scripts/verdicts/leak.js";
+import { judgeLeak } from "../../scripts/verdicts/leak-guard.js";
 import { testRunInfo } from "../support/run-info.js";
 
 /** A straight line of post-GC heap with a fixed wobble (+-2 KiB), `slope` bytes per cycle. */
@@ -111,11 +112,11 @@ describe("leak flags", () => {
 
   it("--leak-only runs neither matrix; the threshold is in bytes; the guard defaults to the leak slope", () => {
     const c = resolveConfig({ "leak-only": true, "leak-cycles": 30, "leak-threshold-kib": 8, ceiling: 1.03 });
-    expect(c.latency).toBe(false);
-    expect(c.memory).toBe(false);
-    expect(c.leakCycles).toBe(30);
-    expect(c.leakThresholdBytes).toBe(8192);
-    expect(c.guard).toEqual(["leakSlopeBytes"]);
+    expect(c.latency.enabled).toBe(false);
+    expect(c.memory.enabled).toBe(false);
+    expect(c.leak.cycles).toBe(30);
+    expect(c.leak.thresholdBytes).toBe(8192);
+    expect(c.guardMetrics).toEqual(["leakSlopeBytes"]);
   });
 
   it("refuses fewer than 10 measured cycles", () => {

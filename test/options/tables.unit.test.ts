@@ -7,9 +7,9 @@ import { describe, expect, it } from "vitest";
 import yargs from "yargs";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 import { authenticate } from "../../scenarios/lib/session.js";
-import { resolveConfig } from "../../scripts/bench/config.js";
 import { unknownArgumentMessage } from "../../scripts/cli.js";
 import { BENCH_COMMAND, BENCH_OPTIONS } from "../../scripts/options/bench.js";
+import { resolveConfig } from "../../scripts/options/bench-config.js";
 import { COMMAND_SPECS } from "../../scripts/options/commands.js";
 import { renderCliDoc } from "../../scripts/options/docs.js";
 import { FIXTURE_OPTIONS } from "../../scripts/options/fixture.js";
@@ -194,14 +194,14 @@ describe("resolveToken", () => {
 describe("--header", () => {
   it("becomes upgrade headers sent beside the token, the value never echoed in an error", () => {
     const c = resolveConfig({ header: ["X-Api-Key: k3y", "X-Tenant:t1"] });
-    expect(c.headers).toEqual({ "X-Api-Key": "k3y", "X-Tenant": "t1" });
-    expect(authenticate("ws://h/ws", "tok", "header", c.headers).params.headers).toEqual({
+    expect(c.protocol.headers).toEqual({ "X-Api-Key": "k3y", "X-Tenant": "t1" });
+    expect(authenticate("ws://h/ws", "tok", "header", c.protocol.headers).params.headers).toEqual({
       "X-Api-Key": "k3y",
       "X-Tenant": "t1",
       Authorization: "Bearer tok",
     });
-    expect(authenticate("ws://h/ws", null, "header", c.headers).params.headers).toEqual(c.headers);
-    expect(resolveConfig({}).headers).toEqual({});
+    expect(authenticate("ws://h/ws", null, "header", c.protocol.headers).params.headers).toEqual(c.protocol.headers);
+    expect(resolveConfig({}).protocol.headers).toEqual({});
   });
 
   it.each([["no-colon-s3cret"], ["Bad Name: s3cret"], ["X-Empty:"], ["Authorization: Bearer s3cret"]])(

@@ -1,16 +1,16 @@
 // The --repo/--ref/--swap flags: what a valid set resolves to, and one clear usage error naming the
 // flag for each misuse.
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../scripts/bench/config.js";
+import { resolveConfig } from "../../scripts/options/bench-config.js";
 import {
   checkoutsToEvict,
   DEFAULT_KEEP_CHECKOUTS,
   describeRef,
   lastLines,
   parseRefFlags,
-  type RefRecord,
   refVariantNames,
 } from "../../scripts/refs/plan.js";
+import type { RefRecord } from "../../scripts/results/ref.js";
 import { UsageError } from "../../scripts/util/usage.js";
 
 const base = { repo: "/r", start: "node dist/server.js --port {port}" };
@@ -89,12 +89,12 @@ describe("parseRefFlags", () => {
 
   it("gives the bench config one command target per variant, to be placed in its checkout", () => {
     const config = resolveConfig({ ...base, ref: ["main=v1", "head=HEAD"] });
-    expect(config.targets).toEqual([
+    expect(config.targets.targets).toEqual([
       { name: "main", kind: "command", command: base.start },
       { name: "head", kind: "command", command: base.start },
     ]);
-    expect(config.refs?.refs.map((r) => r.rev)).toEqual(["v1", "HEAD"]);
-    expect(resolveConfig({}).refs).toBeNull();
+    expect(config.targets.refs?.refs.map((r) => r.rev)).toEqual(["v1", "HEAD"]);
+    expect(resolveConfig({}).targets.refs).toBeNull();
   });
 });
 

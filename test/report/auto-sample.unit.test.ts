@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { randomFloats } from "../../fixtures/prng.js";
 import { createAutoSampler } from "../../scripts/bench/auto-sample.js";
 import type { LatencyTrial } from "../../scripts/bench/plan.js";
-import { cellsToResample } from "../../scripts/verdicts/cells.js";
 import type { LatencyRow, Results } from "../../scripts/results/schema.js";
+import { cellsToResample } from "../../scripts/verdicts/cells.js";
 import { syntheticResults } from "./synthetic-run.js";
 
 const dirs: string[] = [];

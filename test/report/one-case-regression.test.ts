@@ -9,8 +9,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
-import { EXIT } from "../../scripts/util/exit-codes.js";
 import type { Results } from "../../scripts/results/schema.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
 import { benchResults } from "../bench/bench-child.js";
 
 const TARGET = fileURLToPath(new URL("./targets/slow-case.mjs", import.meta.url));

@@ -5,8 +5,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { EXIT } from "../../scripts/util/exit-codes.js";
 import type { Results } from "../../scripts/results/schema.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
 import { benchResults } from "../bench/bench-child.js";
 
 let dir: string;

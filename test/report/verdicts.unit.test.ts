@@ -7,10 +7,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../scripts/util/exit-codes.js";
+import { median, summariseRatios } from "../../scripts/util/stats.js";
+import { decideCell, detectableChange, metricVerdicts, verdictsOf } from "../../scripts/verdicts/cells.js";
 import { judge } from "../../scripts/verdicts/guard.js";
 import { metricRatios, rolesOf } from "../../scripts/verdicts/metrics.js";
-import { decideCell, detectableChange, metricVerdicts, verdictsOf } from "../../scripts/verdicts/cells.js";
-import { median, summariseRatios } from "../../scripts/util/stats.js";
 import { syntheticResults } from "./synthetic-run.js";
 
 const dirs: string[] = [];

@@ -1,14 +1,14 @@
 // --sample-interval-ms sets the RSS lane's interval: 1 to 1,000 ms; anything else is a usage error
 // naming the flag.
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../scripts/bench/config.js";
+import { resolveConfig } from "../../scripts/options/bench-config.js";
 import { defaultHeapIntervalMs } from "../../scripts/sampler/sampler.js";
 import { UsageError } from "../../scripts/util/usage.js";
 
 describe("--sample-interval-ms", () => {
   it("accepts 1 and 1000", () => {
-    expect(resolveConfig({ "sample-interval-ms": "1" }).sampleIntervalMs).toBe(1);
-    expect(resolveConfig({ "sample-interval-ms": "1000" }).sampleIntervalMs).toBe(1000);
+    expect(resolveConfig({ "sample-interval-ms": "1" }).memory.sampleIntervalMs).toBe(1);
+    expect(resolveConfig({ "sample-interval-ms": "1000" }).memory.sampleIntervalMs).toBe(1000);
   });
 });
 
@@ -16,9 +16,9 @@ describe("--sample-interval-ms", () => {
 // the sampler's default applies: the RSS lane's interval, or 100 ms beside an RSS lane under 10 ms.
 describe("--heap-interval-ms", () => {
   it("accepts 10 and 1000 and is null when absent", () => {
-    expect(resolveConfig({ "heap-interval-ms": "10" }).heapIntervalMs).toBe(10);
-    expect(resolveConfig({ "heap-interval-ms": "1000", "sample-interval-ms": "1" }).heapIntervalMs).toBe(1000);
-    expect(resolveConfig({ "sample-interval-ms": "1" }).heapIntervalMs).toBeNull();
+    expect(resolveConfig({ "heap-interval-ms": "10" }).memory.heapIntervalMs).toBe(10);
+    expect(resolveConfig({ "heap-interval-ms": "1000", "sample-interval-ms": "1" }).memory.heapIntervalMs).toBe(1000);
+    expect(resolveConfig({ "sample-interval-ms": "1" }).memory.heapIntervalMs).toBeNull();
   });
 });
 

@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { findThread, scenarioConfigFromEnv } from "../../scenarios/lib/env.js";
 import { THREAD_SUBSCRIBE_TAG, THREAD_SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
-import { resolveConfig } from "../../scripts/bench/config.js";
 import { afterSequenceFor } from "../../scripts/bench/plan.js";
 import { caseSessionSpec } from "../../scripts/bench/sessions.js";
+import { resolveConfig } from "../../scripts/options/bench-config.js";
 
 const meta = { cursorSequence: 500, latestSequence: 600, threadId: "thread-a", threadCursorSequence: 321 };
 
@@ -37,11 +37,11 @@ describe("thread payloads", () => {
 
 describe("thread cases in the bench", () => {
   it("run by default against the bundled server; against a foreign target only when --cases names them", () => {
-    expect(resolveConfig({}).cases).toContain("thread-resume");
+    expect(resolveConfig({}).latency.cases).toContain("thread-resume");
     const foreign = resolveConfig({ target: ["mine=node server.js --port {port}"] });
-    expect(foreign.cases).toEqual(["snapshot", "resume-none", "resume-one", "resume-many"]);
+    expect(foreign.latency.cases).toEqual(["snapshot", "resume-none", "resume-one", "resume-many"]);
     const asked = resolveConfig({ target: ["mine=node server.js --port {port}"], cases: ["thread-snapshot"] });
-    expect(asked.cases).toEqual(["thread-snapshot"]);
+    expect(asked.latency.cases).toEqual(["thread-snapshot"]);
   });
 
   it("thread-snapshot has no cursor; thread-resume the measured thread's", () => {
@@ -52,21 +52,21 @@ describe("thread cases in the bench", () => {
 
   it("a thread case's session subscribes to the thread with the thread template; a shell case to the shell", () => {
     const config = resolveConfig({});
-    const thread = caseSessionSpec(config, "ws://h/ws", "thread-resume", meta, 0);
+    const thread = caseSessionSpec(config.protocol, "ws://h/ws", "thread-resume", meta, 0);
     expect(thread.subscribeTag).toBe("orchestration.subscribeThread");
     expect(thread.subscribePayload).toEqual({
       threadId: "thread-a",
       afterSequence: 321,
       requestCompletionMarker: true,
     });
-    const shell = caseSessionSpec(config, "ws://h/ws", "resume-many", meta, 0);
+    const shell = caseSessionSpec(config.protocol, "ws://h/ws", "resume-many", meta, 0);
     expect(shell.subscribeTag).toBe("orchestration.subscribeShell");
     expect(shell.subscribePayload).toEqual({ afterSequence: 500, requestCompletionMarker: true });
     const custom = resolveConfig({
       "thread-subscribe-tag": "x.thread",
       "thread-subscribe-payload": '{"id":"{thread}"}',
     });
-    expect(caseSessionSpec(custom, "ws://h/ws", "thread-snapshot", meta, 0)).toMatchObject({
+    expect(caseSessionSpec(custom.protocol, "ws://h/ws", "thread-snapshot", meta, 0)).toMatchObject({
       subscribeTag: "x.thread",
       subscribePayload: { id: "thread-a" },
     });

@@ -8,8 +8,9 @@
 import { describe, expect, it } from "vitest";
 import { randomFloats } from "../../fixtures/prng.js";
 import { intervalCell } from "../../scripts/report/markdown.js";
-import { type CellVerdict, decideCell } from "../../scripts/verdicts/cells.js";
+import type { CellVerdict } from "../../scripts/results/verdict.js";
 import { bootstrapRatioCI, pairedRatios, summariseRatios } from "../../scripts/util/stats.js";
+import { decideCell } from "../../scripts/verdicts/cells.js";
 
 function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());

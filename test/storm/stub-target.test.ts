@@ -3,7 +3,7 @@
 // process ends when its parent closes its stdin.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { COMPLETION_MARKER, DEV_TOKEN, SUBSCRIBE_TAG, SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
-import { subscribePayloadFor } from "../../scripts/bench/sessions.js";
+import { subscribePayloadFor } from "../../scripts/driver/session-spec.js";
 import { startStubServer } from "../../scripts/selfbench/client-target.js";
 import { runStormClients } from "../../scripts/storm/fleet.js";
 

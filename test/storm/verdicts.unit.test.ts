@@ -2,13 +2,14 @@
 // cell) and judged per cell by the guard; a pair that does not count is named, never dropped; a cell
 // with missing pairs gets no verdict unless --allow-missing; the A/A copy gives each cell its band.
 import { describe, expect, it } from "vitest";
-import { EXIT } from "../../scripts/util/exit-codes.js";
-import { LEAK_METRIC } from "../../scripts/verdicts/leak-guard.js";
-import { defaultGuard, judge, runMatrices } from "../../scripts/verdicts/guard.js";
-import { decideCell, guardFromConfig } from "../../scripts/verdicts/cells.js";
-import type { Results } from "../../scripts/results/schema.js";
 import { stormMarkdown } from "../../scripts/report/storm.js";
-import { type StormRow, stormRow } from "../../scripts/storm/row.js";
+import type { Results } from "../../scripts/results/schema.js";
+import type { StormRow } from "../../scripts/results/storm.js";
+import { stormRow } from "../../scripts/storm/row.js";
+import { EXIT } from "../../scripts/util/exit-codes.js";
+import { decideCell, guardFromConfig } from "../../scripts/verdicts/cells.js";
+import { defaultGuard, judge, runMatrices } from "../../scripts/verdicts/guard.js";
+import { LEAK_METRIC } from "../../scripts/verdicts/leak-guard.js";
 import { runStormVerdicts, stormCellKey, stormPairs, stormVerdicts } from "../../scripts/verdicts/storm.js";
 
 const MIB = 1024 * 1024;

@@ -1,0 +1,120 @@
+// The architecture's import rules (DESIGN.md §3, docs/development.md "Who imports whom"), checked by
+// `npm run lint:deps` inside `npm test`. Inside scripts/ a layer imports only the layers below it:
+//
+//   cli.ts, commands/, selfbench/       entry points
+//   options/                            flags -> typed configs
+//   clinic/, fuzz/, k6operator/         orchestration that borrows bench/'s fixture and plan helpers
+//   bench/                              orchestration: latency, memory, leak and storm cells, refs
+//   report/                             rendering
+//   verdicts/                           pure judging
+//   storm/ -> driver/ -> target/ -> sampler/; refs/ -> target/     instruments
+//   results/, util/                     the schema and the journal; small pure utilities
+const LAYERS = [
+  ["entry", "^scripts/(cli\\.ts$|commands/|selfbench/)"],
+  ["options", "^scripts/options/"],
+  ["tools", "^scripts/(clinic|fuzz|k6operator)/"],
+  ["bench", "^scripts/bench/"],
+  ["report", "^scripts/report/"],
+  ["verdicts", "^scripts/verdicts/"],
+  ["storm", "^scripts/storm/"],
+  ["driver", "^scripts/driver/"],
+  ["refs", "^scripts/refs/"],
+  ["target", "^scripts/target/"],
+  ["sampler", "^scripts/sampler/"],
+  ["results", "^scripts/results/"],
+  ["util", "^scripts/util/"],
+];
+
+// Layer i may not import any layer above it (index < i). refs/ and driver/ are siblings: neither
+// imports the other.
+const upward = LAYERS.slice(1).map(([name, path], i) => ({
+  name: `no-upward-from-${name}`,
+  comment: `scripts/ layers import only downward: ${name} must not import ${LAYERS.slice(0, i + 1)
+    .map(([n]) => n)
+    .join(", ")}`,
+  severity: "error",
+  from: { path },
+  to: { path: LAYERS.slice(0, i + 1).map(([, p]) => p) },
+}));
+
+module.exports = {
+  forbidden: [
+    ...upward,
+    {
+      name: "refs-not-driver",
+      comment: "refs/ (git checkouts) and driver/ (clients) are sibling instruments",
+      severity: "error",
+      from: { path: "^scripts/refs/" },
+      to: { path: "^scripts/driver/" },
+    },
+    {
+      name: "results-is-a-leaf",
+      comment: "results/ (schema, journal) imports only util/, the fixture helpers and scenarios/lib",
+      severity: "error",
+      from: { path: "^scripts/results/" },
+      to: { path: "^(scripts/(?!results/|util/)|server-under-test/)" },
+    },
+    {
+      name: "util-is-a-leaf",
+      comment: "util/ imports nothing of scripts/ (only the fixture helpers it shares)",
+      severity: "error",
+      from: { path: "^scripts/util/" },
+      to: { path: "^(scripts/(?!util/)|server-under-test/|scenarios/)" },
+    },
+    {
+      name: "scenarios-lib-self-contained",
+      comment: "scenarios/lib runs under k6: it imports nothing outside itself (and no package)",
+      severity: "error",
+      from: { path: "^scenarios/lib/" },
+      to: { pathNot: "^scenarios/lib/" },
+    },
+    {
+      name: "k6-scripts-only-lib",
+      comment: "the k6 scripts import scenarios/lib and k6's own modules only",
+      severity: "error",
+      from: { path: "^scenarios/[^/]+\\.js$" },
+      to: { path: "^(scripts|fixtures|server-under-test|test)/" },
+    },
+    {
+      name: "fixtures-self-contained",
+      comment: "fixtures/ imports none of the others",
+      severity: "error",
+      from: { path: "^fixtures/" },
+      to: { path: "^(scripts|scenarios|server-under-test|test)/" },
+    },
+    {
+      name: "nobody-imports-the-bundled-server",
+      comment: "the harness knows the bundled server only as a process it starts and a URL it dials",
+      severity: "error",
+      from: { pathNot: "^(server-under-test|test)/" },
+      to: { path: "^server-under-test/" },
+    },
+    {
+      name: "bundled-server-imports-only-fixture-schema",
+      comment: "server-under-test imports only the fixture schema and metadata reader",
+      severity: "error",
+      from: { path: "^server-under-test/" },
+      to: { path: "^(scripts|scenarios|test)/|^fixtures/(?!schema\\.ts$|meta\\.ts$)" },
+    },
+    {
+      name: "no-circular",
+      comment: "no import cycles anywhere",
+      severity: "error",
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: "no-unresolvable",
+      severity: "error",
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: "node_modules" },
+    exclude: { path: "^(dist|node_modules|reports)/" },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: "tsconfig.json" },
+    enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },
+  },
+};

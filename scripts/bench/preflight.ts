@@ -1,0 +1,71 @@
+// The checks a run must pass before any fixture or target work, the same for the CLI and for a
+// program calling runBench: an unwritable or non-empty --out, an unwritable reports/ or
+// --fixtures-dir, no temp space, a matrix that cannot fit in memory, a --server-arg the bundled
+// server refuses, a storm the descriptor limit or backlog cannot hold. Each is one UsageError line.
+import { join, resolve } from "node:path";
+import { runDirProblem } from "../results/journal.js";
+import { checkStormLimits, describeLimits, readLimits } from "../storm/limits.js";
+import { checkBundledFlags } from "../target/bundled.js";
+import { tempDirProblem } from "../util/temp-dir.js";
+import { UsageError, writableDirFlag } from "../util/usage.js";
+import type { BenchConfig } from "./config.js";
+import { checkMemory, machineLimits } from "./memory-estimate.js";
+import { memoryCells } from "./plan.js";
+
+/** Throws a UsageError for the first check that fails; `warn` hears what may still run. */
+export function preflight(
+  config: BenchConfig,
+  root: string,
+  warn: (line: string) => void,
+  log: (line: string) => void,
+): void {
+  // Before any fixture or target work: an unwritable or non-empty --out, an unwritable default
+  // reports/ or --fixtures-dir is a usage error, not a crash (or a mixed run folder) later.
+  if (config.run.out) {
+    writableDirFlag("out", config.run.out);
+    const problem = runDirProblem(resolve(config.run.out));
+    if (problem) throw new UsageError(`--out ${problem}`);
+  } else {
+    writableDirFlag("out", join(root, "reports"));
+  }
+  if (config.fixtures.fixturesDir) writableDirFlag("fixtures-dir", config.fixtures.fixturesDir);
+  const tmp = tempDirProblem(); // fixture copies go there
+  if (tmp) throw new UsageError(tmp);
+  // A matrix that cannot fit would only produce servers dead of V8 out-of-memory: say so now.
+  const memoryCheck = config.run.memoryCheck;
+  const fixtureShape = { projects: config.fixtures.projects, events: config.fixtures.events };
+  const bundledOnly = config.targets.targets.every((t) => t.kind === "bundled");
+  if (config.memory.enabled && memoryCheck) {
+    const check = checkMemory(
+      memoryCells(config.memory.scriptBytes, config.memory.clients, config.memory.modes),
+      fixtureShape,
+      machineLimits(bundledOnly),
+    );
+    if (check.verdict === "refuse") throw new UsageError(check.line);
+    if (check.verdict === "warn") warn(check.line);
+  }
+  // --server-arg: the bundled server's own parser judges names and values, before anything starts.
+  const serverArgs = config.targets.targets.find((t) => t.kind === "bundled")?.serverArgs ?? [];
+  if (serverArgs.length > 0) {
+    const problem = checkBundledFlags(serverArgs);
+    if (problem)
+      throw new UsageError(
+        `--server-arg: the bundled server refused ${serverArgs.join(" ")}: ${problem} (\`catchup-bench serve --help\` lists its flags)`,
+      );
+  }
+  // A storm the harness's own descriptor limit (or the backlog) cannot hold is refused before anything starts.
+  if (config.storm.clients.length > 0) {
+    const limits = readLimits(null);
+    const refusal = checkStormLimits(Math.max(...config.storm.clients), config.storm.rampMs, limits);
+    if (refusal) throw new UsageError(refusal);
+    log(`catchup-bench: storm limits: ${describeLimits(limits)}`);
+    // Storms are for overload, so a storm that looks too big is run anyway, after a warning.
+    if (config.storm.rampMs === 0 && memoryCheck) {
+      const cells = config.storm.clients.flatMap((clients) =>
+        config.memory.scriptBytes.map((scriptBytes) => ({ scriptBytes, clients, mode: "all at once" })),
+      );
+      const check = checkMemory(cells, fixtureShape, machineLimits(bundledOnly), "storm");
+      if (check.verdict !== "ok") warn(check.line);
+    }
+  }
+}

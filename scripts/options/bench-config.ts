@@ -1,0 +1,278 @@
+// `bench` flags -> a resolved BenchConfig (one typed config per concern). Pure apart from reading
+// --token-file: no processes. The flags themselves are declared and validated by the table in
+// options/bench.ts; this adds the rules between flags. Every bad flag is a UsageError naming it (the
+// CLI exits 2).
+import { THREAD_CASES } from "../../scenarios/lib/protocol.js";
+import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
+import { type BenchConfig, MEMORY_MODES, type TargetSpec } from "../bench/config.js";
+import type { CompletionRule } from "../driver/session-spec.js";
+import { parseRefFlags, refVariantNames } from "../refs/plan.js";
+import type { Delivery } from "../target/bundled.js";
+import { listFlag, UsageError } from "../util/usage.js";
+import { BENCH_OPTIONS, DEFAULT_EVENTS, DEFAULT_PROJECTS, QUICK } from "./bench.js";
+import { guardFromFlags } from "./guard.js";
+import { given, readFlags } from "./spec.js";
+import { type Env, resolveToken } from "./token.js";
+
+/** Raw flag values keyed by the flag's name as typed (kebab-case), as yargs leaves them. */
+export type RawFlags = Record<string, unknown>;
+
+const NAME_RE = /^[A-Za-z0-9._-]{1,40}$/;
+
+/** Flags of the bundled server the harness sets itself: --server-arg may not repeat them. */
+const HARNESS_SERVER_FLAGS = [
+  "db",
+  "host",
+  "port",
+  "delivery",
+  "token",
+  "token-env",
+  "exit-with-parent",
+  "check-flags",
+  "help",
+];
+
+/**
+ * --server-arg words: each a flag (--name or --name=value) or the value of the flag before it. The
+ * server checks names and values itself (bench runs it with --check-flags before anything starts).
+ */
+function serverArgsFlag(words: string[] | undefined): string[] {
+  for (const word of words ?? []) {
+    const name = /^--([^=]*)/.exec(word)?.[1];
+    if (name === undefined) {
+      if (word.startsWith("-")) throw new UsageError(`--server-arg takes --long flags (got ${JSON.stringify(word)})`);
+      continue;
+    }
+    const flag = name.replace(/^no-/, "");
+    if (HARNESS_SERVER_FLAGS.includes(flag)) {
+      throw new UsageError(
+        `--server-arg ${JSON.stringify(word)}: the harness sets --${flag} itself (${HARNESS_SERVER_FLAGS.map((f) => `--${f}`).join(", ")}; use --variants or --token)`,
+      );
+    }
+  }
+  return words ?? [];
+}
+
+function parseTargets(
+  raw: RawFlags,
+  variants: readonly Delivery[],
+  commands: string[] | undefined,
+  serverArgs: readonly string[],
+): TargetSpec[] {
+  if (commands !== undefined) {
+    if (given(raw, "variants")) {
+      throw new UsageError("--target and --variants cannot be combined (--variants names bundled strategies)");
+    }
+    const targets = commands.map((v): TargetSpec => {
+      const eq = v.indexOf("=");
+      const name = eq > 0 ? v.slice(0, eq).trim() : "";
+      const command = eq > 0 ? v.slice(eq + 1).trim() : "";
+      if (!NAME_RE.test(name) || command === "") {
+        throw new UsageError(
+          `--target must be NAME=COMMAND with NAME of letters, digits, . _ - (got ${JSON.stringify(v)})`,
+        );
+      }
+      return { name, kind: "command", command };
+    });
+    uniqueNames("target", targets);
+    return targets;
+  }
+  // readFlags drops repeats; a repeated name is still an error (it would compare a variant with itself).
+  const names = given(raw, "variants") ? listFlag("variants", raw.variants) : [...variants];
+  const targets = names.map((n): TargetSpec => ({ name: n, kind: "bundled", delivery: n as Delivery, serverArgs }));
+  uniqueNames("variants", targets);
+  return targets;
+}
+function uniqueNames(flag: string, targets: TargetSpec[]): void {
+  const seen = new Set<string>();
+  for (const t of targets) {
+    if (seen.has(t.name)) {
+      throw new UsageError(
+        `--${flag} names must be unique (${t.name} given twice; use --aa to compare a target with itself)`,
+      );
+    }
+    seen.add(t.name);
+  }
+}
+
+function parseCompletion(s: string): CompletionRule {
+  if (s === "exit") return "exit";
+  const m = /^([^=\s]+)=(.+)$/.exec(s);
+  if (!m?.[1] || !m[2]) throw new UsageError(`--completion must be FIELD=VALUE or exit (got ${JSON.stringify(s)})`);
+  return { field: m[1], value: m[2] };
+}
+
+// RFC 9110 token characters: what a header name may hold.
+const HEADER_NAME_RE = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+
+/** --header NAME: VALUE, repeatable; a name given twice is an error (which one would win?). */
+function parseHeaders(values: string[]): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const v of values) {
+    const colon = v.indexOf(":");
+    const name = colon > 0 ? v.slice(0, colon).trim() : "";
+    const value = colon > 0 ? v.slice(colon + 1).trim() : "";
+    // The value is never echoed: it may be a credential.
+    if (!HEADER_NAME_RE.test(name) || value === "" || /[\r\n]/.test(value)) {
+      throw new UsageError(
+        `--header must be NAME: VALUE with a header name and a one-line value (got a header named ${JSON.stringify(name)})`,
+      );
+    }
+    const key = name.toLowerCase();
+    if (key === "authorization") throw new UsageError("--header cannot set Authorization: use --token or --token-file");
+    if (Object.keys(headers).some((k) => k.toLowerCase() === key)) {
+      throw new UsageError(`--header ${name} is given twice`);
+    }
+    headers[name] = value;
+  }
+  return headers;
+}
+
+/** Checks the template yields a JSON object with a sequence (the shared client's substitution rule). */
+function parseSubscribePayload(template: string, flag = "subscribe-payload"): string {
+  let parsed: unknown;
+  try {
+    parsed = buildSubscribePayload(withThreadId(template, "t"), 0);
+  } catch (e) {
+    throw new UsageError(`--${flag} must be a JSON template (${(e as Error).message})`);
+  }
+  if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+    throw new UsageError(
+      `--${flag} must be a JSON object template, {after} standing for the sequence (got ${JSON.stringify(template)})`,
+    );
+  }
+  return template;
+}
+
+/** --ready-line: a valid regex, and only for foreign targets (the bundled server prints its own ready line). */
+function readyLineFlag(source: string | undefined, targets: TargetSpec[]): string | null {
+  if (source === undefined) return null;
+  if (targets.some((t) => t.kind !== "command")) {
+    throw new UsageError(
+      "--ready-line applies to --target commands only (the bundled server prints its own ready line)",
+    );
+  }
+  try {
+    new RegExp(source);
+  } catch (e) {
+    throw new UsageError(`--ready-line must be a regular expression (${(e as Error).message})`);
+  }
+  return source;
+}
+
+/**
+ * Resolves the flags into a BenchConfig, applying --quick's smaller defaults where a flag is absent.
+ * `env` supplies CATCHUP_TOKEN (the CLI passes process.env).
+ */
+export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
+  const f = readFlags(BENCH_OPTIONS, raw);
+  const quick = f.quick;
+  const refs = parseRefFlags(raw);
+  const serverArgs = serverArgsFlag(f["server-arg"]);
+  if (serverArgs.length > 0 && (refs || f.target !== undefined)) {
+    throw new UsageError(
+      `--server-arg applies to the bundled variants only; a ${refs ? "--ref's" : "--target's"} flags go in its command`,
+    );
+  }
+  // A --ref target's command runs in its checkout, set once the checkouts exist (scripts/refs/).
+  const targets = refs
+    ? refVariantNames(refs).map((name): TargetSpec => ({ name, kind: "command", command: refs.start }))
+    : parseTargets(raw, f.variants, f.target, serverArgs);
+  const leakCycles = f["leak-cycles"] ?? 0;
+  if (f["leak-only"] && leakCycles === 0) throw new UsageError("--leak-only needs --leak-cycles N");
+  // --leak-only: neither matrix runs, only the leak cycles.
+  const latency = f.latency && !f["leak-only"];
+  const memory = f.memory && !f["leak-only"];
+  const stormClients = f.storm ?? [];
+  if (!memory && !latency && leakCycles === 0 && stormClients.length === 0) {
+    throw new UsageError("--no-memory and --no-latency together leave nothing to run");
+  }
+  // Without --guard, the guard judges the headline figure of each part that runs.
+  const guard = guardFromFlags(raw, { latency, memory, leak: leakCycles > 0, storm: stormClients.length > 0 });
+  if (f["auto-sample"] !== undefined && guard.guard === null) {
+    throw new UsageError(
+      "--auto-sample needs --ceiling (it adds rounds until each guarded cell is decided against it)",
+    );
+  }
+  const cursor = f.cursor ?? null;
+  const latest = f.latest ?? null;
+  if (cursor !== null && latest !== null && cursor > latest) {
+    throw new UsageError(`--cursor must not exceed --latest (got --cursor ${cursor} --latest ${latest})`);
+  }
+  if (!f["url-path"].startsWith("/")) {
+    throw new UsageError(`--url-path must start with / (got ${JSON.stringify(f["url-path"])})`);
+  }
+  // A foreign server (or an older revision of this one) may have no thread subscription: its runs
+  // take the thread cases only when --cases names them.
+  const cases =
+    given(raw, "cases") || targets.every((t) => t.kind === "bundled")
+      ? f.cases
+      : f.cases.filter((c) => !(THREAD_CASES as readonly string[]).includes(c));
+  // --quick's smaller values apply where the flag is not given (QUICK, beside the flags' own defaults).
+  const preset = <K extends keyof typeof QUICK & keyof typeof f>(flag: K): (typeof f)[K] | (typeof QUICK)[K] =>
+    quick && !given(raw, flag) ? QUICK[flag] : f[flag];
+  return {
+    run: {
+      out: f.out ?? null,
+      quick,
+      failFast: f["fail-fast"],
+      autoSampleSeconds: f["auto-sample"] ?? null,
+      memoryCheck: f["memory-check"],
+    },
+    protocol: {
+      urlPath: f["url-path"],
+      token: resolveToken(f, env),
+      headers: parseHeaders(f.header ?? []),
+      subscribeTag: f["subscribe-tag"],
+      subscribePayload: parseSubscribePayload(f["subscribe-payload"]),
+      threadSubscribeTag: f["thread-subscribe-tag"],
+      threadSubscribePayload: parseSubscribePayload(f["thread-subscribe-payload"], "thread-subscribe-payload"),
+      completion: parseCompletion(f.completion),
+      probeTag: f["probe-tag"],
+      probePayload: f["probe-payload"],
+      ackDelayMs: f["ack-delay-ms"],
+      holdMs: f["hold-ms"],
+      trialTimeoutMs: f["trial-timeout-ms"],
+    },
+    targets: {
+      targets,
+      refs,
+      readyLine: readyLineFlag(f["ready-line"], targets),
+      startTimeoutMs: f["start-timeout-ms"],
+      stopGraceMs: f["stop-grace-ms"],
+      aa: preset("aa"),
+      driver: f.driver,
+    },
+    fixtures: {
+      fixture: f.fixture ?? null,
+      fixturesDir: f["fixtures-dir"] ?? null,
+      seed: f.seed,
+      projects: quick ? QUICK.projects : DEFAULT_PROJECTS,
+      events: DEFAULT_EVENTS,
+      sequences: { cursor, latest },
+    },
+    latency: { enabled: latency, cases, trials: preset("trials") },
+    memory: {
+      enabled: memory,
+      trials: preset("memory-trials"),
+      clients: f.clients,
+      scriptBytes: [...preset("script-bytes")],
+      modes: [...MEMORY_MODES],
+      sampleIntervalMs: f["sample-interval-ms"],
+      heapIntervalMs: f["heap-interval-ms"] ?? null,
+    },
+    leak: {
+      cycles: leakCycles,
+      warmup: f["leak-warmup"],
+      thresholdBytes: Math.round(f["leak-threshold-kib"] * 1024),
+    },
+    storm: {
+      clients: stormClients,
+      rampMs: f["storm-ramp-ms"],
+      resumeRatio: f["storm-resume-ratio"],
+      trials: f["storm-trials"],
+    },
+    guard: guard.guard,
+    guardMetrics: guard.metrics,
+  };
+}
