@@ -16,6 +16,7 @@ import { runStorm } from "../storm/run.js";
 import { runStormVerdicts } from "../storm/verdicts.js";
 import { bundledCommandLine } from "../target/bundled.js";
 import { killAllNow } from "../target/process.js";
+import { type TargetRuntime, targetRuntime } from "../target/runtime.js";
 import { createAutoSampler } from "./auto-sample.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { driverFor, requireK6, runClientsInWorker } from "./drivers.js";
@@ -167,8 +168,11 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   let stopReason: string | null = null;
   let fatal: Error | null = null;
   const running = new Set<Target>();
+  // Each variant's runtime, read from its first started target (the report names the targets' Node).
+  const runtimes = new Map<string, Promise<TargetRuntime>>();
   const track = (t: Target) => {
     running.add(t);
+    if (!runtimes.has(t.name)) runtimes.set(t.name, targetRuntime(t.pid));
     return () => running.delete(t);
   };
   const stopped = () => stopReason !== null;
@@ -347,6 +351,10 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     rmSync(workDir, { recursive: true, force: true });
   }
 
+  for (const v of file.results.variants) {
+    const runtime = await runtimes.get(v.name);
+    if (runtime) v.runtime = runtime;
+  }
   // The run's verdicts, per metric and cell, kept with the rows they were judged on.
   if (auto) file.results.autoSample = auto.info();
   file.results.verdicts = [

@@ -17,6 +17,8 @@ import { EXIT, type ExitCode } from "../exit-codes.js";
 import { BENCH_COMMAND } from "../options/bench.js";
 import { applyOptions } from "../options/yargs.js";
 import { redactStream, registerSecret } from "../redact.js";
+import { cleanCheckouts, cleanText } from "../refs/clean.js";
+import { parseCleanCheckouts } from "../refs/plan.js";
 import { refsExitCode, withRefTargets } from "../refs/targets.js";
 import { escapeLines, oneLine } from "../report/failures.js";
 import { relativeToRoot } from "../report/model.js";
@@ -50,6 +52,19 @@ export const benchCommand: CommandModule = {
   describe: BENCH_COMMAND.describe,
   builder: (y: Argv) => applyOptions(y, BENCH_COMMAND),
   handler: async (argv) => {
+    // --repo R --clean-checkouts removes R's checkout cache and runs nothing.
+    const cleanRepo = parseCleanCheckouts(argv as Record<string, unknown>);
+    if (cleanRepo !== null) {
+      try {
+        process.stdout.write(`${cleanText(cleanCheckouts(cleanRepo)).join("\n")}\n`);
+      } catch (e) {
+        const code = refsExitCode(e);
+        if (code === null) throw e;
+        process.stderr.write(`catchup-bench: ${escapeLines((e as Error).message)}\n`);
+        process.exitCode = code;
+      }
+      return;
+    }
     let config = resolveConfig(argv as Record<string, unknown>, process.env);
     // From here on nothing written (results, reports, progress, errors) carries the token; the
     // bundled server's public dev token is no secret.
@@ -112,7 +127,8 @@ export const benchCommand: CommandModule = {
     } catch (e) {
       const code = refsExitCode(e);
       if (code === null) throw e;
-      process.stderr.write(`catchup-bench: ${(e as Error).message}\n`);
+      // git's and a build's own lines are data: no control characters reach the terminal.
+      process.stderr.write(`catchup-bench: ${escapeLines((e as Error).message)}\n`);
       process.exitCode = code;
       return;
     }

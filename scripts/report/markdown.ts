@@ -7,6 +7,7 @@ import { failuresMarkdown } from "./failures.js";
 import { arrow, chunkSet, mib, ms, ratio, size } from "./format.js";
 import type { Metric } from "./metrics.js";
 import type { ReportModel } from "./model.js";
+import { targetsMarkdown } from "./targets.js";
 import type { CellVerdict } from "./verdicts.js";
 
 /** Human names of the paired metrics. */
@@ -339,6 +340,7 @@ export function renderMarkdown(model: ReportModel): string {
     for (const t of tables) out.push(`### ${t.title}`, "", ...table(t.header, t.rows), "", t.pooled, "");
   }
   out.push(...failuresMarkdown(model.failureReport));
+  out.push(...targetsMarkdown(model.targets));
   out.push("## Environment", "", `Environment: ${model.environment}`, "", model.notMeasured, "");
   if (model.variantDescriptions.length > 0) {
     out.push(`Variants: ${model.variantDescriptions.join("; ")}.`, "");
