@@ -450,7 +450,7 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
         );
         continue;
       }
-      const logFile = repo.layout.buildLog(key, req.build);
+      const logFile = repo.layout.buildLog(key);
       mkdirSync(join(repo.layout.root, "logs"), { recursive: true });
       mkdirSync(join(repo.layout.root, "builds"), { recursive: true });
       log(`refs: ${label}: building in ${dir}: ${req.build} (log ${logFile})`);
@@ -535,9 +535,10 @@ function refuseIfDiskFull(repo: Repo, newKeys: string[]): void {
   if (first === undefined) return;
   mkdirSync(repo.layout.root, { recursive: true });
   const cached = finishedCheckouts(repo).map((c) => c.bytes);
+  // An estimate only: a tree git cannot size (a missing object) is reported by the checkout itself.
   const blobBytes = () =>
     sum(
-      git(repo.top, ["ls-tree", "-r", "-l", "--full-tree", keyCommit(first)])
+      (git(repo.top, ["ls-tree", "-r", "-l", "--full-tree", keyCommit(first)], { allowFail: true }) ?? "")
         .split("\n")
         .map((l) => Number(/^\S+ blob \S+\s+(\d+)\t/.exec(l)?.[1] ?? 0)),
     );

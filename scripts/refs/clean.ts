@@ -39,7 +39,7 @@ export function cleanCheckouts(path: string): CleanResult {
   return { root, removed, kept, freedBytes: Math.max(0, before - left), leftBytes: left };
 }
 
-/** Build logs of checkouts that are gone (named <key>-<digest>.log). */
+/** Build logs (<key>.log) of checkouts that are gone. */
 function removeLogsExcept(dir: string, keys: ReadonlySet<string>): void {
   let names: string[] = [];
   try {
@@ -48,7 +48,7 @@ function removeLogsExcept(dir: string, keys: ReadonlySet<string>): void {
     return;
   }
   for (const name of names) {
-    if (![...keys].some((k) => name.startsWith(`${k}-`))) rmSync(join(dir, name), { force: true });
+    if (!keys.has(name.replace(/\.log$/, ""))) rmSync(join(dir, name), { force: true });
   }
 }
 

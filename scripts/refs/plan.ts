@@ -236,7 +236,8 @@ export interface CacheLayout {
   using: (key: string, pid: number) => string;
   /** The finished build of this checkout (JSON, naming its command); absent while it builds or if it failed. */
   buildRecord: (key: string) => string;
-  buildLog: (key: string, build: string) => string;
+  /** The build's log (the key names the build command). */
+  buildLog: (key: string) => string;
   tmp: string;
 }
 
@@ -253,7 +254,7 @@ export function cacheLayout(gitCommonDir: string): CacheLayout {
     lock: (key) => join(root, "state", `${key}.lock`),
     using: (key, pid) => join(root, "state", `${key}.using-${pid}`),
     buildRecord: (key) => join(root, "builds", `${key}.json`),
-    buildLog: (key, build) => join(root, "logs", `${key}-${short(build)}.log`),
+    buildLog: (key) => join(root, "logs", `${key}.log`),
     tmp: join(root, "tmp"),
   };
 }
