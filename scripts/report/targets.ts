@@ -77,32 +77,56 @@ export function targetsModel(results: Results): TargetsModel {
   return { rows, byRef, variants, throughCompletion };
 }
 
+const TARGETS_NOTE =
+  "Runs on: the executable of the process that listened (/proc/PID/exe) and its version, seen at the variant's first start.";
+const REFS_NOTE =
+  " Checkout and build: how long `git worktree add` and --build took when they ran; (cached) means this run reused them.";
+const THROUGH_NOTE =
+  "Through completion, per case: chunks / items / bytes (Chunk frames, values in them, and their UTF-8 bytes up to the marker's frame), over the ok latency trials: one figure when every trial agreed, min–max when they differed.";
+
+/** The section's two tables (header + rows) and their notes, for report.md and report.html alike. */
+function tables(m: TargetsModel) {
+  return {
+    targets: {
+      header: ["variant", "role", "runs on", ...(m.byRef ? ["ref", "checkout", "build"] : [])],
+      rows: m.rows.map((r) => [r.variant, r.role, r.runsOn, ...(m.byRef ? [r.ref, r.checkout, r.build] : [])]),
+      note: TARGETS_NOTE + (m.byRef ? REFS_NOTE : ""),
+    },
+    through:
+      m.throughCompletion.length === 0
+        ? null
+        : {
+            header: ["case", ...m.variants],
+            rows: m.throughCompletion.map((r) => [r.case, ...r.figures]),
+            note: THROUGH_NOTE,
+          },
+  };
+}
+
 const line = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, "\\|")).join(" | ")} |`;
+const mdTable = (header: string[], rows: string[][]) => [
+  line(header),
+  `|${header.map(() => "---").join("|")}|`,
+  ...rows.map(line),
+];
 
 export function targetsMarkdown(m: TargetsModel | undefined): string[] {
   if (!m || m.rows.length === 0) return [];
-  const header = ["variant", "role", "runs on", ...(m.byRef ? ["ref", "checkout", "build"] : [])];
-  const out = [
-    "## Targets",
-    "",
-    line(header),
-    `|${header.map(() => "---").join("|")}|`,
-    ...m.rows.map((r) => line([r.variant, r.role, r.runsOn, ...(m.byRef ? [r.ref, r.checkout, r.build] : [])])),
-    "",
-    m.byRef
-      ? "Runs on: the executable of the process that listened (/proc/PID/exe) and its version, seen at the variant's first start. Checkout and build: how long `git worktree add` and --build took when they ran; (cached) means this run reused them."
-      : "Runs on: the executable of the process that listened (/proc/PID/exe) and its version, seen at the variant's first start.",
-    "",
-  ];
-  if (m.throughCompletion.length > 0) {
-    out.push(
-      "Through completion, per case: chunks / items / bytes (Chunk frames, values in them, and their UTF-8 bytes up to the marker's frame), over the ok latency trials: one figure when every trial agreed, min–max when they differed.",
-      "",
-      line(["case", ...m.variants]),
-      `|${["case", ...m.variants].map(() => "---").join("|")}|`,
-      ...m.throughCompletion.map((r) => line([r.case, ...r.figures])),
-      "",
-    );
-  }
+  const t = tables(m);
+  const out = ["## Targets", "", ...mdTable(t.targets.header, t.targets.rows), "", t.targets.note, ""];
+  if (t.through) out.push(t.through.note, "", ...mdTable(t.through.header, t.through.rows), "");
   return out;
+}
+
+export function targetsHtml(m: TargetsModel | undefined, esc: (text: string) => string): string {
+  if (!m || m.rows.length === 0) return "";
+  const t = tables(m);
+  const table = (header: string[], rows: string[][]) =>
+    `<table><thead><tr>${header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows
+      .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`)
+      .join("")}</tbody></table>`;
+  const through = t.through
+    ? `<p class="note">${esc(t.through.note)}</p>\n${table(t.through.header, t.through.rows)}`
+    : "";
+  return `<h2>Targets</h2>\n${table(t.targets.header, t.targets.rows)}\n<p class="note">${esc(t.targets.note)}</p>\n${through}`;
 }
