@@ -47,6 +47,16 @@ export function benchExitCode(outcome: {
   return outcome.guard.exitCode ?? (outcome.guard.pass ? EXIT.ok : EXIT.regression);
 }
 
+/** Says an error of the refs stage (one message) and sets its exit code; false when e is not one. */
+function reportedRefsError(e: unknown): boolean {
+  const code = refsExitCode(e);
+  if (code === null) return false;
+  // git's and a build's own lines are data: no control characters reach the terminal.
+  process.stderr.write(`catchup-bench: ${escapeLines((e as Error).message)}\n`);
+  process.exitCode = code;
+  return true;
+}
+
 export const benchCommand: CommandModule = {
   command: BENCH_COMMAND.command,
   describe: BENCH_COMMAND.describe,
@@ -58,10 +68,7 @@ export const benchCommand: CommandModule = {
       try {
         process.stdout.write(`${cleanText(cleanCheckouts(cleanRepo)).join("\n")}\n`);
       } catch (e) {
-        const code = refsExitCode(e);
-        if (code === null) throw e;
-        process.stderr.write(`catchup-bench: ${escapeLines((e as Error).message)}\n`);
-        process.exitCode = code;
+        if (!reportedRefsError(e)) throw e;
       }
       return;
     }
@@ -125,11 +132,7 @@ export const benchCommand: CommandModule = {
       // --repo/--ref: check out and build each revision first (a usage error, e.g. an unknown revision, exits 2).
       config = await withRefTargets(config, (line) => process.stderr.write(`${line}\n`));
     } catch (e) {
-      const code = refsExitCode(e);
-      if (code === null) throw e;
-      // git's and a build's own lines are data: no control characters reach the terminal.
-      process.stderr.write(`catchup-bench: ${escapeLines((e as Error).message)}\n`);
-      process.exitCode = code;
+      if (!reportedRefsError(e)) throw e;
       return;
     }
     try {

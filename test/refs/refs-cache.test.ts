@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBench } from "../bench/bench-child.js";
-import { git, repoWithFixture, type TestRepo } from "./support.js";
+import { git, quickArgs, repoWithFixture, type TestRepo } from "./support.js";
 
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
 
@@ -17,17 +17,18 @@ let fixture: string;
 let runs = 0;
 let live: ChildProcess | undefined;
 
-const common = () => [
-  "--no-memory",
-  "--cases",
-  "snapshot",
-  "--trials",
-  "1",
-  "--ack-delay-ms",
-  "0",
-  "--fixture",
-  fixture,
-];
+/** `bench --repo` on the test repository, into a fresh --out, with args between --repo and --start. */
+const run = (...args: string[]) =>
+  startBench([
+    ...quickArgs(fixture),
+    "--out",
+    join(dir, `run-${++runs}`),
+    "--repo",
+    repo.dir,
+    ...args,
+    "--start",
+    repo.start,
+  ]);
 const worktrees = () =>
   git(repo.dir, "worktree", "list", "--porcelain")
     .split("\n")
@@ -54,19 +55,7 @@ describe("bench --repo, the checkout cache", () => {
     const blob = git(repo.dir, "rev-parse", "HEAD:broken.txt");
     unlinkSync(join(repo.dir, ".git", "objects", blob.slice(0, 2), blob.slice(2)));
     try {
-      const child = startBench([
-        ...common(),
-        "--out",
-        join(dir, `run-${++runs}`),
-        "--repo",
-        repo.dir,
-        "--ref",
-        "a=v1",
-        "--ref",
-        "b=HEAD",
-        "--start",
-        repo.start,
-      ]);
+      const child = run("--ref", "a=v1", "--ref", "b=HEAD");
       const { code } = await child.exit(120_000);
       expect(code).toBe(3);
       const err = child.stderr();
@@ -86,21 +75,7 @@ describe("bench --repo, the checkout cache", () => {
   }, 180_000);
 
   it("--clean-checkouts works from another directory, keeps a live run's checkout, and says what it freed", async () => {
-    const child = startBench([
-      ...common(),
-      "--out",
-      join(dir, `run-${++runs}`),
-      "--repo",
-      repo.dir,
-      "--ref",
-      "a=v1",
-      "--ref",
-      "b=v2",
-      "--build",
-      repo.build,
-      "--start",
-      repo.start,
-    ]);
+    const child = run("--ref", "a=v1", "--ref", "b=v2", "--build", repo.build);
     const { code } = await child.exit(120_000);
     expect(code, child.stderr()).toBe(0);
     expect(child.stderr()).toMatch(/refs: a \([0-9a-f]{12}\): checked out in \d+\.\d s/);

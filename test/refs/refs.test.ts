@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results } from "../../scripts/results.js";
 import { startBench } from "../bench/bench-child.js";
-import { chunksModule, git, repoWithFixture, type TestRepo } from "./support.js";
+import { chunksModule, git, quickArgs, repoWithFixture, type TestRepo } from "./support.js";
 
 let dir: string;
 let repo: TestRepo;
@@ -17,15 +17,7 @@ let runs = 0;
 async function bench(args: string[]): Promise<{ results: Results; stderr: string; stdout: string; report: string }> {
   const out = join(dir, `run-${++runs}`);
   const child = startBench([
-    "--no-memory",
-    "--cases",
-    "snapshot",
-    "--trials",
-    "1",
-    "--ack-delay-ms",
-    "0",
-    "--fixture",
-    fixture,
+    ...quickArgs(fixture),
     "--out",
     out,
     "--repo",

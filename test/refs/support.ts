@@ -132,3 +132,16 @@ export function repoWithFixture(prefix: string): { dir: string; repo: TestRepo; 
   });
   return { dir, repo, fixture };
 }
+
+/** A quick latency-only bench of the snapshot case on `fixture`, as the refs tests run it. */
+export const quickArgs = (fixture: string, trials = 1): string[] => [
+  "--no-memory",
+  "--cases",
+  "snapshot",
+  "--trials",
+  String(trials),
+  "--ack-delay-ms",
+  "0",
+  "--fixture",
+  fixture,
+];
