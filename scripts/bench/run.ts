@@ -12,6 +12,7 @@ import { ResultsFile } from "../results/journal.js";
 import type { Results, RunFixture, RunInfo, VariantInfo } from "../results/schema.js";
 import { bundledCommandLine } from "../target/bundled.js";
 import { killAllNow } from "../target/process.js";
+import { type TargetRuntime, targetRuntime } from "../target/runtime.js";
 import { EXIT } from "../util/exit-codes.js";
 import { verdictsOf } from "../verdicts/cells.js";
 import type { GuardDecision } from "../verdicts/guard.js";
@@ -165,8 +166,11 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   let stopReason: string | null = null;
   let fatal: Error | null = null;
   const running = new Set<Target>();
+  // Each variant's runtime, read from its first started target (the report names the targets' Node).
+  const runtimes = new Map<string, Promise<TargetRuntime>>();
   const track = (t: Target) => {
     running.add(t);
+    if (!runtimes.has(t.name)) runtimes.set(t.name, targetRuntime(t.pid));
     return () => running.delete(t);
   };
   const stopped = () => stopReason !== null;
@@ -352,6 +356,10 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     rmSync(workDir, { recursive: true, force: true });
   }
 
+  for (const v of file.results.variants) {
+    const runtime = await runtimes.get(v.name);
+    if (runtime) v.runtime = runtime;
+  }
   // The run's verdicts, per metric and cell, kept with the rows they were judged on.
   if (auto) file.results.autoSample = auto.info();
   file.results.verdicts = [...verdictsOf(file.results, guardConfig), ...runStormVerdicts(file.results, guardConfig)];

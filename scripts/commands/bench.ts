@@ -14,6 +14,8 @@ import { DriverError } from "../driver/clients.js";
 import { BENCH_COMMAND } from "../options/bench.js";
 import { resolveConfig } from "../options/bench-config.js";
 import { applyOptions } from "../options/yargs.js";
+import { cleanCheckouts, cleanText } from "../refs/clean.js";
+import { parseCleanCheckouts } from "../refs/plan.js";
 import { escapeLines, oneLine } from "../report/failures.js";
 import { relativeToRoot } from "../report/model.js";
 import { RunDirNotEmptyError } from "../results/journal.js";
@@ -42,11 +44,31 @@ export function benchExitCode(outcome: {
   return outcome.guard.exitCode ?? (outcome.guard.pass ? EXIT.ok : EXIT.regression);
 }
 
+/** Says an error of the refs stage (one message) and sets its exit code; false when e is not one. */
+function reportedRefsError(e: unknown): boolean {
+  const code = refsExitCode(e);
+  if (code === null) return false;
+  // git's and a build's own lines are data: no control characters reach the terminal.
+  process.stderr.write(`catchup-bench: ${escapeLines((e as Error).message)}\n`);
+  process.exitCode = code;
+  return true;
+}
+
 export const benchCommand: CommandModule = {
   command: BENCH_COMMAND.command,
   describe: BENCH_COMMAND.describe,
   builder: (y: Argv) => applyOptions(y, BENCH_COMMAND),
   handler: async (argv) => {
+    // --repo R --clean-checkouts removes R's checkout cache and runs nothing.
+    const cleanRepo = parseCleanCheckouts(argv as Record<string, unknown>);
+    if (cleanRepo !== null) {
+      try {
+        process.stdout.write(`${cleanText(cleanCheckouts(cleanRepo)).join("\n")}\n`);
+      } catch (e) {
+        if (!reportedRefsError(e)) throw e;
+      }
+      return;
+    }
     const config = resolveConfig(argv as Record<string, unknown>, process.env);
     // From here on nothing written (results, reports, progress, errors) carries the token; the
     // bundled server's public dev token is no secret.
@@ -76,12 +98,7 @@ export const benchCommand: CommandModule = {
         process.stderr.write(`catchup-bench: ${oneLine(outcome.stopReason)}\n`);
       }
     } catch (e) {
-      const refsCode = refsExitCode(e);
-      if (refsCode !== null) {
-        process.stderr.write(`catchup-bench: ${(e as Error).message}\n`);
-        process.exitCode = refsCode;
-        return;
-      }
+      if (reportedRefsError(e)) return;
       if (e instanceof FixtureError || e instanceof FixtureInputError) throw new UsageError(e.message);
       if (e instanceof RunDirNotEmptyError) throw new UsageError(`--out ${e.message}`);
       if (e instanceof StormLimitError) throw new UsageError(e.message);

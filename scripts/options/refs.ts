@@ -18,7 +18,8 @@ export const REFS_OPTIONS = (group: string) =>
     },
     build: {
       type: "string",
-      describe: "build command run once per commit in its checkout, cached by commit (e.g. 'npm ci && npm run build')",
+      describe:
+        "build command run once per commit in a clean checkout of its own, cached by commit and command (e.g. 'npm ci && npm run build')",
       group,
     },
     start: {
@@ -41,6 +42,21 @@ export const REFS_OPTIONS = (group: string) =>
       defaultText: String(DEFAULT_KEEP_CHECKOUTS),
       describe:
         "checkouts (with their builds) the repository's cache keeps; once this run's are ready, the least recently used others are removed (never one another live run uses)",
+      group,
+    },
+    "checkout-cache-gb": {
+      type: "number",
+      min: 0.001,
+      max: 1_000_000,
+      defaultText: "half the free disk plus the cache",
+      describe:
+        "bytes (in GB, 10^9) the cache's checkouts may hold; once this run's are ready, the least recently used others are removed (never one another live run uses)",
+      group,
+    },
+    "clean-checkouts": {
+      type: "boolean",
+      describe:
+        "with --repo only: remove the repository's cached checkouts, builds and logs (not those a live run uses), print what was removed and the space freed, and exit",
       group,
     },
     "swap-from": {

@@ -23,13 +23,18 @@ import type { RefRecord } from "../results/ref.js";
 import { isAlive } from "../sampler/procfs.js";
 import { UsageError } from "../util/usage.js";
 import { runBuild } from "./build.js";
+import { bytesText, cacheSummary, defaultCacheBytes, diskRefusal, estimateCheckout } from "./cache-size.js";
+import { freeBytes, treeBytes } from "./disk.js";
 import { git, RefsError, requireGit } from "./git.js";
 import {
   type BuildRecord,
+  type CacheBound,
   type CachedCheckout,
   type CacheLayout,
   cacheLayout,
+  checkoutKey,
   checkoutsToEvict,
+  keyCommit,
   type RefsRequest,
   refVariantNames,
   WORKTREE,
@@ -158,12 +163,13 @@ const readPid = (file: string): number | null => {
   }
 };
 
-/** Removes a checkout from disk and from git's worktree list. */
-function removeCheckout(repo: Repo, key: string): void {
+/** Removes a checkout from disk and from git's worktree list (its build logs stay). */
+export function removeCheckout(repo: Repo, key: string): void {
   const dir = repo.layout.worktree(key);
   git(repo.top, ["worktree", "remove", "--force", "--force", dir], { allowFail: true });
   rmSync(dir, { recursive: true, force: true });
   rmSync(repo.layout.checkoutDone(key), { force: true });
+  rmSync(repo.layout.size(key), { force: true });
   rmSync(repo.layout.building(key), { force: true });
   rmSync(repo.layout.buildRecord(key), { force: true });
   for (const pid of usersOf(repo, key)) rmSync(repo.layout.using(key, pid), { force: true });
@@ -181,38 +187,63 @@ function usersOf(repo: Repo, key: string): number[] {
   return names.filter((n) => n.startsWith(prefix)).map((n) => Number(n.slice(prefix.length)));
 }
 
-/** Another live run prepares key (its lock) or runs servers from it (its using marker). */
-function busyElsewhere(repo: Repo, key: string): boolean {
-  const other = (pid: number | null) => pid !== null && pid > 1 && pid !== process.pid && isAlive(pid);
-  return other(readPid(repo.layout.lock(key))) || usersOf(repo, key).some(other);
+/** The live runs other than this one that prepare key (its lock) or run servers from it (their using markers). */
+export function usersElsewhere(repo: Repo, key: string): number[] {
+  const other = (pid: number | null): pid is number => pid !== null && pid > 1 && pid !== process.pid && isAlive(pid);
+  return [...new Set([readPid(repo.layout.lock(key)), ...usersOf(repo, key)].filter(other))];
+}
+
+const busyElsewhere = (repo: Repo, key: string): boolean => usersElsewhere(repo, key).length > 0;
+
+/** The keys of the cache's checkouts (finished or not). */
+export function cachedKeys(repo: Repo): string[] {
+  try {
+    return readdirSync(join(repo.layout.root, "worktrees"));
+  } catch {
+    return []; // no cache yet
+  }
+}
+
+/** A checkout's recorded size (0 when it has none: it is measured after its checkout and build). */
+function bytesOf(repo: Repo, key: string): number {
+  try {
+    const n = Number(readFileSync(repo.layout.size(key), "utf8").trim());
+    return Number.isFinite(n) && n >= 0 ? n : 0;
+  } catch {
+    return 0;
+  }
 }
 
 /**
- * Removes finished checkouts beyond `keep`, least recently used first (the mtime of their
- * checkout-done file, touched by every run that uses them); never one of `current` or one another
- * live run uses. Returns the keys removed.
+ * Removes finished checkouts beyond the bound (count and bytes), least recently used first (the
+ * mtime of their checkout-done file, touched by every run that uses them); never one of `current`
+ * or one another live run uses. Returns the keys removed, and what the cache holds afterwards.
  */
-function evictOld(repo: Repo, keep: number, current: ReadonlySet<string>): string[] {
-  let keys: string[] = [];
-  try {
-    keys = readdirSync(join(repo.layout.root, "worktrees"));
-  } catch {
-    // no cache yet
-  }
+function evictOld(
+  repo: Repo,
+  bound: CacheBound,
+  current: ReadonlySet<string>,
+): { evicted: string[]; left: CachedCheckout[] } {
+  const cached = finishedCheckouts(repo);
+  const evicted = checkoutsToEvict(cached, bound, current);
+  for (const key of evicted) removeCheckout(repo, key);
+  if (evicted.length > 0) git(repo.top, ["worktree", "prune"]);
+  return { evicted, left: cached.filter((c) => !evicted.includes(c.key)) };
+}
+
+/** The cache's finished checkouts, with their last use, size and whether another run uses them. */
+function finishedCheckouts(repo: Repo): CachedCheckout[] {
   const cached: CachedCheckout[] = [];
-  for (const key of keys) {
+  for (const key of cachedKeys(repo)) {
     let lastUsedMs: number;
     try {
       lastUsedMs = statSync(repo.layout.checkoutDone(key)).mtimeMs;
     } catch {
       continue; // unfinished: sweepStale's to remove
     }
-    cached.push({ key, lastUsedMs, busy: busyElsewhere(repo, key) });
+    cached.push({ key, lastUsedMs, busy: busyElsewhere(repo, key), bytes: bytesOf(repo, key) });
   }
-  const evict = checkoutsToEvict(cached, keep, current);
-  for (const key of evict) removeCheckout(repo, key);
-  if (evict.length > 0) git(repo.top, ["worktree", "prune"]);
-  return evict;
+  return cached;
 }
 
 /**
@@ -237,10 +268,8 @@ export function sweepStale(repo: Repo): string[] {
       removed.push(key);
     }
     rmSync(repo.layout.lock(key), { force: true });
-    for (const pid of usersOf(repo, key)) {
-      if (!(pid > 1 && isAlive(pid))) rmSync(repo.layout.using(key, pid), { force: true });
-    }
   }
+  sweepDeadMarkers(repo);
   git(repo.top, ["worktree", "prune"]);
   // Private index files of runs that died (named index-<pid>-...); a live run's stay.
   let tmp: string[] = [];
@@ -256,14 +285,68 @@ export function sweepStale(repo: Repo): string[] {
   return removed;
 }
 
-function ensureCheckout(repo: Repo, key: string): string {
+/** Using markers (`<key>.using-<pid>`) of runs that are gone, whatever checkout they name. */
+function sweepDeadMarkers(repo: Repo): void {
+  let names: string[] = [];
+  try {
+    names = readdirSync(join(repo.layout.root, "state"));
+  } catch {
+    return; // no state yet
+  }
+  for (const name of names) {
+    const pid = Number(/\.using-(\d+)$/.exec(name)?.[1]);
+    if (!Number.isNaN(pid) && !(pid > 1 && isAlive(pid)))
+      rmSync(join(repo.layout.root, "state", name), { force: true });
+  }
+}
+
+/** This process's using markers, removed when it exits (a killed run's are swept by the next one). */
+const ownMarkers = new Set<string>();
+let releaseOnExit = false;
+function markUsing(file: string): void {
+  writeFileSync(file, `${process.pid}\n`);
+  ownMarkers.add(file);
+  if (releaseOnExit) return;
+  releaseOnExit = true;
+  process.once("exit", () => {
+    for (const f of ownMarkers) rmSync(f, { force: true });
+  });
+}
+
+interface Checkout {
+  dir: string;
+  /** How long `git worktree add` took (when this run made it, or as recorded by the run that did). */
+  checkoutMs: number | null;
+  cached: boolean;
+}
+
+function readCheckoutMs(file: string): number | null {
+  try {
+    const r = JSON.parse(readFileSync(file, "utf8")) as { checkoutMs?: unknown };
+    return typeof r.checkoutMs === "number" ? r.checkoutMs : null;
+  } catch {
+    return null; // older caches wrote a bare date
+  }
+}
+
+function ensureCheckout(repo: Repo, key: string): Checkout {
   const dir = repo.layout.worktree(key);
-  if (existsSync(repo.layout.checkoutDone(key)) && existsSync(dir)) return dir;
+  if (existsSync(repo.layout.checkoutDone(key)) && existsSync(dir)) {
+    return { dir, checkoutMs: readCheckoutMs(repo.layout.checkoutDone(key)), cached: true };
+  }
   removeCheckout(repo, key);
   mkdirSync(join(repo.layout.root, "worktrees"), { recursive: true });
-  git(repo.top, ["worktree", "add", "--detach", "--force", dir, key]);
-  writeFileSync(repo.layout.checkoutDone(key), `${new Date().toISOString()}\n`);
-  return dir;
+  const started = performance.now();
+  try {
+    git(repo.top, ["worktree", "add", "--detach", "--force", dir, keyCommit(key)]);
+  } catch (e) {
+    removeCheckout(repo, key); // nothing half checked out stays registered
+    throw e;
+  }
+  const checkoutMs = Math.round(performance.now() - started);
+  const done = { checkedOutAt: new Date().toISOString(), checkoutMs };
+  writeFileAtomic(repo.layout.checkoutDone(key), `${JSON.stringify(done)}\n`);
+  return { dir, checkoutMs, cached: false };
 }
 
 function readRecord(file: string): BuildRecord | null {
@@ -316,9 +399,10 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
   for (const r of req.refs)
     variants.push({ name: r.name, ref: r.rev, resolved: resolved.get(r.name) as Resolved, swap: null });
 
-  const keys = [...new Set(variants.map((v) => v.resolved.checkoutCommit))];
+  const keyOf = (v: { resolved: Resolved }) => checkoutKey(v.resolved.checkoutCommit, req.build);
+  const keys = [...new Set(variants.map(keyOf))];
   const builds = new Map<string, { buildMs: number; log: string; cached: boolean }>();
-  const dirs = new Map<string, string>();
+  const checkouts = new Map<string, Checkout>();
   for (const key of keys) {
     const owner = readPid(repo.layout.lock(key));
     if (owner !== null && owner !== process.pid && isAlive(owner)) {
@@ -327,72 +411,109 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
       );
     }
   }
+  refuseIfDiskFull(
+    repo,
+    keys.filter((k) => !existsSync(repo.layout.checkoutDone(k))),
+  );
   try {
     for (const key of keys) writeFileSync(repo.layout.lock(key), `${process.pid}\n`);
     for (const key of keys) {
-      const names = variants.filter((v) => v.resolved.checkoutCommit === key).map((v) => v.name);
+      const names = variants.filter((v) => keyOf(v) === key).map((v) => v.name);
       const label = `${names.join(", ")} (${key.slice(0, 12)})`;
-      const dir = ensureCheckout(repo, key);
-      dirs.set(key, dir);
-      // In use by this run until it ends (the marker is stale once this pid is gone), and most recently used.
-      writeFileSync(repo.layout.using(key, process.pid), `${process.pid}\n`);
+      let checkout = ensureCheckout(repo, key);
+      const record = req.build === null ? null : readRecord(repo.layout.buildRecord(key));
+      if (req.build !== null && checkout.cached && record?.command !== req.build) {
+        // The key names the build command, so a cached checkout without this command's finished
+        // build holds an unknown state (a build whose record was lost): a build starts from a clean tree.
+        removeCheckout(repo, key);
+        checkout = ensureCheckout(repo, key);
+      }
+      const dir = checkout.dir;
+      checkouts.set(key, checkout);
+      log(
+        checkout.cached
+          ? `refs: ${label}: checkout cached (${dir})`
+          : `refs: ${label}: checked out in ${seconds(checkout.checkoutMs ?? 0)} (${dir})`,
+      );
+      // In use by this run until it ends, and most recently used.
+      markUsing(repo.layout.using(key, process.pid));
       const now = new Date();
       utimesSync(repo.layout.checkoutDone(key), now, now);
-      if (req.build === null) continue;
-      const record = readRecord(repo.layout.buildRecord(key));
+      if (req.build === null) {
+        if (!checkout.cached) writeFileSync(repo.layout.size(key), `${treeBytes(dir)}\n`);
+        continue;
+      }
       if (record && record.command === req.build) {
         builds.set(key, { buildMs: record.buildMs, log: record.log, cached: true });
         log(
-          `refs: ${label}: build cached, nothing to build (built ${record.finishedAt} in ${(record.buildMs / 1000).toFixed(1)} s)`,
+          `refs: ${label}: build cached, nothing to build (built ${record.finishedAt} in ${seconds(record.buildMs)})`,
         );
         continue;
       }
-      const logFile = repo.layout.buildLog(key, req.build);
+      const logFile = repo.layout.buildLog(key);
       mkdirSync(join(repo.layout.root, "logs"), { recursive: true });
       mkdirSync(join(repo.layout.root, "builds"), { recursive: true });
       log(`refs: ${label}: building in ${dir}: ${req.build} (log ${logFile})`);
-      // From here the checkout holds no finished build (this one may change what an earlier one made).
-      rmSync(repo.layout.buildRecord(key), { force: true });
       writeFileSync(repo.layout.building(key), `${process.pid}\n`);
       let buildMs: number;
       try {
         buildMs = await runBuild({ command: req.build, cwd: dir, log: logFile, timeoutMs: req.buildTimeoutMs, label });
       } catch (e) {
-        // A half-built checkout is not reused: the next run checks it out afresh.
+        // A half-built checkout is not reused: the next run checks it out afresh. Only this build's
+        // checkout goes; other commands' builds of the same commit have checkouts of their own.
         removeCheckout(repo, key);
         throw e;
       }
       const done: BuildRecord = { command: req.build, buildMs, log: logFile, finishedAt: new Date().toISOString() };
-      const file = repo.layout.buildRecord(key);
-      writeFileAtomic(file, `${JSON.stringify(done, null, 2)}\n`);
+      writeFileAtomic(repo.layout.buildRecord(key), `${JSON.stringify(done, null, 2)}\n`);
       rmSync(repo.layout.building(key), { force: true });
+      writeFileSync(repo.layout.size(key), `${treeBytes(dir)}\n`);
       builds.set(key, { buildMs, log: logFile, cached: false });
-      log(`refs: ${label}: built in ${(buildMs / 1000).toFixed(1)} s`);
+      log(`refs: ${label}: built in ${seconds(buildMs)}`);
     }
   } finally {
     for (const key of keys) rmSync(repo.layout.lock(key), { force: true });
   }
-  const evicted = evictOld(repo, req.keepCheckouts, new Set(keys));
+  const bound = {
+    keep: req.keepCheckouts,
+    maxBytes:
+      req.checkoutCacheBytes ??
+      defaultCacheBytes(freeBytes(repo.layout.root), sum(finishedCheckouts(repo).map((c) => c.bytes))),
+  };
+  const { evicted, left } = evictOld(repo, bound, new Set(keys));
   if (evicted.length > 0) {
     log(
-      `refs: removed ${evicted.length} least recently used checkout${evicted.length === 1 ? "" : "s"} (${evicted.map((k) => k.slice(0, 12)).join(", ")}); the cache keeps ${req.keepCheckouts} (--keep-checkouts)`,
+      `refs: removed ${evicted.length} least recently used checkout${evicted.length === 1 ? "" : "s"} (${evicted.map((k) => k.slice(0, 12)).join(", ")}): the cache keeps at most ${bound.keep} (--keep-checkouts) and ${bytesText(bound.maxBytes)} (--checkout-cache-gb)`,
     );
   }
+  log(
+    cacheSummary({
+      root: repo.layout.root,
+      checkouts: left.length,
+      bytes: sum(left.map((c) => c.bytes)),
+      keep: bound.keep,
+      maxBytes: bound.maxBytes,
+      boundGiven: typeof req.checkoutCacheBytes === "number",
+    }),
+  );
 
   return variants.map((v): PreparedRef => {
-    const key = v.resolved.checkoutCommit;
+    const key = keyOf(v);
     const b = builds.get(key);
+    const c = checkouts.get(key) as Checkout;
     return {
       name: v.name,
-      dir: dirs.get(key) as string,
+      dir: c.dir,
       record: {
         ref: v.ref,
         commit: v.resolved.commit,
         dirty: v.resolved.dirty,
         diffDigest: v.resolved.diffDigest,
         swap: v.swap,
-        checkoutCommit: key,
-        checkout: dirs.get(key) as string,
+        checkoutCommit: v.resolved.checkoutCommit,
+        checkout: c.dir,
+        checkoutMs: c.checkoutMs,
+        checkoutCached: c.cached,
         build: req.build,
         buildMs: b ? Math.round(b.buildMs) : null,
         buildLog: b?.log ?? null,
@@ -400,6 +521,36 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
       },
     };
   });
+}
+
+const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/**
+ * Refuses (one line) new checkouts the disk cannot hold: each is expected to be as big as the
+ * largest cached one, or, with none cached, as the commit's files.
+ */
+function refuseIfDiskFull(repo: Repo, newKeys: string[]): void {
+  const first = newKeys[0];
+  if (first === undefined) return;
+  mkdirSync(repo.layout.root, { recursive: true });
+  const cached = finishedCheckouts(repo).map((c) => c.bytes);
+  // An estimate only: a tree git cannot size (a missing object) is reported by the checkout itself.
+  const blobBytes = () =>
+    sum(
+      (git(repo.top, ["ls-tree", "-r", "-l", "--full-tree", keyCommit(first)], { allowFail: true }) ?? "")
+        .split("\n")
+        .map((l) => Number(/^\S+ blob \S+\s+(\d+)\t/.exec(l)?.[1] ?? 0)),
+    );
+  const need = estimateCheckout(cached, cached.some((b) => b > 0) ? 0 : blobBytes());
+  const refusal = diskRefusal({
+    freeBytes: freeBytes(repo.layout.root),
+    need,
+    checkouts: newKeys.length,
+    cacheRoot: repo.layout.root,
+    repo: repo.top,
+  });
+  if (refusal) throw new RefsError(refusal);
 }
 
 export { refVariantNames };

@@ -2,6 +2,7 @@
 // (a checkout must not run the user's post-checkout hook) and the user's own index is never touched:
 // trees of the working tree are built in a private index file.
 import { spawnSync } from "node:child_process";
+import { gitFailureMessage } from "./git-failure.js";
 
 export class RefsError extends Error {
   override readonly name = "RefsError";
@@ -38,8 +39,7 @@ export function git(cwd: string, args: string[], options: GitOptions = {}): stri
   }
   if (r.status !== 0) {
     if (options.allowFail) return null;
-    const why = r.stderr.toString().trim().split("\n")[0] ?? "";
-    throw new RefsError(`git ${args.join(" ")} in ${cwd} failed (exit ${r.status ?? r.signal}): ${why}`);
+    throw new RefsError(gitFailureMessage(args, cwd, r.status ?? r.signal, r.stderr.toString()));
   }
   return options.raw ? r.stdout : r.stdout.toString().trim();
 }
@@ -47,11 +47,4 @@ export function git(cwd: string, args: string[], options: GitOptions = {}): stri
 /** Checks git runs at all; a missing git is one clear line. */
 export function requireGit(): void {
   git(process.cwd(), ["--version"]);
-}
-
-/** The first stderr line of a failing git command, or null when it succeeds. */
-export function gitError(cwd: string, args: string[]): string | null {
-  const r = spawnSync("git", args, { cwd, stdio: ["ignore", "ignore", "pipe"], timeout: TIMEOUT_MS });
-  if (r.error) throw new RefsError(`git ${args.join(" ")} failed: ${r.error.message}`);
-  return r.status === 0 ? null : (r.stderr.toString().trim().split("\n")[0] ?? `exit ${r.status}`);
 }

@@ -3,7 +3,7 @@
 import { createHash } from "node:crypto";
 import { join, posix } from "node:path";
 import type { RefRecord } from "../results/ref.js";
-import { intFlag, listFlag, UsageError } from "../util/usage.js";
+import { intFlag, listFlag, numberFlag, UsageError } from "../util/usage.js";
 
 /** The REV that stands for the working tree as it is, uncommitted and untracked (not ignored) files included. */
 export const WORKTREE = "WORKTREE";
@@ -18,6 +18,8 @@ export const REFS_FLAGS = [
   "swap",
   "build-timeout-ms",
   "keep-checkouts",
+  "checkout-cache-gb",
+  "clean-checkouts",
 ] as const;
 
 export const DEFAULT_BUILD_TIMEOUT_MS = 30 * 60_000;
@@ -54,6 +56,8 @@ export interface RefsRequest {
   swap: SwapSpec | null;
   /** After the checkouts are ready, the cache keeps this many (this run's included), least recently used go. */
   keepCheckouts: number;
+  /** ...and at most this many bytes (--checkout-cache-gb); null: half of the free disk plus the cache's own size. */
+  checkoutCacheBytes: number | null;
 }
 
 type RawFlags = Record<string, unknown>;
@@ -151,6 +155,12 @@ export function parseRefFlags(raw: RawFlags): RefsRequest | null {
   const keepCheckouts = given(raw, "keep-checkouts")
     ? intFlag("keep-checkouts", raw["keep-checkouts"], 1, 1000)
     : DEFAULT_KEEP_CHECKOUTS;
+  if (given(raw, "clean-checkouts")) {
+    throw new UsageError("--clean-checkouts takes only --repo PATH (it removes the cached checkouts and runs nothing)");
+  }
+  const checkoutCacheBytes = given(raw, "checkout-cache-gb")
+    ? Math.round(numberFlag("checkout-cache-gb", raw["checkout-cache-gb"], 0.001, 1_000_000) * 1e9)
+    : null;
   const swap = swapSpec(raw);
   const values = given(raw, "ref") ? (Array.isArray(raw.ref) ? raw.ref : [raw.ref]).map(String) : [];
   const refs = values.map(refSpec);
@@ -174,7 +184,24 @@ export function parseRefFlags(raw: RawFlags): RefsRequest | null {
         : `--ref names must be unique (${dup} given twice; use --aa to compare a version with itself)`,
     );
   }
-  return { repo, refs, build, start, buildTimeoutMs, swap, keepCheckouts };
+  return { repo, refs, build, start, buildTimeoutMs, swap, keepCheckouts, checkoutCacheBytes };
+}
+
+/**
+ * `--repo R --clean-checkouts`: the repository path, or null without --clean-checkouts. It runs no
+ * bench, so another refs flag beside it is a UsageError.
+ */
+export function parseCleanCheckouts(raw: RawFlags): string | null {
+  if (!given(raw, "clean-checkouts") || raw["clean-checkouts"] === false) return null;
+  if (!given(raw, "repo"))
+    throw new UsageError("--clean-checkouts needs --repo PATH (the repository whose cache to remove)");
+  const other = REFS_FLAGS.find((f) => f !== "repo" && f !== "clean-checkouts" && given(raw, f));
+  if (other) {
+    throw new UsageError(
+      `--clean-checkouts takes only --repo PATH (it removes the cached checkouts and runs nothing; got --${other})`,
+    );
+  }
+  return once("repo", raw.repo);
 }
 
 /** The variant names in order, baseline first (the swapped baseline, when swapping). */
@@ -182,29 +209,40 @@ export function refVariantNames(req: RefsRequest): string[] {
   return [...(req.swap ? [req.swap.name] : []), ...req.refs.map((r) => r.name)];
 }
 
+/**
+ * A checkout's key in the cache: its commit, and with --build the build command's digest, so a
+ * changed build command builds in a clean checkout of its own and never touches another build.
+ */
+export function checkoutKey(commit: string, build: string | null): string {
+  return build === null ? commit : `${commit}-${short(build)}`;
+}
+
+/** The commit a cache key checks out. */
+export const keyCommit = (key: string): string => key.split("-")[0] as string;
+
 /** Where a repository's cache lives: inside its git directory, so it never shows as untracked files. */
 export interface CacheLayout {
   root: string;
-  /** One checkout per tree that was measured: <root>/worktrees/<commit>. */
+  /** One checkout per tree and build command: <root>/worktrees/<commit>[-<build command's digest>]. */
   worktree: (key: string) => string;
-  /** Present once the checkout is complete. */
+  /** Present once the checkout is complete (JSON: when, and how long it took); its mtime is its last use. */
   checkoutDone: (key: string) => string;
+  /** The checkout's size on disk in bytes, measured once it was checked out and built. */
+  size: (key: string) => string;
   /** Present (holding the pid) while a build runs; left behind by a killed build. */
   building: (key: string) => string;
   /** Present (holding the pid) while a run prepares this checkout. */
   lock: (key: string) => string;
   /** One per run that uses this checkout (it runs servers from it); stale once that pid is gone. */
   using: (key: string, pid: number) => string;
-  /**
-   * The last finished build of this checkout (JSON, naming its command). One per checkout: a build
-   * by another command, or a new checkout, makes it stale.
-   */
+  /** The finished build of this checkout (JSON, naming its command); absent while it builds or if it failed. */
   buildRecord: (key: string) => string;
-  buildLog: (key: string, build: string) => string;
+  /** The build's log (the key names the build command). */
+  buildLog: (key: string) => string;
   tmp: string;
 }
 
-const short = (s: string) => createHash("sha256").update(s).digest("hex").slice(0, 12);
+const short = (s: string): string => createHash("sha256").update(s).digest("hex").slice(0, 12);
 
 export function cacheLayout(gitCommonDir: string): CacheLayout {
   const root = join(gitCommonDir, "catchup-bench");
@@ -212,11 +250,12 @@ export function cacheLayout(gitCommonDir: string): CacheLayout {
     root,
     worktree: (key) => join(root, "worktrees", key),
     checkoutDone: (key) => join(root, "state", `${key}.checkout`),
+    size: (key) => join(root, "state", `${key}.size`),
     building: (key) => join(root, "state", `${key}.building`),
     lock: (key) => join(root, "state", `${key}.lock`),
     using: (key, pid) => join(root, "state", `${key}.using-${pid}`),
     buildRecord: (key) => join(root, "builds", `${key}.json`),
-    buildLog: (key, build) => join(root, "logs", `${key}-${short(build)}.log`),
+    buildLog: (key) => join(root, "logs", `${key}.log`),
     tmp: join(root, "tmp"),
   };
 }
@@ -228,20 +267,36 @@ export interface CachedCheckout {
   lastUsedMs: number;
   /** A live run other than this one uses or prepares it. */
   busy: boolean;
+  /** Its size on disk (0 when not measured). */
+  bytes: number;
+}
+
+/** What the cache may hold: a number of checkouts and a number of bytes. */
+export interface CacheBound {
+  keep: number;
+  maxBytes: number;
 }
 
 /**
- * The checkouts to remove so that at most `keep` remain, least recently used first. One this run
- * uses (`current`) or a busy one is never removed (so more than `keep` may remain); both count.
+ * The checkouts to remove, least recently used first, until at most `keep` remain and they hold at
+ * most `maxBytes`. One this run uses (`current`) or a busy one is never removed (so the cache may
+ * stay above the bound); both count.
  */
-export function checkoutsToEvict(cached: CachedCheckout[], keep: number, current: ReadonlySet<string>): string[] {
+export function checkoutsToEvict(cached: CachedCheckout[], bound: CacheBound, current: ReadonlySet<string>): string[] {
   const stays = (c: CachedCheckout) => current.has(c.key) || c.busy;
-  let room = keep - cached.filter(stays).length;
-  return [...cached]
+  let count = cached.length;
+  let bytes = cached.reduce((sum, c) => sum + c.bytes, 0);
+  const evict: string[] = [];
+  const oldestFirst = cached
     .filter((c) => !stays(c))
-    .sort((a, b) => b.lastUsedMs - a.lastUsedMs || a.key.localeCompare(b.key))
-    .filter(() => room-- <= 0)
-    .map((c) => c.key);
+    .sort((a, b) => a.lastUsedMs - b.lastUsedMs || b.key.localeCompare(a.key));
+  for (const c of oldestFirst) {
+    if (count <= bound.keep && bytes <= bound.maxBytes) break;
+    evict.push(c.key);
+    count--;
+    bytes -= c.bytes;
+  }
+  return evict;
 }
 
 /** What a finished build left for the next run (so an unchanged checkout is not built again). */
@@ -252,11 +307,14 @@ export interface BuildRecord {
   finishedAt: string;
 }
 
-/** The report's words for a variant measured by ref: "ref main = 1a2b3c4d5e6f, built in 1.2 s (cached), log …". */
+/** The report's words for a variant measured by ref: "ref main = 1a2b3c4d5e6f; checked out in 0.4 s; built in 1.2 s (cached), log …". */
 export function describeRef(r: RefRecord): string {
   const parts = [`ref ${r.ref} = ${r.commit.slice(0, 12)}`];
   if (r.dirty) parts[0] += ` + uncommitted changes (sha256 ${r.diffDigest?.slice(0, 12)})`;
   if (r.swap) parts.push(`${r.swap.files.join(", ")} from ${r.swap.from} = ${r.swap.commit.slice(0, 12)}`);
+  if (typeof r.checkoutMs === "number") {
+    parts.push(`checked out in ${(r.checkoutMs / 1000).toFixed(1)} s${r.checkoutCached ? " (cached)" : ""}`);
+  }
   if (r.build !== null && r.buildMs !== null) {
     parts.push(`built in ${(r.buildMs / 1000).toFixed(1)} s${r.buildCached ? " (cached)" : ""}, log ${r.buildLog}`);
   }

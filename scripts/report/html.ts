@@ -16,6 +16,7 @@ import {
 } from "./markdown.js";
 import type { ReportModel } from "./model.js";
 import { STORM_CHART_JS, stormCharts, stormHtml } from "./storm.js";
+import { targetsHtml } from "./targets.js";
 
 export interface HtmlAssets {
   uplotJs: string;
@@ -396,6 +397,7 @@ ${probeHtml(model)}
 ${leakHtml(model.leak, r, escapeHtml)}
 ${stormHtml(model.storm, r, escapeHtml, model.stormVerdicts)}
 ${failures}
+${targetsHtml(model.targets, escapeHtml)}
 <h2>Environment</h2>
 <p>${escapeHtml(model.environment)}</p>
 <p>${escapeHtml(model.notMeasured)}</p>

@@ -8,6 +8,7 @@ import { arrow, chunkSet, mib, ms, ratio, size } from "./format.js";
 import { leakMarkdown } from "./leak.js";
 import type { ReportModel } from "./model.js";
 import { stormMarkdown } from "./storm.js";
+import { targetsMarkdown } from "./targets.js";
 
 /** Human names of the paired metrics. */
 export const METRIC_LABELS: Record<Metric, string> = {
@@ -339,6 +340,7 @@ export function renderMarkdown(model: ReportModel): string {
     for (const t of tables) out.push(`### ${t.title}`, "", ...table(t.header, t.rows), "", t.pooled, "");
   }
   out.push(...failuresMarkdown(model.failureReport));
+  out.push(...targetsMarkdown(model.targets));
   out.push("## Environment", "", `Environment: ${model.environment}`, "", model.notMeasured, "");
   if (model.variantDescriptions.length > 0) {
     out.push(`Variants: ${model.variantDescriptions.join("; ")}.`, "");

@@ -20,6 +20,7 @@ import { caseRatios, cellKey, type Roles, rolesOf } from "../verdicts/metrics.js
 import { runStormVerdicts } from "../verdicts/storm.js";
 import { type FailureReport, failureReport } from "./failures.js";
 import { size } from "./format.js";
+import { type TargetsModel, targetsModel } from "./targets.js";
 
 export { MIN_PAIRS, RELIABLE_PAIRS, RESAMPLES } from "../verdicts/cells.js";
 
@@ -107,6 +108,8 @@ export interface ReportModel {
   storm: StormRow[];
   /** Storm cells paired across trials and judged per cell (empty without a comparison or storm rows). */
   stormVerdicts: StormVerdict[];
+  /** What each target ran on, its checkout and build, and what each case moved through completion. */
+  targets?: TargetsModel;
 }
 
 const CASE_LABELS: Record<string, string> = {
@@ -245,7 +248,7 @@ function environmentOf(results: Results): string {
   const r = results.run;
   const load = r.loadAverage.map((x) => x.toFixed(2)).join(", ");
   const git = r.gitCommit ? `; commit ${r.gitCommit.slice(0, 12)}` : "";
-  return `Node ${r.node}; CPU ${r.cpuModel}; ${r.cores} cores; load average ${load} (1, 5, 15 min, at start)${git}; run started ${r.startedAt}.`;
+  return `harness on Node ${r.node} (the targets' runtimes are under Targets); CPU ${r.cpuModel}; ${r.cores} cores; load average ${load} (1, 5, 15 min, at start)${git}; run started ${r.startedAt}.`;
 }
 
 function loadWarningOf(results: Results): string | null {
@@ -296,6 +299,16 @@ export function fixturesText(fixtures: NonNullable<RunInfo["fixtures"]>): string
     .join(" and ");
 }
 
+/** "--cursor 1000 --latest 2000" when the run took its resume cursors from the command line, else null. */
+function cursorsText(config: Record<string, unknown>): string | null {
+  const s = config.sequences as { cursor?: unknown; latest?: unknown } | undefined;
+  const parts = [
+    typeof s?.cursor === "number" ? `--cursor ${s.cursor}` : null,
+    typeof s?.latest === "number" ? `--latest ${s.latest}` : null,
+  ].filter((p): p is string => p !== null);
+  return parts.length > 0 ? parts.join(" ") : null;
+}
+
 function notMeasuredOf(results: Results): string {
   const c = results.run.config ?? {};
   const trials = num(c, "trials");
@@ -304,17 +317,20 @@ function notMeasuredOf(results: Results): string {
   const events = num(c, "events");
   // The fixtures recorded in the run come first; older results only have the configured defaults.
   const recorded = results.run.fixtures ? fixturesText(results.run.fixtures) : null;
+  const cursors = cursorsText(c);
   const parts = [
     "a physical network (all traffic is loopback, 127.0.0.1)",
     trials === 1 && results.latency.length > 0
       ? "more than one run per latency case (1 trial each: no spread within a case)"
       : null,
     memoryTrials === 1 && results.memory.length > 0 ? "spread within a memory cell (one run per memory cell)" : null,
-    recorded
-      ? `anything beyond the fixtures used (${recorded})`
-      : projects !== null && events !== null
-        ? `anything beyond the fixture (${count(projects)} projects, ${count(events)} post-cursor events, the script sizes listed)`
-        : "anything beyond the fixture (its projects, script sizes and events)",
+    cursors
+      ? `anything beyond the server's own data (cursors given on the command line: ${cursors})`
+      : recorded
+        ? `anything beyond the fixtures used (${recorded})`
+        : projects !== null && events !== null
+          ? `anything beyond the fixture (${count(projects)} projects, ${count(events)} post-cursor events, the script sizes listed)`
+          : "anything beyond the fixture (its projects, script sizes and events)",
     "other machines or Node versions",
   ].filter((p): p is string => p !== null);
   return `Not measured: ${parts.join("; ")}.`;
@@ -355,6 +371,7 @@ export function buildModel(results: Results): ReportModel {
     leak: results.leak ?? [],
     storm: results.storm ?? [],
     stormVerdicts: runStormVerdicts(results, guardFromConfig(results.run.config ?? {})),
+    targets: targetsModel(results),
   };
   if (!roles) {
     if (!single) return { ...base, latency: [], memory: [], metrics: [] };

@@ -15,6 +15,10 @@ export interface RefRecord {
   /** The commit that was checked out (equals `commit` for a clean ref; a synthetic one otherwise). */
   checkoutCommit: string;
   checkout: string;
+  /** How long `git worktree add` took when this checkout was made (null if not recorded). */
+  checkoutMs?: number | null;
+  /** True when this run reused a checkout an earlier run made. */
+  checkoutCached?: boolean;
   build: string | null;
   /** How long the build took when it ran (also when this run reused it); null without --build. */
   buildMs: number | null;

@@ -136,6 +136,8 @@ export interface VariantInfo extends Partial<RefRecord> {
   kind: "bundled" | "command";
   command: string;
   role: "baseline" | "candidate";
+  /** What the target's listening process ran on (/proc/PID/exe; its Node version), seen at its first start. */
+  runtime?: { exe: string | null; node: string | null };
 }
 
 /** What auto-sampling did: its budget, the time it used, and the rounds each resampled cell took. */

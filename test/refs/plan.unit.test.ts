@@ -2,11 +2,14 @@
 // flag for each misuse.
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/options/bench-config.js";
+import { defaultCacheBytes, diskRefusal, estimateCheckout } from "../../scripts/refs/cache-size.js";
+import { gitFailureMessage } from "../../scripts/refs/git-failure.js";
 import {
   checkoutsToEvict,
   DEFAULT_KEEP_CHECKOUTS,
   describeRef,
   lastLines,
+  parseCleanCheckouts,
   parseRefFlags,
   refVariantNames,
 } from "../../scripts/refs/plan.js";
@@ -120,6 +123,9 @@ describe("describeRef", () => {
     expect(describeRef({ ...record, dirty: false, diffDigest: null, build: null, buildMs: null })).toBe(
       "ref WORKTREE = 0123456789ab",
     );
+    expect(describeRef({ ...record, dirty: false, checkoutMs: 8000, checkoutCached: false })).toBe(
+      "ref WORKTREE = 0123456789ab; checked out in 8.0 s; built in 1.2 s (cached), log /r/.git/catchup-bench/logs/a.log",
+    );
   });
 
   it("names the swapped files and where they came from", () => {
@@ -140,17 +146,79 @@ describe("lastLines", () => {
 });
 
 describe("checkoutsToEvict", () => {
-  const c = (key: string, lastUsedMs: number, busy = false) => ({ key, lastUsedMs, busy });
+  const c = (key: string, lastUsedMs: number, busy = false, bytes = 0) => ({ key, lastUsedMs, busy, bytes });
+  const count = (keep: number) => ({ keep, maxBytes: Number.POSITIVE_INFINITY });
 
   it("removes the least recently used beyond keep, counting this run's checkouts first", () => {
     const cached = [c("a", 1), c("b", 4), c("c", 3), c("d", 2), c("now", 0)];
-    expect(checkoutsToEvict(cached, 3, new Set(["now"])).sort()).toEqual(["a", "d"]);
-    expect(checkoutsToEvict(cached, 10, new Set(["now"]))).toEqual([]);
+    expect(checkoutsToEvict(cached, count(3), new Set(["now"])).sort()).toEqual(["a", "d"]);
+    expect(checkoutsToEvict(cached, count(10), new Set(["now"]))).toEqual([]);
   });
 
   it("never removes this run's or a busy checkout, even beyond keep", () => {
     const cached = [c("x", 1), c("y", 2, true), c("z", 3)];
-    expect(checkoutsToEvict(cached, 1, new Set(["x", "z"]))).toEqual([]);
-    expect(checkoutsToEvict(cached, 1, new Set(["z"]))).toEqual(["x"]);
+    expect(checkoutsToEvict(cached, count(1), new Set(["x", "z"]))).toEqual([]);
+    expect(checkoutsToEvict(cached, count(1), new Set(["z"]))).toEqual(["x"]);
+  });
+
+  it("removes the least recently used until the bytes fit, oldest first, whatever their size", () => {
+    const cached = [c("old", 1, false, 100), c("mid", 2, false, 500), c("new", 3, false, 100), c("now", 4, false, 300)];
+    const bound = (maxBytes: number) => ({ keep: 10, maxBytes });
+    expect(checkoutsToEvict(cached, bound(1000), new Set(["now"]))).toEqual([]);
+    expect(checkoutsToEvict(cached, bound(900), new Set(["now"]))).toEqual(["old"]);
+    expect(checkoutsToEvict(cached, bound(800), new Set(["now"]))).toEqual(["old", "mid"]);
+    // This run's checkout stays even when it alone is above the bound; a busy one too.
+    expect(checkoutsToEvict([...cached, c("busy", 0, true, 50)], bound(1), new Set(["now"]))).toEqual([
+      "old",
+      "mid",
+      "new",
+    ]);
+  });
+});
+
+describe("the cache's bound and refusal", () => {
+  it("defaults to half of the free disk plus the cache", () => {
+    expect(defaultCacheBytes(10e9, 2e9)).toBe(6e9);
+  });
+
+  it("refuses with one line when the disk cannot hold the new checkouts, naming the command that frees space", () => {
+    const need = estimateCheckout([560e6, 120e6], 5e6);
+    expect(need.bytes).toBe(560e6);
+    const o = { need, checkouts: 2, cacheRoot: "/r/.git/catchup-bench", repo: "/r" };
+    expect(diskRefusal({ ...o, freeBytes: 2e9 })).toBeNull();
+    expect(diskRefusal({ ...o, freeBytes: 1e9 })).toBe(
+      'the disk holding /r/.git/catchup-bench has 1.0 GB free, and 2 new checkouts of /r need about 1.1 GB (560 MB each: the largest checkout in the cache, with its build); free space (`catchup-bench bench --repo "/r" --clean-checkouts` removes its cached checkouts) and run again',
+    );
+    expect(estimateCheckout([], 5e6)).toEqual({ bytes: 5e6, basis: "the commit's files, before any build" });
+  });
+
+  it("parses --checkout-cache-gb in GB and --clean-checkouts with --repo only", () => {
+    expect(parseRefFlags({ ...base, ref: ["a=b", "c=d"] })?.checkoutCacheBytes).toBeNull();
+    expect(parseRefFlags({ ...base, ref: ["a=b", "c=d"], "checkout-cache-gb": "2.5" })?.checkoutCacheBytes).toBe(2.5e9);
+    expect(usage({ ...base, ref: ["a=b", "c=d"], "checkout-cache-gb": "0" })).toMatch(
+      /^--checkout-cache-gb must be a number from 0\.001/,
+    );
+    expect(parseCleanCheckouts({ repo: "../r", "clean-checkouts": true })).toBe("../r");
+    expect(parseCleanCheckouts({ repo: "../r" })).toBeNull();
+    expect(() => parseCleanCheckouts({ "clean-checkouts": true })).toThrow(/^--clean-checkouts needs --repo/);
+    expect(() => parseCleanCheckouts({ repo: "r", "clean-checkouts": true, build: "x" })).toThrow(
+      /^--clean-checkouts takes only --repo PATH .*got --build/,
+    );
+  });
+});
+
+describe("gitFailureMessage", () => {
+  it("shows git's last stderr lines and, for missing objects, what to try", () => {
+    const stderr =
+      "Preparing worktree (detached HEAD 8824f8f24)\nerror: unable to read sha1 file of a.ts (0123)\nfatal: Could not reset index file to revision 'HEAD'.\n";
+    const m = gitFailureMessage(["worktree", "add", "/w"], "/r", 128, stderr);
+    expect(m.split("\n").slice(0, 4)).toEqual([
+      "git worktree add /w in /r failed (exit 128); git said:",
+      "  Preparing worktree (detached HEAD 8824f8f24)",
+      "  error: unable to read sha1 file of a.ts (0123)",
+      "  fatal: Could not reset index file to revision 'HEAD'.",
+    ]);
+    expect(m.split("\n")[4]).toMatch(/^The repository lacks objects .*`git -C "\/r" fetch --refetch`/);
+    expect(gitFailureMessage(["status"], "/r", 1, "")).toBe("git status in /r failed (exit 1) (git printed nothing)");
   });
 });

@@ -117,7 +117,7 @@ describe("bench --repo errors", () => {
     expect(worktrees()).toEqual(before);
   });
 
-  it("a checkout whose build failed is built again by the next run, even with a command that built it before", async () => {
+  it("a failing build with another command leaves every cached build usable, and starts from a clean tree", async () => {
     const args = ["--repo", repo.dir, "--ref", "a=v1", "--ref", "b=v2", "--start", repo.start];
     const good = async () => {
       const child = startBench([...common(), "--out", nextOut(), ...args, "--build", repo.build]);
@@ -126,12 +126,16 @@ describe("bench --repo errors", () => {
       return child.stderr();
     };
     await good();
-    const bad = startBench([...common(), "--out", nextOut(), ...args, "--build", "exit 1"]);
-    expect((await bad.exit(60_000)).code).toBe(3);
-    // v1's checkout (built first, failed) is gone, so its earlier build cannot be reused; v2's is untouched.
+    const builtBefore = readFileSync(repo.counter, "utf8");
+    // Another command, run in a tree of its own: the good build's dist/ is not there, and it fails.
+    const bad = startBench([...common(), "--out", nextOut(), ...args, "--build", "test ! -e dist && exit 1"]);
+    expect((await bad.exit(60_000)).code, bad.stderr()).toBe(3);
+    expect(bad.stderr()).toMatch(/build of a \([0-9a-f]{12}\) failed \(exit code 1\)/);
     const stderr = await good();
-    expect(stderr).toMatch(/refs: a \([0-9a-f]{12}\): building in/);
+    expect(stderr).toMatch(/refs: a \([0-9a-f]{12}\): build cached/);
     expect(stderr).toMatch(/refs: b \([0-9a-f]{12}\): build cached/);
+    expect(stderr).not.toMatch(/building in/);
+    expect(readFileSync(repo.counter, "utf8")).toBe(builtBefore);
   }, 240_000);
 
   it("a SIGKILL during a build leaves no process; the next run removes the unfinished checkout", async () => {
@@ -145,8 +149,11 @@ describe("bench --repo errors", () => {
     await child.exited;
     expect(await survivorsAfter(tree, 15_000)).toEqual([]);
     // The checkout whose build was killed (v1's, built first) is still registered...
-    const killed = join(repo.dir, ".git", "catchup-bench", "worktrees", repo.v1);
-    expect(worktrees()).toContain(killed);
+    const killed = worktrees().find((w) =>
+      w.startsWith(join(repo.dir, ".git", "catchup-bench", "worktrees", `${repo.v1}-`)),
+    );
+    expect(killed).toBeDefined();
+    expect(existsSync(join(killed as string, "dist"))).toBe(false);
 
     // The next run measures v2 only: the killed checkout (v1's, built first) is not reused, but removed.
     const nextArgs = ["--repo", repo.dir, "--ref", "a=v2", "--ref", "b=v2", "--start", repo.start];
@@ -154,11 +161,11 @@ describe("bench --repo errors", () => {
     const { code } = await next.exit(120_000);
     expect(code, next.stderr()).toBe(0);
     expect(next.stderr()).toContain(`removed the unfinished checkout ${repo.v1.slice(0, 12)}`);
-    // ...and after the next run only complete checkouts are registered, each one a measured variant's.
+    // ...and after the next run it is gone; the measured checkout is registered, nothing is prunable.
     const results = JSON.parse(readFileSync(join(dir, `run-${runs}`, "results.json"), "utf8")) as Results;
-    expect(worktrees().sort()).toEqual(
-      [repo.dir, ...new Set(results.variants.map((v) => v.checkout as string))].sort(),
-    );
+    expect(worktrees()).not.toContain(killed);
+    expect(existsSync(killed as string)).toBe(false);
+    expect(worktrees()).toEqual(expect.arrayContaining(results.variants.map((v) => v.checkout as string)));
     expect(git(repo.dir, "worktree", "list", "--porcelain")).not.toMatch(/prunable|locked/);
   }, 240_000);
 

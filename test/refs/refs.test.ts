@@ -2,30 +2,22 @@
 // git ref. v1 sends 3 chunks through completion, v2 (HEAD) 1; the results must show those counts
 // beside the exact commits; a second run of the same refs builds nothing; WORKTREE measures an
 // uncommitted edit; the swap mode's baseline differs from the candidate in the swapped file only.
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results } from "../../scripts/results/schema.js";
 import { startBench } from "../bench/bench-child.js";
-import { chunksModule, git, repoWithFixture, type TestRepo } from "./support.js";
+import { chunksModule, git, quickArgs, repoWithFixture, type TestRepo } from "./support.js";
 
 let dir: string;
 let repo: TestRepo;
 let fixture: string;
 let runs = 0;
 
-async function bench(args: string[]): Promise<{ results: Results; stderr: string; stdout: string }> {
+async function bench(args: string[]): Promise<{ results: Results; stderr: string; stdout: string; report: string }> {
   const out = join(dir, `run-${++runs}`);
   const child = startBench([
-    "--no-memory",
-    "--cases",
-    "snapshot",
-    "--trials",
-    "1",
-    "--ack-delay-ms",
-    "0",
-    "--fixture",
-    fixture,
+    ...quickArgs(fixture),
     "--out",
     out,
     "--repo",
@@ -39,9 +31,16 @@ async function bench(args: string[]): Promise<{ results: Results; stderr: string
   const { code } = await child.exit(120_000);
   expect(code, child.stderr()).toBe(0);
   const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
-  return { results, stderr: child.stderr(), stdout: child.stdout() };
+  return {
+    results,
+    stderr: child.stderr(),
+    stdout: child.stdout(),
+    report: readFileSync(join(out, "report.md"), "utf8"),
+  };
 }
 
+/** A report section: from its "## title" heading to the next one. */
+const section = (md: string, title: string) => md.split(/^## /m).find((s) => s.startsWith(title)) ?? "";
 const builds = () => readFileSync(repo.counter, "utf8").split("\n").filter(Boolean).length;
 const chunksOf = (r: Results, variant: string) => r.latency.filter((l) => l.variant === variant).map((l) => l.chunks);
 const variant = (r: Results, name: string) => r.variants.find((v) => v.name === name);
@@ -72,8 +71,35 @@ describe("bench --repo --ref", () => {
     );
     expect(first.stderr).toMatch(/building in/);
     expect(first.stdout).toContain(`ref v1 = ${repo.v1.slice(0, 12)}`);
+    // What each target ran on (its listening process's executable), and its checkout and build times.
+    const node = { exe: realpathSync(process.execPath), node: process.version };
+    expect(main?.runtime).toEqual(node);
+    expect(head?.runtime).toEqual(node);
+    expect(main?.checkoutMs).toBeGreaterThan(0);
+    expect(main?.checkoutCached).toBe(false);
+    const targets = section(first.report, "Targets");
+    expect(targets).toMatch(
+      new RegExp(
+        `\\| main \\| baseline \\| Node ${process.version} \\| v1 = ${repo.v1.slice(0, 12)} \\| \\d+\\.\\d s \\| \\d+\\.\\d s \\|`,
+      ),
+    );
+    // Items and bytes through completion per case: v1 sends 3 chunks (3 items), v2 one.
+    const bytes = (name: string) =>
+      (first.results.latency.find((l) => l.variant === name)?.bytes ?? 0).toLocaleString("en-US");
+    expect(targets).toContain(`| snapshot | 3 / 3 / ${bytes("main")} | 1 / 1 / ${bytes("head")} |`);
+    expect(first.report).toMatch(/Environment: harness on Node v/);
+    // The run's using markers go with it.
+    const state = readdirSync(join(repo.dir, ".git", "catchup-bench", "state"));
+    expect(state.filter((n) => n.includes(".using-"))).toEqual([]);
 
-    const second = await bench(["--ref", "main=v1", "--ref", "head=HEAD"]);
+    // A server seeded its own way: the cursors come from the command line, and the report says so.
+    const second = await bench(["--ref", "main=v1", "--ref", "head=HEAD", "--cursor", "2", "--latest", "4"]);
+    expect(second.report).toMatch(
+      /Not measured: .*anything beyond the server's own data \(cursors given on the command line: --cursor 2 --latest 4\)/,
+    );
+    expect(section(second.report, "Targets")).toMatch(
+      /\| main \| baseline \| Node v\S+ \| v1 = [0-9a-f]{12} \| \d+\.\d s \(cached\) \| \d+\.\d s \(cached\) \|/,
+    );
     expect(builds()).toBe(2);
     expect(second.stderr).toMatch(/main \([0-9a-f]{12}\): build cached, nothing to build/);
     expect(second.stderr).toMatch(/head \([0-9a-f]{12}\): build cached, nothing to build/);

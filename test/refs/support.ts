@@ -53,7 +53,7 @@ for (const s of ["SIGINT", "SIGTERM"]) process.on(s, () => process.exit(0));
 `;
 
 const BUILD = `// Copies the sources into dist/ and counts the build in the file named by argv[2].
-import { appendFileSync, copyFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, copyFileSync } from "node:fs";
 mkdirSync("dist", { recursive: true });
 for (const f of ["server.mjs", "chunks.mjs"]) copyFileSync(f, "dist/" + f);
 appendFileSync(process.argv[2], process.cwd() + "\\n");
@@ -132,3 +132,16 @@ export function repoWithFixture(prefix: string): { dir: string; repo: TestRepo; 
   });
   return { dir, repo, fixture };
 }
+
+/** A quick latency-only bench of the snapshot case on `fixture`, as the refs tests run it. */
+export const quickArgs = (fixture: string, trials = 1): string[] => [
+  "--no-memory",
+  "--cases",
+  "snapshot",
+  "--trials",
+  String(trials),
+  "--ack-delay-ms",
+  "0",
+  "--fixture",
+  fixture,
+];

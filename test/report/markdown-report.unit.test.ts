@@ -175,7 +175,7 @@ describe("report.md", () => {
     syntheticResults(dir);
     const { markdown } = await writeReports(dir);
     expect(markdown).toContain(
-      "Environment: Node v20.20.0; CPU Synthetic CPU @ 2.20GHz; 2 cores; load average 0.52, 0.61, 0.70 (1, 5, 15 min, at start); commit 0123456789ab;",
+      "Environment: harness on Node v20.20.0 (the targets' runtimes are under Targets); CPU Synthetic CPU @ 2.20GHz; 2 cores; load average 0.52, 0.61, 0.70 (1, 5, 15 min, at start); commit 0123456789ab;",
     );
     expect(markdown).toMatch(
       /Not measured: a physical network \(all traffic is loopback, 127\.0\.0\.1\);.*1,000 projects, 1,000 post-cursor events/,
