@@ -18,6 +18,8 @@ export interface DoubleRun {
 }
 
 export interface DoubleOptions {
+  /** `run` (default) or `archive` (then pass `-O OUT` in args). */
+  command?: "run" | "archive";
   /** k6 `-e` parameters. */
   env?: Record<string, string>;
   /** Extra k6 flags (e.g. --execution-segment 0:1/2). */
@@ -29,9 +31,9 @@ export interface DoubleOptions {
   timeoutMs?: number;
 }
 
-/** `k6 run [flags] [-e K=V]... SCRIPT` under the double; rejects (killing it) after timeoutMs. */
+/** `k6 run|archive [flags] [-e K=V]... SCRIPT` under the double; rejects (killing it) after timeoutMs. */
 export function runDouble(script: string, options: DoubleOptions = {}): Promise<DoubleRun> {
-  const args = ["--import", REGISTER, RUN, "run", "--quiet", ...(options.args ?? [])];
+  const args = ["--import", REGISTER, RUN, options.command ?? "run", "--quiet", ...(options.args ?? [])];
   for (const [k, v] of Object.entries(options.env ?? {})) args.push("-e", `${k}=${v}`);
   args.push(isAbsolute(script) ? script : join(SCENARIOS_DIR, script));
   return runNode(args, {
