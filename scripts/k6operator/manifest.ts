@@ -138,6 +138,7 @@ export function shipCommands(o: OperatorOptions, manifestFile: string): string[]
     `RUN_ID="\${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)}"`,
     // storm.js's runners start one after another, each after its own setup(): a shared instant lines
     // their schedules up. It travels in the archive's environment to every runner.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
     ...(storm ? ['START_AT="${START_AT:-$(( $(date +%s) + ${START_LEAD_S:-120} ))000}"'] : []),
     // The archive keeps the script, its relative imports (lib/) and its options as evaluated now: the
     // parameters that shape options (CLIENTS sets the VUs) must be given here too, not only to the runners.

@@ -132,6 +132,7 @@ describe("the TestRun manifest", () => {
 describe("the ship commands", () => {
   it("archive with a fresh run id and the option-shaping env, print its size, apply without the 256 KiB annotation, replace the TestRun", () => {
     const cmds = shipCommands(base, "testrun.json");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
     expect(cmds[0]).toBe('RUN_ID="${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)}"');
     expect(cmds[1]).toBe(
       'k6 archive -e RUN_ID="$RUN_ID" -e CLIENTS=400 -e \'SUBSCRIBE_PAYLOAD={"afterSequence":{after}}\' -e URL=ws://target.load.svc:8080/ws ../scenarios/scaleout.js -O archive.tar',
@@ -150,6 +151,7 @@ describe("the ship commands", () => {
 
   it("storm.js gets a shared START_AT in the archive, so the runners' schedules line up", () => {
     const cmds = shipCommands({ ...base, scriptPath: "../scenarios/storm.js" }, "testrun.json");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
     expect(cmds[1]).toBe('START_AT="${START_AT:-$(( $(date +%s) + ${START_LEAD_S:-120} ))000}"');
     expect(cmds[2]).toMatch(/^k6 archive -e RUN_ID="\$RUN_ID" -e START_AT="\$START_AT" /);
     const given = shipCommands(
