@@ -107,7 +107,7 @@ describe("catchup-bench k6-operator", () => {
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
-      /k6 archive -e CLIENTS=400 -e URL=ws:\/\/target:8080\/ws .*scaleout\.js -O archive\.tar/,
+      /k6 archive -e RUN_ID="\$RUN_ID" -e CLIENTS=400 -e URL=ws:\/\/target:8080\/ws .*scaleout\.js -O archive\.tar/,
     );
     const manifest = JSON.parse(readFileSync(join(out, "testrun.json"), "utf8"));
     expect(manifest).toMatchObject({
