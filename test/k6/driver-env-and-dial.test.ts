@@ -8,12 +8,12 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { k6ProcessDeadlineMs, runSessionsK6 } from "../../scripts/driver/k6.js";
+import { k6ProcessDeadlineMs } from "../../scripts/driver/k6.js";
 import { k6ProcessEnv } from "../../scripts/driver/k6-env.js";
 import { smallFixture } from "../scenarios/support/fixture.js";
 import { writeFakeK6 } from "../scenarios/support/k6-double.js";
 import { type RunningServer, startServer } from "../support/server.js";
-import { SCENARIOS_DIR } from "./support.js";
+import { driverRun } from "./support.js";
 
 const fixture = smallFixture();
 let legacy: RunningServer;
@@ -49,30 +49,12 @@ describe("the k6 process's environment", () => {
       CASE: "one",
       THRESHOLDS: '{"catchup_errors":["count<0"]}',
     };
-    const saved = Object.fromEntries(Object.keys(polluted).map((k) => [k, process.env[k]]));
-    Object.assign(process.env, polluted);
-    try {
-      const result = await runSessionsK6({
-        clients: 2,
-        url: legacy.url,
-        token: "catchup-dev-token",
-        ackDelayMs: 0,
-        subscribePayload: { requestCompletionMarker: true },
-        timeoutMs: 10_000,
-        k6Path: fake,
-        scenariosDir: SCENARIOS_DIR,
-      });
-      expect(result.exitCode).toBe(0);
-      expect(result.rows.map((r) => [r.ok, r.chunks])).toEqual([
-        [true, 2],
-        [true, 2],
-      ]);
-    } finally {
-      for (const [k, v] of Object.entries(saved)) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
-    }
+    const result = await driverRun(fake, legacy.url, {}, polluted);
+    expect(result.exitCode).toBe(0);
+    expect(result.rows.map((r) => [r.ok, r.chunks])).toEqual([
+      [true, 2],
+      [true, 2],
+    ]);
   });
 });
 
@@ -110,17 +92,7 @@ describe("a dial that hangs past the session timeout", () => {
     // 32 s: longer than the old deadline (session timeout + 30 s), well inside k6's 60 s handshake timeout.
     const target = await hangingDials(32_000);
     try {
-      const result = await runSessionsK6({
-        clients: 2,
-        url: target.url,
-        token: "catchup-dev-token",
-        ackDelayMs: 0,
-        probe: null,
-        subscribePayload: { requestCompletionMarker: true },
-        timeoutMs: 300,
-        k6Path: fake,
-        scenariosDir: SCENARIOS_DIR,
-      });
+      const result = await driverRun(fake, target.url, { probe: null, timeoutMs: 300 });
       expect(result.rows).toHaveLength(2);
       for (const row of result.rows) {
         expect(row).toMatchObject({ ok: false, completionMs: null });

@@ -22,25 +22,30 @@ afterAll(async () => {
   fixture.cleanup();
 });
 
+interface StormSummary {
+  scenario: string;
+  params: Record<string, unknown>;
+  rows: SessionFigures[];
+  figures: { errors: number };
+}
+
+/** storm.js under the double with `env` (URL and SUMMARY added); its exit, stderr and summary. */
+async function storm(name: string, env: Record<string, string>) {
+  const summaryPath = join(fixture.dir, `${name}.json`);
+  const { code, stderr } = await runUnderDouble("storm.js", { URL: legacy.url, SUMMARY: summaryPath, ...env });
+  expect(code, stderr).toBe(0);
+  return { stderr, summary: JSON.parse(readFileSync(summaryPath, "utf8")) as StormSummary };
+}
+
 describe("storm.js under the k6 double", () => {
   it("runs CLIENTS arrivals, resumes and cold snapshots interleaved by RESUME_RATIO", async () => {
-    const summaryPath = join(fixture.dir, "storm-summary.json");
-    const { code, stderr } = await runUnderDouble("storm.js", {
-      URL: legacy.url,
+    const { summary } = await storm("storm-ramp", {
       CLIENTS: "6",
       RAMP_MS: "300",
       RESUME_RATIO: "0.5",
       ACK_DELAY_MS: "10",
       HOLD_MS: "20",
-      SUMMARY: summaryPath,
     });
-    expect(code, stderr).toBe(0);
-    const summary = JSON.parse(readFileSync(summaryPath, "utf8")) as {
-      scenario: string;
-      params: Record<string, unknown>;
-      rows: SessionFigures[];
-      figures: { errors: number };
-    };
     expect(summary.scenario).toBe("storm");
     expect(summary.params).toMatchObject({ clients: 6, rampMs: 300, resumeRatio: 0.5 });
     expect(summary.rows).toHaveLength(6);
@@ -51,37 +56,20 @@ describe("storm.js under the k6 double", () => {
   });
 
   it('runs "all at once" (RAMP_MS at its default 0) with every client a VU', async () => {
-    const summaryPath = join(fixture.dir, "storm-at-once.json");
-    const { code, stderr } = await runUnderDouble("storm.js", {
-      URL: legacy.url,
-      CLIENTS: "4",
-      ACK_DELAY_MS: "10",
-      HOLD_MS: "20",
-      SUMMARY: summaryPath,
-    });
-    expect(code, stderr).toBe(0);
-    const summary = JSON.parse(readFileSync(summaryPath, "utf8")) as {
-      params: Record<string, unknown>;
-      rows: SessionFigures[];
-    };
+    const { summary } = await storm("storm-at-once", { CLIENTS: "4", ACK_DELAY_MS: "10", HOLD_MS: "20" });
     expect(summary.params).toMatchObject({ clients: 4, rampMs: 0, startAt: null });
     expect(summary.rows.map((r) => r.error)).toEqual([null, null, null, null]);
   });
 
   it("starts the schedule at START_AT, and says so when this instance's setup ended after it", async () => {
-    const summaryPath = join(fixture.dir, "storm-start-at.json");
     const past = String(Date.now() - 60_000);
-    const { code, stderr } = await runUnderDouble("storm.js", {
-      URL: legacy.url,
+    const { stderr, summary } = await storm("storm-start-at", {
       CLIENTS: "2",
       START_AT: past,
       ACK_DELAY_MS: "0",
       HOLD_MS: "0",
-      SUMMARY: summaryPath,
     });
-    expect(code, stderr).toBe(0);
     expect(stderr).toMatch(/storm: START_AT passed \d+ ms before this instance's setup ended; its arrivals start late/);
-    const summary = JSON.parse(readFileSync(summaryPath, "utf8")) as { params: Record<string, unknown> };
     expect(summary.params.startAt).toBe(Number(past));
     const bad = await runUnderDouble("storm.js", { URL: legacy.url, START_AT: "soon" });
     expect(bad.code).toBe(107);
