@@ -1,4 +1,4 @@
-// TEST AID, not k6. `k6 archive` and running an archive, in the shape k6 uses (grafana/k6 v1.6.0,
+// TEST AID, not k6. `k6 archive` and running an archive, in the shape k6 uses (grafana/k6 v1.6.0 line numbers,
 // lib/archive.go): a tar of metadata.json (the consolidated options, the -e environment, the
 // script's URL; JSON indented by two spaces, lib/archive.go:365-376), `data` (the main script) and
 // file/<absolute path> for the script and every module it imports (lib/archive.go:226-340). The

@@ -1,6 +1,6 @@
 // TEST AID, not k6. The executors our scenarios use, validated with k6's own rules and messages, and
 // each instance's share of them under an execution segment. Rules copied from grafana/k6 at v1.6.0
-// (the same lines at v2.2.0):
+// (the Validate functions are at the same lines in v2.2.0):
 //   lib/executor/constant_vus.go:33            minDuration = 1s (every duration and maxDuration below)
 //   lib/executor/base_config.go:22,50-73        scenario name, startTime/gracefulStop not negative; gracefulStop default 30s (20)
 //   lib/executor/per_vu_iterations.go:38-45,71-88  vus > 0, iterations > 0, maxDuration >= 1s (default 10m)

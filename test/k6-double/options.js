@@ -1,5 +1,5 @@
 // TEST AID, not k6. How k6 consolidates a run's options and reads its K6_* environment (grafana/k6
-// v1.6.0; the same in v2.2.0):
+// v1.6.0 line numbers; v2.2.0 has the same logic a few lines off, and no K6_NO_SUMMARY):
 //   internal/cmd/config.go:248-283   script options, then the K6_* environment, then CLI flags;
 //   lib/options.go:356-398           a higher tier that sets duration, iterations, stages or scenarios
 //                                    replaces the lower tiers' execution settings entirely (so

@@ -1,6 +1,6 @@
 // TEST AID, not k6. Execution segments as k6 splits a test between instances (k6-operator's
 // runners): the striping of VU ids and iteration numbers, and the scaling of VU counts. A port of
-// k6's lib/execution_segment.go (v1.6.0, unchanged in v2.2.0): NewExecutionSegmentSequenceWrapper
+// k6's lib/execution_segment.go (v1.6.0 line numbers; the algorithm is unchanged in v2.2.0): NewExecutionSegmentSequenceWrapper
 // (the striping algorithm, lines 490-575), ScaleInt64 (580), SegmentedIndex.Next (782) and
 // GetNewExecutionSegmentSequenceFromValue (626). With 4 equal segments, the first runner's VUs are
 // 1, 5, 9, ... in the whole test, not 1..N/4.

@@ -1,5 +1,6 @@
 // TEST AID, not k6. k6/websockets double on the `ws` package, with k6's surface and k6's behaviour as
-// read in grafana/k6 v1.6.0 internal/js/modules/k6/websockets/websockets.go (same in v2.2.0):
+// read in grafana/k6 v1.6.0 internal/js/modules/k6/websockets/websockets.go (its line numbers; v2.2.0
+// behaves the same, from line 416 on some lines later):
 // - browser-like events via addEventListener or on* (the on* handler first: listeners.go:66-72),
 //   numeric readyState with no OPEN/CLOSED constants, no subprotocols, params.headers,
 //   binaryType "blob" by default;
