@@ -54,5 +54,6 @@ export function handleSummary(data) {
     config,
     extra: { clients },
     cursor: { caseName, explicitAfter },
+    runId: __ENV.RUN_ID,
   });
 }

@@ -49,5 +49,6 @@ export function handleSummary(data) {
     summaryPath: __ENV.SUMMARY,
     config,
     cursor: { caseName, explicitAfter },
+    runId: __ENV.RUN_ID,
   });
 }

@@ -37,5 +37,6 @@ export function handleSummary(data) {
     summaryPath: __ENV.SUMMARY,
     config,
     cursor: { caseName: "snapshot", explicitAfter: null },
+    runId: __ENV.RUN_ID,
   });
 }

@@ -54,5 +54,6 @@ export function handleSummary(data) {
     config,
     extra: { threadId: explicitThread },
     cursor: { caseName, explicitAfter },
+    runId: __ENV.RUN_ID,
   });
 }

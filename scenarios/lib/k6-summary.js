@@ -39,15 +39,18 @@ export async function runRecorded(metrics, session, run) {
 /**
  * handleSummary's outputs: the SUMMARY file (default summary.json) and a stdout line. `params` are the
  * session config, then `extra`, then the case (null when an explicit AFTER_SEQUENCE replaced it).
+ * `runId` (RUN_ID) names the run, so a merge can refuse a stale runner's summary from another run.
  * @param {import("./summary.js").SummaryData} data
  * @param {{ scenario: string, sessions: number, summaryPath: string | undefined, config: object,
- *   extra?: Record<string, unknown>, cursor: { caseName: string, explicitAfter: number | null } }} meta
+ *   extra?: Record<string, unknown>, cursor: { caseName: string, explicitAfter: number | null },
+ *   runId?: string | undefined }} meta
  * @returns {Record<string, string>}
  */
-export function scenarioSummary(data, { scenario, sessions, summaryPath, config, extra = {}, cursor }) {
+export function scenarioSummary(data, { scenario, sessions, summaryPath, config, extra = {}, cursor, runId }) {
   return summaryOutputs(data, {
     scenario,
     sessions,
+    runId: runId || null,
     path: summaryPath || "summary.json",
     params: {
       ...config,

@@ -360,7 +360,7 @@ export function runSession(options) {
       );
       socket.addEventListener("close", (/** @type {{ code?: number, reason?: string }} */ event) =>
         guarded(() => {
-          const how = `code ${event?.code ?? "?"}${event?.reason ? `, ${event.reason}` : ""}`;
+          const how = `${closeCodeText(event)}${event?.reason ? `, ${event.reason}` : ""}`;
           finish(`connection closed (${how}) while waiting for ${waitingFor()}`);
         })(),
       );
@@ -422,7 +422,7 @@ export function callUnary(options) {
         fail(`websocket error: ${eventErrorText(event)}`),
       );
       socket.addEventListener("close", (/** @type {{ code?: number }} */ event) =>
-        fail(`connection closed (code ${event?.code ?? "?"}) before the ${tag} reply`),
+        fail(`connection closed (${closeCodeText(event)}) before the ${tag} reply`),
       );
     } catch (e) {
       fail(`client error: ${errorText(e)}`);
@@ -470,6 +470,18 @@ function matches(v, rule) {
 /** @param {CompletionRule} rule @returns {string} */
 export function completionLabel(rule) {
   return rule === "exit" ? "exit" : `${rule.field}=${String(rule.value)}`;
+}
+
+/**
+ * The close event's code, or why there is none: k6 gives a close event without `code` after a failed
+ * dial or when the TCP connection drops without a close frame (Node's ws says 1006 for both).
+ * @param {{ code?: number } | undefined} event
+ * @returns {string}
+ */
+function closeCodeText(event) {
+  return typeof event?.code === "number"
+    ? `code ${event.code}`
+    : "no close code: the dial failed or the TCP connection dropped";
 }
 
 /**

@@ -197,7 +197,7 @@ export function figuresFromSummary(data) {
 /**
  * The handleSummary result: the SUMMARY file (JSON) and a short line for stdout.
  * @param {SummaryData} data
- * @param {{ scenario: string, sessions: number, path: string, params: Record<string, unknown> }} meta
+ * @param {{ scenario: string, sessions: number, path: string, params: Record<string, unknown>, runId?: string | null }} meta
  * @returns {Record<string, string>}
  */
 export function summaryOutputs(data, meta) {
@@ -206,7 +206,13 @@ export function summaryOutputs(data, meta) {
   } catch (e) {
     // Written, not thrown: a thrown error only reaches the k6 log; whoever reads the file must see it.
     const error = /** @type {Error} */ (e).message;
-    const body = { schema: SUMMARY_SCHEMA, scenario: meta.scenario, sessions: meta.sessions, error };
+    const body = {
+      schema: SUMMARY_SCHEMA,
+      scenario: meta.scenario,
+      runId: meta.runId ?? null,
+      sessions: meta.sessions,
+      error,
+    };
     return { [meta.path]: JSON.stringify(body, null, 2), stdout: `catchup ${meta.scenario}: ${error}\n` };
   }
   const rows = rowsFromSummary(data, meta.sessions);
@@ -214,6 +220,7 @@ export function summaryOutputs(data, meta) {
   const body = {
     schema: SUMMARY_SCHEMA,
     scenario: meta.scenario,
+    runId: meta.runId ?? null,
     params: { ...meta.params, ...("token" in meta.params ? { token: meta.params.token ? "(redacted)" : null } : {}) },
     sessions: meta.sessions,
     rowsTruncated: meta.sessions > MAX_SESSION_ROWS,

@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import type { CommandModule } from "yargs";
+import { DEFAULT_CLIENTS } from "../k6operator/limits.js";
 import {
   ARCHIVE_FILE,
   type OperatorOptions,
@@ -63,10 +64,12 @@ export function operatorOptions(args: K6OperatorArgs): { options: OperatorOption
       throw new UsageError("--env SUMMARY is set by the manifest (each runner's file on the volume)");
     env[key] = kv.slice(i + 1);
   }
-  const clients = env.CLIENTS === undefined ? null : Number(env.CLIENTS);
+  // k6-operator refuses a test whose max VUs are below parallelism (its initializer's `k6 inspect`).
+  const scriptDefault = DEFAULT_CLIENTS[basename(script)];
+  const clients = env.CLIENTS === undefined ? (scriptDefault ?? null) : Number(env.CLIENTS);
   if (clients !== null && Number.isInteger(clients) && clients < f.parallelism) {
     throw new UsageError(
-      `--env CLIENTS=${clients} is fewer than --parallelism ${f.parallelism}: some runners would get no VU`,
+      `${env.CLIENTS === undefined ? `${basename(script)} runs ${clients} VU${clients === 1 ? "" : "s"} by default (CLIENTS)` : `--env CLIENTS=${clients}`}, fewer than --parallelism ${f.parallelism}: k6-operator would refuse the run (max VUs below parallelism); set --env CLIENTS=N with N >= ${f.parallelism}`,
     );
   }
   if (f.output === "prometheus" && f["prometheus-url"] === undefined) {

@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { COMPLETION_MARKER, PROBE_TAG, SUBSCRIBE_TAG } from "../../scenarios/lib/protocol.js";
 import type { SessionResult } from "../../scenarios/lib/session.js";
 import { spawnProcess, type TargetProcess } from "../target/process.js";
+import { k6ProcessEnv } from "./k6-env.js";
 import type { DriverSessionOptions } from "./node.js";
 
 export const K6_NOT_FOUND = "k6 not found on PATH; install k6 >= 1.6 or use --driver node";
@@ -44,7 +45,7 @@ export interface K6SessionsOptions extends DriverSessionOptions {
   clients: number;
   /** k6 executable; default: found on PATH. */
   k6Path?: string;
-  /** Deadline for the whole k6 process (default: the session timeout + 30 s). */
+  /** Deadline for the whole k6 process (default: k6ProcessDeadlineMs of the session timeout). */
   processTimeoutMs?: number;
   /** Directory holding memory.js (default: this package's scenarios/). */
   scenariosDir?: string;
@@ -56,6 +57,21 @@ export interface K6SessionsResult {
   loopLag: null;
   /** k6's exit code: 0, or 99 when a threshold failed (rows are still valid). */
   exitCode: number;
+}
+
+/**
+ * k6's WebSocket dial has a 60 s handshake timeout (grafana/k6 internal/js/modules/k6/websockets/
+ * websockets.go:278). A session that times out while CONNECTING leaves its socket to the dial (a
+ * close() then would hang k6), and the iteration, so k6, lasts until the dial ends: up to 60 s.
+ */
+export const K6_HANDSHAKE_TIMEOUT_MS = 60_000;
+
+/**
+ * The deadline for a k6 process whose sessions time out after `sessionTimeoutMs`: the later of the
+ * session timeout and a hung dial's end, plus 30 s for k6's start, setup and summary.
+ */
+export function k6ProcessDeadlineMs(sessionTimeoutMs: number): number {
+  return Math.max(sessionTimeoutMs, K6_HANDSHAKE_TIMEOUT_MS) + 30_000;
 }
 
 /**
@@ -76,9 +92,6 @@ export function k6EnvFor(options: K6SessionsOptions, summaryPath: string): Recor
     SUBSCRIBE_TAG: options.subscribeTag ?? SUBSCRIBE_TAG,
     SUBSCRIBE_PAYLOAD: JSON.stringify(options.subscribePayload ?? {}),
     AFTER_SEQUENCE: "0",
-    // k6 copies the whole environment into __ENV: blank what a parent's env could set by accident.
-    CASE: "",
-    THRESHOLDS: "",
     // The new summary format changes handleSummary's data; the script reads the classic one.
     K6_NEW_MACHINE_READABLE_SUMMARY: "false",
     COMPLETION: completion === "exit" ? "exit" : `${completion.field}=${String(completion.value)}`,
@@ -114,8 +127,9 @@ export async function runSessionsK6(options: K6SessionsOptions): Promise<K6Sessi
     const env = k6EnvFor(options, summaryPath);
     // Parameters travel in the environment (k6 copies it into __ENV), not argv: the token stays out of `ps`.
     const args = ["run", "--quiet", join(options.scenariosDir ?? defaultScenariosDir(), "memory.js")];
-    const timeoutMs = options.processTimeoutMs ?? (options.timeoutMs ?? 30_000) + 30_000;
-    const { code, stderr } = await runProcess(k6, args, { ...process.env, ...env }, timeoutMs);
+    const timeoutMs = options.processTimeoutMs ?? k6ProcessDeadlineMs(options.timeoutMs ?? 30_000);
+    // Only what k6 needs of our environment: K6_* and scenario variables would change the run.
+    const { code, stderr } = await runProcess(k6, args, k6ProcessEnv(process.env, env), timeoutMs);
     if (code !== 0 && code !== 99) {
       throw new Error(`k6 exited with code ${code}; last output:\n${lastLines(stderr, 15)}`);
     }

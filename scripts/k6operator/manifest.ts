@@ -6,13 +6,25 @@
 // `parallelism` runners, so only a script whose sessions are VUs (scaleout.js) scales out. Each
 // runner's handleSummary sees only that runner, so every runner writes its own summary (named by
 // its pod) on a shared volume, for `catchup-bench report --merge`. Kubernetes expands $(POD_NAME)
-// in env values and container arguments from the pod's own env.
+// in env values and container arguments from the pod's own env. Each run.sh run gets its own run
+// id (RUN_ID): the runners' summaries carry it and are named by it, so `--merge` can refuse a stale
+// summary a previous run left on the volume.
+import {
+  CLIENT_SIDE_APPLY_LIMIT,
+  CONFIGMAP_LIMIT,
+  DEFAULT_RUNNER_IMAGE,
+  MIN_RUNNER_K6,
+  RUNNER_SECURITY_CONTEXT,
+  SINGLE_VU_SCRIPTS as SINGLE_VU,
+} from "./limits.js";
 
 export const ARCHIVE_FILE = "archive.tar";
 export const RESULTS_MOUNT = "/results";
-export const DEFAULT_IMAGE = "grafana/k6:1.6.0";
+export const DEFAULT_IMAGE = DEFAULT_RUNNER_IMAGE;
 /** Scripts that run one VU: more runners than one would idle. */
-export const SINGLE_VU_SCRIPTS = ["memory.js", "resume.js", "snapshot.js"] as const;
+export const SINGLE_VU_SCRIPTS = SINGLE_VU;
+/** Stands for the run id in testrun.json; run.sh writes the TestRun with its own id in its place. */
+export const RUN_ID_PLACEHOLDER = "@RUN_ID@";
 
 export type OutputKind = "json" | "prometheus";
 
@@ -57,6 +69,7 @@ export interface TestRunManifest {
       env: EnvVar[];
       volumes: Array<{ name: string; persistentVolumeClaim: { claimName: string } }>;
       volumeMounts: Array<{ name: string; mountPath: string }>;
+      securityContext: { runAsUser: number; runAsGroup: number; fsGroup: number };
     };
   };
 }
@@ -68,15 +81,17 @@ export function testRunManifest(o: OperatorOptions): TestRunManifest {
     ...Object.entries(o.env)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, value]) => ({ name, value })),
-    // k6 does not create a summary file's directory: /results is the mounted volume.
-    { name: "SUMMARY", value: `${RESULTS_MOUNT}/summary-$(POD_NAME).json` },
+    { name: "RUN_ID", value: RUN_ID_PLACEHOLDER },
+    // k6 does not create a summary file's directory: /results is the mounted volume; the run id in
+    // the name keeps one run's files apart from the previous runs' on the same volume.
+    { name: "SUMMARY", value: `${RESULTS_MOUNT}/summary-$(RUN_ID)-$(POD_NAME).json` },
     // The script reads the classic handleSummary data.
     { name: "K6_NEW_MACHINE_READABLE_SUMMARY", value: "false" },
   ];
   if (o.tokenSecret) env.push({ name: "TOKEN", valueFrom: { secretKeyRef: { name: o.tokenSecret, key: "token" } } });
   const args =
     o.output === "json"
-      ? [`--out json=${RESULTS_MOUNT}/k6-$(POD_NAME).json`]
+      ? [`--out json=${RESULTS_MOUNT}/k6-$(RUN_ID)-$(POD_NAME).json`]
       : ["--out experimental-prometheus-rw", `--tag testid=${o.name}`];
   if (o.output === "prometheus" && o.prometheusUrl) {
     env.push({ name: "K6_PROMETHEUS_RW_SERVER_URL", value: o.prometheusUrl });
@@ -97,6 +112,8 @@ export function testRunManifest(o: OperatorOptions): TestRunManifest {
         env,
         volumes: [{ name: "results", persistentVolumeClaim: { claimName: o.pvc } }],
         volumeMounts: [{ name: "results", mountPath: RESULTS_MOUNT }],
+        // The grafana/k6 image runs as uid 12345: fsGroup lets it write to a volume owned by root.
+        securityContext: { ...RUNNER_SECURITY_CONTEXT },
       },
     },
   };
@@ -114,17 +131,30 @@ export function shellQuote(s: string): string {
 /** The commands that build the archive, ship it, and start the run (run.sh). */
 export function shipCommands(o: OperatorOptions, manifestFile: string): string[] {
   const ns = o.namespace ? ` --namespace ${shellQuote(o.namespace)}` : "";
+  const archive = shellQuote(o.archivePath);
+  const storm = o.scriptPath.endsWith("storm.js") && o.env.START_AT === undefined;
   return [
+    // A fresh id per run: the TestRun's summaries are named by it and carry it (--merge checks it).
+    `RUN_ID="\${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)}"`,
+    // storm.js's runners start one after another, each after its own setup(): a shared instant lines
+    // their schedules up. It travels in the archive's environment to every runner.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+    ...(storm ? ['START_AT="${START_AT:-$(( $(date +%s) + ${START_LEAD_S:-120} ))000}"'] : []),
     // The archive keeps the script, its relative imports (lib/) and its options as evaluated now: the
     // parameters that shape options (CLIENTS sets the VUs) must be given here too, not only to the runners.
-    `k6 archive ${Object.entries(o.env)
+    `k6 archive -e RUN_ID="$RUN_ID" ${storm ? '-e START_AT="$START_AT" ' : ""}${Object.entries(o.env)
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([k, v]) => `-e ${shellQuote(`${k}=${v}`)} `)
-      .join("")}${shellQuote(o.scriptPath)} -O ${shellQuote(o.archivePath)}`,
-    // Written to a file, then applied: re-running replaces the ConfigMap instead of failing on it.
-    `kubectl create configmap ${configMapName(o.name)}${ns} --from-file=${ARCHIVE_FILE}=${shellQuote(o.archivePath)} --dry-run=client -o yaml > configmap.yaml`,
-    "kubectl apply -f configmap.yaml",
-    `kubectl apply -f ${shellQuote(manifestFile)}`,
+      .join("")}${shellQuote(o.scriptPath)} -O ${archive}`,
+    // In the ConfigMap the tar is base64 (4/3 of its size); a ConfigMap holds at most 1 MiB.
+    `size=$(wc -c < ${archive}); echo "${o.archivePath}: $size bytes, $(( (size + 2) / 3 * 4 )) in the ConfigMap (limit ${CONFIGMAP_LIMIT}; client-side kubectl apply would stop at ${CLIENT_SIDE_APPLY_LIMIT}); run id $RUN_ID"`,
+    `[ $(( (size + 2) / 3 * 4 )) -le ${CONFIGMAP_LIMIT} ] || { echo "${o.archivePath} is too big for a ConfigMap (${CONFIGMAP_LIMIT} bytes as base64): fewer CLIENTS per archive" >&2; exit 1; }`,
+    // Server-side apply keeps no last-applied-configuration annotation (capped at 256 KiB), and
+    // replaces the ConfigMap of an earlier run.
+    `kubectl create configmap ${configMapName(o.name)}${ns} --from-file=${ARCHIVE_FILE}=${archive} --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts -f -`,
+    // Applying a finished TestRun again starts nothing: delete it, then create this run's.
+    `kubectl delete testrun ${shellQuote(o.name)}${ns} --ignore-not-found --wait`,
+    `sed "s/${RUN_ID_PLACEHOLDER}/$RUN_ID/g" ${shellQuote(manifestFile)} | kubectl create -f -`,
   ];
 }
 
@@ -150,7 +180,7 @@ export function readme(o: OperatorOptions, manifestFile: string): string {
     "",
     "## Before",
     "",
-    "- k6-operator installed in the cluster; k6 >= 1.6 locally (for `k6 archive`) and in the runner image.",
+    `- k6-operator installed in the cluster; k6 >= 1.6 locally (for \`k6 archive\`) and k6 >= ${MIN_RUNNER_K6} in the runner image (${o.image}).`,
     `- A ReadWriteMany PersistentVolumeClaim named ${o.pvc}${o.namespace ? ` in namespace ${o.namespace}` : ""}: every runner writes its summary there.`,
     ...(o.tokenSecret ? [`- Secret ${o.tokenSecret} with the bearer token under key \`token\`.`] : []),
     "",
@@ -165,10 +195,10 @@ export function readme(o: OperatorOptions, manifestFile: string): string {
     "",
     "## Collect and merge",
     "",
-    `Each runner wrote \`summary-<pod>.json\`${o.output === "json" ? " and `k6-<pod>.json` (k6's JSON lines output)" : ""} to ${RESULTS_MOUNT} on ${o.pvc}. Copy them out (for example from a pod that mounts the claim, with \`kubectl cp\`), then:`,
+    `Each runner wrote \`summary-<run id>-<pod>.json\`${o.output === "json" ? " and `k6-<run id>-<pod>.json` (k6's JSON lines output)" : ""} to ${RESULTS_MOUNT} on ${o.pvc}; run.sh printed the run id. Copy them out (for example from a pod that mounts the claim, with \`kubectl cp\`), then merge one run's files (\`--merge\` refuses summaries of different run ids):`,
     "",
     "```sh",
-    "catchup-bench report --merge results/ --out merged/",
+    "catchup-bench report --merge results/summary-RUN_ID-*.json --out merged/",
     "```",
     "",
     "Thresholds and the runners' own percentiles are per runner; the merged report recomputes distributions from the per-session rows and says what it cannot combine.",

@@ -1,4 +1,5 @@
 // `k6-operator` flags: the one table from which yargs, --help, docs/cli.md and validation come.
+import { DEFAULT_RUNNER_IMAGE, MIN_RUNNER_K6 } from "../k6operator/limits.js";
 import type { CommandSpec } from "./spec.js";
 
 export const K6_OPERATOR_OPTIONS = {
@@ -36,7 +37,11 @@ export const K6_OPERATOR_OPTIONS = {
     default: false,
     describe: "one runner per node (needs at least --parallelism schedulable nodes, else runners stay Pending)",
   },
-  image: { type: "string", default: "grafana/k6:1.6.0", describe: "runner image (k6 >= 1.6)" },
+  image: {
+    type: "string",
+    default: DEFAULT_RUNNER_IMAGE,
+    describe: `runner image (k6 >= ${MIN_RUNNER_K6}: older k6 can deadlock when a server pings while a socket closes)`,
+  },
 } as const satisfies CommandSpec["options"];
 
 export const K6_OPERATOR_COMMAND = {

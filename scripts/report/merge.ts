@@ -17,6 +17,8 @@ type TrendValues = Record<string, number | null | undefined>;
 export interface RunnerSummary {
   schema: string;
   scenario: string;
+  /** RUN_ID of the run that wrote it (null when the run had none). */
+  runId?: string | null;
   sessions: number;
   rowsTruncated?: boolean;
   params?: Record<string, unknown>;
@@ -127,6 +129,12 @@ export function mergeSummaries(inputs: readonly NamedSummary[]): MergedReport {
   if (inputs.length === 0) throw new MergeInputError("no summaries to merge");
   const first = (inputs[0] as NamedSummary).summary;
   for (const { source, summary } of inputs) {
+    // A results volume keeps earlier runs' files under other pod names: their rows would count twice.
+    if ((summary.runId ?? null) !== (first.runId ?? null)) {
+      throw new MergeInputError(
+        `${source} is from run ${JSON.stringify(summary.runId ?? null)}, but ${(inputs[0] as NamedSummary).source} is from run ${JSON.stringify(first.runId ?? null)}: a stale summary of another run; merge one run's summaries (one RUN_ID)`,
+      );
+    }
     if (summary.scenario !== first.scenario || summary.sessions !== first.sessions) {
       throw new MergeInputError(
         `${source} is ${summary.scenario} with ${summary.sessions} sessions, but ${(inputs[0] as NamedSummary).source} is ${first.scenario} with ${first.sessions}: not one run`,

@@ -1,21 +1,35 @@
 // TEST AID, not k6: a tiny runner for our scenario files under the k6 double, for CI where k6
-// cannot be installed. Real runs use k6. It mimics the parts of `k6 run` the scenarios rely on:
+// cannot be installed. Real runs use k6. It mimics the parts of `k6 run` and `k6 archive` the
+// scenarios rely on:
 //   node --import ./test/k6-double/register.js test/k6-double/run.js run [-e K=V]... [--quiet]
-//        [--execution-segment FROM:TO [--execution-segment-sequence ...]] SCRIPT
-// init per VU (a fresh instance of the script and of every module it imports), setup (its data
-// passed to the VUs through JSON, as k6 does), per-vu-iterations / shared-iterations /
-// constant-arrival-rate (each scheduled iteration on its own VU, started at its time), an iteration
-// ends when its promise settles and its sockets and timers are done, teardown, thresholds (checked
-// before the run: an unknown metric or an aggregation the metric's type lacks is a config error),
-// handleSummary (files written, not their directories, as k6; "stdout" printed). An execution
-// segment runs only that share of the VUs, numbered as in the whole test, as k6-operator's runners
-// do. Exit codes as k6: 99 thresholds failed, 104 invalid config, 107 script error, 0 otherwise;
-// and 1 with "would hang k6" where real k6 would never exit.
+//        [--execution-segment FROM:TO [--execution-segment-sequence 0,1/4,...]] SCRIPT|ARCHIVE.tar
+//   node --import ./test/k6-double/register.js test/k6-double/run.js archive [-e K=V]... SCRIPT -O OUT.tar
+// - options: the script's export evaluated once (or an archive's, frozen when it was made), then the
+//   K6_* environment applied over them as k6 does (options.js); scenarios validated with k6's own
+//   rules (executors.js), thresholds checked before the run; `archive` validates the same way
+//   (internal/cmd/archive.go:19 loads and validates the test) and writes k6's layout (archive.js);
+// - init per VU (a fresh instance of the script and of every module it imports), setup once per
+//   instance: a k6-operator runner is an instance, and k6-operator calls /v1/setup only for cloud
+//   runs (grafana/k6-operator internal/controller/k6_start.go:97-98), so every runner runs setup();
+//   its data passed to the VUs through JSON, as k6 does;
+// - per-vu-iterations, shared-iterations, constant-vus and constant-arrival-rate (each arrival on a
+//   free VU, up to maxVUs, else dropped as k6 drops it); an iteration ends when its promise settles
+//   and its sockets and timers are done, or when a socket listener throws;
+// - an execution segment runs that instance's striped share: VU ids and iteration numbers in the
+//   whole test as k6 numbers them (segments.js);
+// - teardown, thresholds (tag-filtered submetrics), handleSummary (files written, not their
+//   directories, as k6; "stdout" printed). Exit codes as k6: 99 thresholds failed, 104 invalid
+//   config, 107 script error, 0 otherwise; and 1 with "would hang k6" where real k6 would never exit.
 // Not modelled: all VUs share one Node event loop (k6 gives each VU its own).
-import { existsSync, renameSync, writeFileSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { readArchive, unpackArchive, writeArchive } from "./archive.js";
+import { scenarioPlan, scenariosOf, validateScenarios } from "./executors.js";
 import { state, whenIdle } from "./modules/state.js";
+import { consolidateOptions, runtimeOptions } from "./options.js";
+import { executionTuple } from "./segments.js";
 import { buildSummaryMetrics, ConfigError, checkThresholds } from "./summary.js";
 
 const EXIT_WOULD_HANG = 1;
@@ -24,121 +38,36 @@ const EXIT_CONFIG = 104;
 const EXIT_SCRIPT = 107;
 /** k6 warns past this many time series (metric name + tag set). */
 const SERIES_WARNING = 100000;
+const ENV_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/; // internal/cmd/runtime_options.go:20
 
 function parseArgs(argv) {
   const args = [...argv];
-  if (args[0] === "run") args.shift();
+  const command = args[0] === "archive" ? "archive" : "run";
+  if (args[0] === "run" || args[0] === "archive") args.shift();
   const env = {};
   let script = null;
   let quiet = false;
   let segment = null;
+  let sequence = null;
+  let archiveOut = "archive.tar";
   while (args.length > 0) {
     const a = args.shift();
     if (a === "-e" || a === "--env") {
       const kv = args.shift() ?? "";
       const i = kv.indexOf("=");
-      if (i <= 0) throw new Error(`k6 double: ${a} expects KEY=VALUE (got ${JSON.stringify(kv)})`);
-      env[kv.slice(0, i)] = kv.slice(i + 1);
+      const key = i > 0 ? kv.slice(0, i) : kv;
+      if (!ENV_NAME.test(key)) throw new ConfigError(`invalid environment variable name '${key}'`);
+      env[key] = i > 0 ? kv.slice(i + 1) : "";
     } else if (a === "-q" || a === "--quiet" || a === "--no-color") quiet = true;
-    else if (a === "--execution-segment") segment = parseSegment(args.shift() ?? "");
-    else if (a === "--execution-segment-sequence") args.shift();
+    else if (a === "--execution-segment") segment = args.shift() ?? "";
+    else if (a === "--execution-segment-sequence") sequence = args.shift() ?? "";
+    else if (command === "archive" && (a === "-O" || a === "--archive-out")) archiveOut = args.shift() ?? "";
     else if (a.startsWith("-")) throw new Error(`k6 double: unsupported flag ${a}`);
     else if (script === null) script = a;
     else throw new Error(`k6 double: unexpected argument ${a}`);
   }
-  if (!script) throw new Error("k6 double: usage: run [-e KEY=VALUE]... SCRIPT");
-  return { env, script, quiet, segment };
-}
-
-function fraction(text) {
-  const [n, d = "1"] = text.split("/");
-  const v = Number(n) / Number(d);
-  if (!Number.isFinite(v) || v < 0 || v > 1) throw new Error(`k6 double: bad execution segment bound ${text}`);
-  return v;
-}
-
-/** "FROM:TO" with fractions ("0:1/2", "1/2:1"). */
-function parseSegment(text) {
-  const [from, to] = text.split(":");
-  if (from === undefined || to === undefined)
-    throw new Error(`k6 double: --execution-segment expects FROM:TO (got ${text})`);
-  const seg = { from: fraction(from), to: fraction(to) };
-  if (seg.from >= seg.to) throw new Error(`k6 double: empty execution segment ${text}`);
-  return seg;
-}
-
-function durationMs(text, fallback) {
-  if (text === undefined) return fallback;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)$/.exec(String(text));
-  if (!m) throw new Error(`k6 double: unsupported duration ${text}`);
-  return Number(m[1]) * { ms: 1, s: 1000, m: 60_000, h: 3_600_000 }[m[2]];
-}
-
-/** Waits until the iteration's sockets and timers are done, as k6 does before the next iteration. */
-async function drain(timeoutMs) {
-  let timer;
-  const timeout = new Promise((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`iteration still has ${state().pending.size} open sockets/timers after ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-  });
-  try {
-    await Promise.race([whenIdle(), timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-/**
- * The VUs this instance runs: all of them, or its execution segment's share, each with its id in
- * the whole test (1-based) and its first iterationInTest.
- */
-function plan(options, segment) {
-  const scenarios = options.scenarios ?? {
-    default: { executor: "per-vu-iterations", vus: options.vus ?? 1, iterations: options.iterations ?? 1 },
-  };
-  const entries = Object.entries(scenarios);
-  if (entries.length !== 1) throw new ConfigError("k6 double: exactly one scenario is supported");
-  const [name, sc] = entries[0];
-  const vus = sc.vus ?? 1;
-  const iterations = sc.iterations ?? 1;
-  const maxMs = durationMs(sc.maxDuration, 600_000);
-  if (sc.executor === "constant-arrival-rate") return arrivalPlan(name, sc, segment, maxMs);
-  let perVu;
-  if (sc.executor === "per-vu-iterations") perVu = Array(vus).fill(iterations);
-  else if (sc.executor === "shared-iterations" && !segment) {
-    perVu = Array.from({ length: vus }, (_, i) => Math.floor(iterations / vus) + (i < iterations % vus ? 1 : 0));
-  } else throw new ConfigError(`k6 double: unsupported executor ${sc.executor}${segment ? " with a segment" : ""}`);
-  const first = segment ? Math.round(segment.from * vus) : 0;
-  const last = segment ? Math.round(segment.to * vus) : vus;
-  const mine = [];
-  for (let i = first; i < last; i++) {
-    mine.push({ idInTest: i + 1, iterations: perVu[i], firstIteration: perVu.slice(0, i).reduce((a, b) => a + b, 0) });
-  }
-  return { name, vus: mine, maxMs };
-}
-
-/**
- * constant-arrival-rate: rate iterations per timeUnit for duration, iteration i at i * timeUnit / rate
- * (its iterationInTest is i across the whole test; a segment runs its share of the schedule). Each
- * iteration gets its own VU here; k6 reuses free VUs up to maxVUs and drops iterations beyond them.
- */
-function arrivalPlan(name, sc, segment, maxMs) {
-  const unit = durationMs(sc.timeUnit, 1000);
-  const total = Math.floor((sc.rate * durationMs(sc.duration, 0)) / unit + 1e-9);
-  if (!(total >= 1)) throw new ConfigError("k6 double: constant-arrival-rate needs rate and duration");
-  if (sc.maxVUs !== undefined && sc.maxVUs < total) {
-    throw new ConfigError(`k6 double: maxVUs ${sc.maxVUs} below the ${total} scheduled iterations is not modelled`);
-  }
-  const first = segment ? Math.round(segment.from * total) : 0;
-  const last = segment ? Math.round(segment.to * total) : total;
-  const mine = [];
-  for (let i = first; i < last; i++) {
-    mine.push({ idInTest: i + 1, iterations: 1, firstIteration: i, startMs: (i * unit) / sc.rate });
-  }
-  const grace = durationMs(sc.gracefulStop, 30_000);
-  return { name, vus: mine, maxMs: Math.min(maxMs, durationMs(sc.duration, 0) + grace) };
+  if (!script) throw new Error("k6 double: usage: run|archive [-e KEY=VALUE]... SCRIPT");
+  return { command, env, script, quiet, segment, sequence, archiveOut };
 }
 
 /** Writes a summary file as k6 does: never creating its directory. */
@@ -151,10 +80,6 @@ function writeSummaryFile(path, text) {
   renameSync(tmp, path);
 }
 
-function truthy(text) {
-  return text === "true" || text === "1";
-}
-
 /** Distinct (metric, tag set) pairs among the samples. */
 function seriesCount(samples) {
   const seen = new Set();
@@ -162,18 +87,53 @@ function seriesCount(samples) {
   return seen.size;
 }
 
+/** The script and every module it imports by relative path (what `k6 archive` packs). */
+function moduleFiles(path, seen = new Set()) {
+  if (seen.has(path)) return seen;
+  seen.add(path);
+  const source = readFileSync(path, "utf8");
+  for (const m of source.matchAll(/\b(?:import|export)\s[^;]*?\bfrom\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+    moduleFiles(resolve(dirname(path), m[1]), seen);
+  }
+  return seen;
+}
+
+/** Sleeps until `ms` after `t0`, or not at all. */
+function until(t0, ms) {
+  const wait = t0 + ms - Date.now();
+  return wait > 0 ? new Promise((r) => setTimeout(r, wait)) : Promise.resolve();
+}
+
 async function main() {
-  const { env, script, quiet, segment } = parseArgs(process.argv.slice(2));
-  globalThis.__ENV = Object.freeze({ ...process.env, ...env });
-  const url = pathToFileURL(resolve(script)).href;
+  const a = parseArgs(process.argv.slice(2));
   const s = state();
   const log = (line) => {
-    if (!quiet) process.stderr.write(`${line}\n`);
+    if (!a.quiet) process.stderr.write(`${line}\n`);
   };
   s.fatal = (reason) => {
     process.stderr.write(`k6 double: ${reason}\n`);
     process.exit(EXIT_WOULD_HANG);
   };
+  const runtime = runtimeOptions(process.env);
+  const includeSystemEnv = runtime.includeSystemEnv ?? a.command === "run";
+
+  // An archive carries its script, modules, options and -e environment; the run's own env is laid over.
+  let scriptPath = resolve(a.script);
+  let frozen = null;
+  let archiveEnv = {};
+  let unpacked = null;
+  if (a.command === "run" && a.script.endsWith(".tar")) {
+    const archive = readArchive(readFileSync(a.script));
+    unpacked = mkdtempSync(join(tmpdir(), "k6-double-archive-"));
+    scriptPath = unpackArchive(archive, unpacked);
+    frozen = archive.metadata.options ?? {};
+    archiveEnv = archive.metadata.env ?? {};
+  }
+  process.on("exit", () => {
+    if (unpacked) rmSync(unpacked, { recursive: true, force: true });
+  });
+  globalThis.__ENV = Object.freeze({ ...archiveEnv, ...(includeSystemEnv ? process.env : {}), ...a.env });
+  const url = pathToFileURL(scriptPath).href;
 
   let mod;
   try {
@@ -184,16 +144,32 @@ async function main() {
     process.stderr.write(`k6 double: script error in init: ${e?.stack ?? e}\n`);
     return EXIT_SCRIPT;
   }
-  const options = mod.options ?? {};
-  let p;
+  // k6 reads the options once, from the first init (or from the archive), and applies K6_* over them.
+  const options = consolidateOptions(frozen ?? mod.options ?? {}, process.env);
+  let plan;
   try {
-    p = plan(options, segment);
-    checkThresholds(s, options);
+    const scenarios = scenariosOf(options);
+    validateScenarios(scenarios);
+    const entries = Object.entries(scenarios);
+    if (entries.length !== 1) throw new ConfigError("k6 double: exactly one scenario is supported");
+    if (!runtime.noThresholds) checkThresholds(s, options);
+    const tuple = executionTuple(a.segment, a.sequence);
+    plan = scenarioPlan(entries[0][0], entries[0][1], tuple);
+    plan.tuple = tuple;
   } catch (e) {
     process.stderr.write(`${e.message}\n`);
     return e instanceof ConfigError ? EXIT_CONFIG : EXIT_SCRIPT;
   }
-  s.scenario = p.name;
+
+  if (a.command === "archive") {
+    const bytes = writeArchive({ options, env: a.env, mainPath: scriptPath, files: [...moduleFiles(scriptPath)] });
+    const tmp = `${a.archiveOut}.${process.pid}.tmp`;
+    writeFileSync(tmp, bytes);
+    renameSync(tmp, a.archiveOut);
+    log(`k6 double: archive ${a.archiveOut}: ${bytes.length} bytes`);
+    return 0;
+  }
+
   const started = Date.now();
   let setupData;
   try {
@@ -205,37 +181,7 @@ async function main() {
     return EXIT_SCRIPT;
   }
 
-  const vuModules = [];
-  for (const vu of p.vus) {
-    s.stage = "init";
-    globalThis.__VU = vu.idInTest;
-    vuModules.push(await import(`${url}?vu=${vu.idInTest}`));
-  }
-  s.stage = "vu";
-  let counter = 0;
-  const vuStart = Date.now();
-  await Promise.all(
-    vuModules.map(async (vuMod, index) => {
-      const vu = p.vus[index];
-      // An arrival-rate iteration starts at its scheduled time.
-      const wait = (vu.startMs ?? 0) - (Date.now() - vuStart);
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-      for (let i = 0; i < vu.iterations; i++) {
-        s.vu = vu.idInTest;
-        s.iterationInScenario = i;
-        s.iterationInTest = vu.firstIteration + i;
-        counter++;
-        globalThis.__VU = vu.idInTest;
-        globalThis.__ITER = i;
-        try {
-          await vuMod.default(setupData);
-          await drain(p.maxMs);
-        } catch (e) {
-          process.stderr.write(`k6 double: iteration error: ${e?.stack ?? e}\n`);
-        }
-      }
-    }),
-  );
+  const counters = await runScenario(plan, url, setupData);
   if (mod.teardown) await mod.teardown(setupData);
 
   s.stage = "summary";
@@ -245,7 +191,7 @@ async function main() {
       `k6 double: the test generated ${series} time series, above k6's warning level of ${SERIES_WARNING}\n`,
     );
   }
-  const { metrics, thresholdsFailed } = buildSummaryMetrics(s, options, Date.now() - started);
+  const { metrics, thresholdsFailed } = buildSummaryMetrics(s, options, Date.now() - started, runtime.noThresholds);
   const classic = {
     metrics,
     options: { summaryTrendStats: options.summaryTrendStats ?? ["avg", "min", "med", "max", "p(90)", "p(95)"] },
@@ -253,12 +199,14 @@ async function main() {
     root_group: { name: "", path: "", groups: [], checks: [] },
     setup_data: setupData,
   };
-  // k6 reads this from its own environment (not -e). The double does not reproduce the new format;
-  // it hands over a stand-in without the classic keys, which is what a script must not misread.
-  const data = truthy(process.env.K6_NEW_MACHINE_READABLE_SUMMARY)
+  // The double does not reproduce the new format; it hands over a stand-in without the classic
+  // keys, which is what a script must not misread.
+  const data = runtime.newMachineReadableSummary
     ? { version: "k6-double stand-in for the new machine-readable summary", results: { custom: metrics } }
     : classic;
-  if (mod.handleSummary) {
+  if (!runtime.summaryEnabled) {
+    log("k6 double: the end-of-test summary is disabled: handleSummary not called");
+  } else if (mod.handleSummary) {
     const outputs = await mod.handleSummary(data);
     for (const [key, text] of Object.entries(outputs ?? {})) {
       if (key === "stdout") process.stdout.write(text);
@@ -275,8 +223,127 @@ async function main() {
   } else {
     process.stdout.write(`${JSON.stringify(metrics, null, 2)}\n`);
   }
-  log(`k6 double: ${counter} iterations; ${series} time series; thresholds ${thresholdsFailed ? "FAILED" : "ok"}`);
-  return thresholdsFailed ? EXIT_THRESHOLDS : 0;
+  const failed = thresholdsFailed && !runtime.noThresholds;
+  log(
+    `k6 double: ${counters.iterations} iterations, ${counters.dropped} dropped; ${series} time series; thresholds ${failed ? "FAILED" : "ok"}`,
+  );
+  return failed ? EXIT_THRESHOLDS : 0;
+}
+
+/**
+ * Runs this instance's share of the scenario. VUs are initialised as k6 does (ids striped over the
+ * whole test); each iteration runs in its own context and takes the next iteration number.
+ */
+async function runScenario(plan, url, setupData) {
+  const s = state();
+  const vuIds = plan.tuple.indexes(plan.maxVUs ?? plan.vus).map((i) => i + 1);
+  const iterationNumbers = [...(plan.iterationIndexes ?? [])];
+  let scaled = 0;
+  const counters = { iterations: 0, dropped: 0 };
+  const vus = [];
+  const newVu = async () => {
+    const local = vus.length + 1;
+    s.stage = "init";
+    globalThis.__VU = local;
+    const vu = { idInTest: vuIds[local - 1], local, mod: await import(`${url}?vu=${local}`), done: 0, busy: false };
+    vus.push(vu);
+    return vu;
+  };
+  for (let i = 0; i < plan.vus; i++) await newVu();
+  s.stage = "vu";
+  const t0 = Date.now();
+  const hardStopMs = plan.maxDurationMs + plan.gracefulStopMs;
+
+  const iterate = async (vu) => {
+    // iterationInTest: the next striped number, taken as the iteration starts (base_executor.go:45-51).
+    const iterationInTest = iterationNumbers.length
+      ? iterationNumbers.shift()
+      : (plan.tuple.indexes(scaled + 1).at(-1) ?? scaled);
+    const ctx = {
+      vu: vu.idInTest,
+      vuInInstance: vu.local,
+      iterationInTest,
+      iterationInInstance: scaled++,
+      iterationInScenario: vu.done++,
+      scenario: plan.name,
+      executor: plan.executor,
+      pending: new Set(),
+      idleWaiters: [],
+      fail: () => {},
+    };
+    counters.iterations++;
+    const failed = new Promise((_, reject) => {
+      ctx.fail = (e) => reject(e);
+    });
+    let timer;
+    const stop = new Promise((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`iteration interrupted at the scenario's end (${hardStopMs} ms incl. gracefulStop)`)),
+        Math.max(0, t0 + hardStopMs - Date.now()),
+      );
+    });
+    try {
+      await s.context.run(ctx, async () => {
+        globalThis.__VU = vu.local;
+        globalThis.__ITER = ctx.iterationInScenario;
+        await Promise.race([
+          (async () => {
+            await vu.mod.default(setupData);
+            await whenIdle(ctx);
+          })(),
+          failed,
+          stop,
+        ]);
+      });
+    } catch (e) {
+      process.stderr.write(`k6 double: iteration error: ${e?.stack ?? e}\n`);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+
+  if (plan.executor === "constant-arrival-rate") {
+    // Each arrival at its time on a free VU; more VUs up to maxVUs; none free: dropped.
+    const running = [];
+    let warned = false;
+    for (const arrival of plan.arrivals) {
+      await until(t0, arrival.atMs);
+      let vu = vus.find((v) => !v.busy);
+      if (!vu && vus.length < plan.maxVUs) vu = await newVu();
+      if (!vu) {
+        // A dropped arrival takes no iteration number: k6 numbers iterations as they start.
+        counters.dropped++;
+        if (!warned) {
+          process.stderr.write(
+            `k6 double: Insufficient VUs, reached ${plan.maxVUs} active VUs and cannot initialize more\n`,
+          );
+          warned = true;
+        }
+        continue;
+      }
+      vu.busy = true;
+      running.push(
+        iterate(vu).finally(() => {
+          vu.busy = false;
+        }),
+      );
+    }
+    await Promise.all(running);
+    return counters;
+  }
+  const remaining = { shared: plan.executor === "shared-iterations" ? iterationNumbers.length : 0 };
+  await Promise.all(
+    vus.map(async (vu) => {
+      for (;;) {
+        if (plan.executor === "per-vu-iterations" && vu.done >= plan.perVu) return;
+        if (plan.executor === "shared-iterations" && remaining.shared-- <= 0) return;
+        if (plan.executor === "constant-vus" && Date.now() - t0 >= plan.durationMs) return;
+        if (Date.now() - t0 >= plan.maxDurationMs) return;
+        await iterate(vu);
+      }
+    }),
+  );
+  return counters;
 }
 
 main().then(
@@ -284,7 +351,7 @@ main().then(
     process.exitCode = code;
   },
   (e) => {
-    process.stderr.write(`k6 double: ${e?.stack ?? e}\n`);
+    process.stderr.write(`${e instanceof ConfigError ? "" : "k6 double: "}${e?.message ?? e}\n`);
     process.exitCode = e instanceof ConfigError ? EXIT_CONFIG : EXIT_SCRIPT;
   },
 );

@@ -110,8 +110,8 @@ export function evaluateThreshold(expr, values, type = "trend", key = "") {
  * @param {number} durationMs
  * @returns {{ metrics: Record<string, object>, thresholdsFailed: boolean }}
  */
-export function buildSummaryMetrics(recorded, options, durationMs) {
-  checkThresholds(recorded, options);
+export function buildSummaryMetrics(recorded, options, durationMs, noThresholds = false) {
+  if (!noThresholds) checkThresholds(recorded, options);
   const stats = options.summaryTrendStats ?? ["avg", "min", "med", "max", "p(90)", "p(95)"];
   const metrics = {};
   let thresholdsFailed = false;
@@ -133,6 +133,12 @@ export function buildSummaryMetrics(recorded, options, durationMs) {
   for (const [key, list] of Object.entries(options.thresholds ?? {})) {
     const { name, tags } = parseMetricKey(key);
     const samples = (byName.get(name) ?? []).filter((s) => Object.entries(tags).every(([k, v]) => s.tags[k] === v));
+    // K6_NO_THRESHOLDS: the submetric exists but is not marked observed, so it is in the summary only
+    // if it got samples, and its thresholds are not evaluated (internal/metrics/engine/engine.go:118-143).
+    if (noThresholds) {
+      if (samples.length > 0 && recorded.metrics.has(name)) metrics[key] = describe(name, samples);
+      continue;
+    }
     const entry = metrics[key] ?? describe(name, samples);
     entry.thresholds = {};
     for (const t of list) {

@@ -9,11 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WebSocketServer } from "ws";
-import { runSessionsK6 } from "../../scripts/driver/k6.js";
 import { smallFixture } from "../scenarios/support/fixture.js";
 import { writeFakeK6 } from "../scenarios/support/k6-double.js";
 import { type RunningServer, startServer } from "../support/server.js";
-import { runDouble, SCENARIOS_DIR } from "./support.js";
+import { driverRun, runDouble } from "./support.js";
 
 const fixture = smallFixture();
 let legacy: RunningServer;
@@ -178,24 +177,7 @@ describe("K6_NEW_MACHINE_READABLE_SUMMARY", () => {
   });
 
   it("the k6 driver turns it off for the k6 it starts, so rows survive a parent that sets it", async () => {
-    const fake = writeFakeK6(work);
-    const saved = process.env.K6_NEW_MACHINE_READABLE_SUMMARY;
-    process.env.K6_NEW_MACHINE_READABLE_SUMMARY = "true";
-    try {
-      const result = await runSessionsK6({
-        clients: 2,
-        url: legacy.url,
-        token: "catchup-dev-token",
-        ackDelayMs: 0,
-        subscribePayload: { requestCompletionMarker: true },
-        timeoutMs: 10_000,
-        k6Path: fake,
-        scenariosDir: SCENARIOS_DIR,
-      });
-      expect(result.rows.map((r) => r.ok)).toEqual([true, true]);
-    } finally {
-      if (saved === undefined) delete process.env.K6_NEW_MACHINE_READABLE_SUMMARY;
-      else process.env.K6_NEW_MACHINE_READABLE_SUMMARY = saved;
-    }
+    const result = await driverRun(writeFakeK6(work), legacy.url, {}, { K6_NEW_MACHINE_READABLE_SUMMARY: "true" });
+    expect(result.rows.map((r) => r.ok)).toEqual([true, true]);
   });
 });

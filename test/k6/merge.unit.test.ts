@@ -107,6 +107,17 @@ describe("mergeSummaries", () => {
     expect(() => mergeSummaries([a, other])).toThrow(MergeInputError);
   });
 
+  it("refuses a stale summary: another run's runner filling this run's gap (different run id)", () => {
+    // The results volume still holds runner-2's file of the previous run; this run's runner-2 wrote none.
+    const current: NamedSummary = { source: "summary-run2-a.json", summary: { ...a.summary, runId: "run2" } };
+    const stale: NamedSummary = { source: "summary-run1-b.json", summary: { ...b.summary, runId: "run1" } };
+    expect(() => mergeSummaries([current, stale])).toThrow(
+      /summary-run1-b\.json is from run "run1", but summary-run2-a\.json is from run "run2": a stale summary of another run/,
+    );
+    const same: NamedSummary = { source: "summary-run2-b.json", summary: { ...b.summary, runId: "run2" } };
+    expect(mergeSummaries([current, same]).totals.ran).toBe(4);
+  });
+
   it("refuses a file that is not a runner summary, or one whose handleSummary failed", () => {
     expect(() => asRunnerSummary("f.json", { metrics: {} })).toThrow(/f\.json is not a k6 scenario summary/);
     expect(() =>

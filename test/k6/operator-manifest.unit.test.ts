@@ -65,7 +65,7 @@ const base: OperatorOptions = {
   separate: true,
   name: "catchup-bench",
   namespace: "load",
-  image: "grafana/k6:1.6.0",
+  image: "grafana/k6:2.2.0",
   env: { URL: "ws://target.load.svc:8080/ws", CLIENTS: "400", SUBSCRIBE_PAYLOAD: '{"afterSequence":{after}}' },
   tokenSecret: "catchup-token",
   output: "json",
@@ -88,11 +88,12 @@ describe("the TestRun manifest", () => {
         script: { configMap: { name: "catchup-bench-script", file: "archive.tar" } },
       },
     });
-    expect(m.spec.arguments).toBe("--out json=/results/k6-$(POD_NAME).json");
+    expect(m.spec.arguments).toBe("--out json=/results/k6-$(RUN_ID)-$(POD_NAME).json");
     const env = Object.fromEntries(m.spec.runner.env.map((e) => [e.name, e.value ?? e.valueFrom]));
     expect(env).toMatchObject({
       POD_NAME: { fieldRef: { fieldPath: "metadata.name" } },
-      SUMMARY: "/results/summary-$(POD_NAME).json",
+      RUN_ID: "@RUN_ID@",
+      SUMMARY: "/results/summary-$(RUN_ID)-$(POD_NAME).json",
       K6_NEW_MACHINE_READABLE_SUMMARY: "false",
       TOKEN: { secretKeyRef: { name: "catchup-token", key: "token" } },
       CLIENTS: "400",
@@ -100,7 +101,10 @@ describe("the TestRun manifest", () => {
     // Kubernetes expands $(POD_NAME) only from variables defined before the one using it.
     const names = m.spec.runner.env.map((e) => e.name);
     expect(names.indexOf("POD_NAME")).toBeLessThan(names.indexOf("SUMMARY"));
+    expect(names.indexOf("RUN_ID")).toBeLessThan(names.indexOf("SUMMARY"));
     expect(m.spec.runner.volumeMounts).toEqual([{ name: "results", mountPath: "/results" }]);
+    // The grafana/k6 image runs as uid 12345: without fsGroup it cannot write to a root-owned volume.
+    expect(m.spec.runner.securityContext).toEqual({ runAsUser: 12345, runAsGroup: 12345, fsGroup: 12345 });
   });
 
   it("with experimental-prometheus-rw output it still matches", () => {
@@ -126,15 +130,34 @@ describe("the TestRun manifest", () => {
 });
 
 describe("the ship commands", () => {
-  it("archive the script with the option-shaping env, then ship it as archive.tar and apply", () => {
+  it("archive with a fresh run id and the option-shaping env, print its size, apply without the 256 KiB annotation, replace the TestRun", () => {
     const cmds = shipCommands(base, "testrun.json");
-    expect(cmds[0]).toBe(
-      "k6 archive -e CLIENTS=400 -e 'SUBSCRIBE_PAYLOAD={\"afterSequence\":{after}}' -e URL=ws://target.load.svc:8080/ws ../scenarios/scaleout.js -O archive.tar",
-    );
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+    expect(cmds[0]).toBe('RUN_ID="${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)}"');
     expect(cmds[1]).toBe(
-      "kubectl create configmap catchup-bench-script --namespace load --from-file=archive.tar=archive.tar --dry-run=client -o yaml > configmap.yaml",
+      'k6 archive -e RUN_ID="$RUN_ID" -e CLIENTS=400 -e \'SUBSCRIBE_PAYLOAD={"afterSequence":{after}}\' -e URL=ws://target.load.svc:8080/ws ../scenarios/scaleout.js -O archive.tar',
     );
-    expect(cmds.slice(2)).toEqual(["kubectl apply -f configmap.yaml", "kubectl apply -f testrun.json"]);
+    expect(cmds[2]).toMatch(/^size=\$\(wc -c < archive\.tar\); echo "archive\.tar: \$size bytes/);
+    expect(cmds[3]).toMatch(/-le 1048576 \]/);
+    expect(cmds.slice(4)).toEqual([
+      "kubectl create configmap catchup-bench-script --namespace load --from-file=archive.tar=archive.tar --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts -f -",
+      "kubectl delete testrun catchup-bench --namespace load --ignore-not-found --wait",
+      'sed "s/@RUN_ID@/$RUN_ID/g" testrun.json | kubectl create -f -',
+    ]);
+    // No client-side apply of the ConfigMap: its last-applied annotation would stop at 262,144 bytes.
+    expect(cmds.join("\n")).not.toMatch(/kubectl apply -f configmap/);
     expect(runScript(base, "testrun.json")).toMatch(/^#!\/bin\/sh\n[^\n]*\nset -eu\n/);
+  });
+
+  it("storm.js gets a shared START_AT in the archive, so the runners' schedules line up", () => {
+    const cmds = shipCommands({ ...base, scriptPath: "../scenarios/storm.js" }, "testrun.json");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
+    expect(cmds[1]).toBe('START_AT="${START_AT:-$(( $(date +%s) + ${START_LEAD_S:-120} ))000}"');
+    expect(cmds[2]).toMatch(/^k6 archive -e RUN_ID="\$RUN_ID" -e START_AT="\$START_AT" /);
+    const given = shipCommands(
+      { ...base, scriptPath: "../scenarios/storm.js", env: { START_AT: "1767225600000" } },
+      "t.json",
+    );
+    expect(given.join("\n")).not.toMatch(/START_AT="\$\{START_AT/);
   });
 });

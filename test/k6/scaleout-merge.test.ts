@@ -56,9 +56,10 @@ describe("scaleout.js split across two runners", () => {
     const b = join(work, "runner-b");
     const [sa, sb] = await Promise.all([runner("0:1/2", a), runner("1/2:1", b)]);
     const ran = (rows: Row[]) => rows.flatMap((r, i) => (r.error === "session did not run" ? [] : [i]));
-    expect(ran(sa.rows)).toEqual([0, 1]);
-    expect(ran(sb.rows)).toEqual([2, 3]);
-    expect([...sa.rows.slice(0, 2), ...sb.rows.slice(2)].map((r) => [r.ok, r.chunks])).toEqual([
+    // k6 stripes VU ids over the instances (lib/execution_segment.go): the first half runs VUs 1 and 3.
+    expect(ran(sa.rows)).toEqual([0, 2]);
+    expect(ran(sb.rows)).toEqual([1, 3]);
+    expect([sa.rows[0], sb.rows[1], sa.rows[2], sb.rows[3]].map((r) => [r?.ok, r?.chunks])).toEqual([
       [true, 2],
       [true, 2],
       [true, 2],
@@ -76,8 +77,8 @@ describe("scaleout.js split across two runners", () => {
     const json = JSON.parse(readFileSync(join(out, "merged.json"), "utf8"));
     expect(json.rows.map((r: { runner: string }) => r.runner)).toEqual([
       join(a, "summary.json"),
-      join(a, "summary.json"),
       join(b, "summary.json"),
+      join(a, "summary.json"),
       join(b, "summary.json"),
     ]);
     expect(readFileSync(join(out, "merged.md"), "utf8")).toBe(merged.stdout.split("\nmerged.md:")[0]);
@@ -106,7 +107,7 @@ describe("catchup-bench k6-operator", () => {
     ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(
-      /k6 archive -e CLIENTS=400 -e URL=ws:\/\/target:8080\/ws .*scaleout\.js -O archive\.tar/,
+      /k6 archive -e RUN_ID="\$RUN_ID" -e CLIENTS=400 -e URL=ws:\/\/target:8080\/ws .*scaleout\.js -O archive\.tar/,
     );
     const manifest = JSON.parse(readFileSync(join(out, "testrun.json"), "utf8"));
     expect(manifest).toMatchObject({
@@ -120,9 +121,19 @@ describe("catchup-bench k6-operator", () => {
   it.each([
     [["memory.js", "--parallelism", "2"], /memory\.js runs one VU, so --parallelism 2 would leave runners idle/],
     [["scaleout.js", "--parallelism", "2", "--env", "TOKEN=secret"], /use --token-secret/],
-    [["scaleout.js", "--parallelism", "8", "--env", "CLIENTS=4"], /CLIENTS=4 is fewer than --parallelism 8/],
+    [["scaleout.js", "--parallelism", "8", "--env", "CLIENTS=4"], /CLIENTS=4, fewer than --parallelism 8/],
+    // CLIENTS left at the script's default: scaleout.js runs 1 VU, storm.js 100.
+    [
+      ["scaleout.js", "--parallelism", "2"],
+      /scaleout\.js runs 1 VU by default \(CLIENTS\), fewer than --parallelism 2/,
+    ],
+    [
+      ["storm.js", "--parallelism", "101"],
+      /storm\.js runs 100 VUs by default \(CLIENTS\), fewer than --parallelism 101/,
+    ],
+    [["thread.js", "--parallelism", "2"], /thread\.js runs one VU, so --parallelism 2 would leave runners idle/],
     [["scaleout.js", "--parallelism", "0"], /--parallelism must be an integer from 1 to 1000/],
-    [["scaleout.js", "--parallelism", "2", "--name", "Bad_Name"], /--name must be a DNS label/],
+    [["scaleout.js", "--parallelism", "2", "--env", "CLIENTS=2", "--name", "Bad_Name"], /--name must be a DNS label/],
   ])("refuses %j with exit 2 and one line", async (args, message) => {
     const [file, ...rest] = args as string[];
     const out = join(work, "refused");

@@ -1,24 +1,32 @@
-// TEST AID, not k6. k6/execution double: the few fields our scenarios read.
-import { state } from "./state.js";
+// TEST AID, not k6. k6/execution double: the fields our scenarios read, per iteration (k6's
+// internal/js/modules/k6/execution/execution.go: vu.idInTest is the VU's id in the whole test,
+// scenario.iterationInTest the iteration's number in the whole test, both striped across the
+// instances of a split run; see ../segments.js).
+import { current, state } from "./state.js";
+
+function ctx() {
+  const c = current();
+  if (!c) throw new Error("k6 double: k6/execution's vu and scenario are only available in an iteration");
+  return c;
+}
 
 export default {
   get vu() {
-    const s = state();
+    const c = ctx();
     return {
-      idInTest: s.vu,
-      idInInstance: s.vu,
-      iterationInScenario: s.iterationInScenario,
-      iterationInInstance: s.iterationInScenario,
+      idInTest: c.vu,
+      idInInstance: c.vuInInstance,
+      iterationInScenario: c.iterationInScenario,
+      iterationInInstance: c.iterationInScenario,
     };
   },
   get scenario() {
-    const s = state();
+    const c = ctx();
     return {
-      name: s.scenario,
-      iterationInTest: s.iterationInTest,
-      iterationInInstance: s.iterationInTest,
-      executor: "per-vu-iterations",
-      // k6 numbers iterations across the whole test, also when runners split it by segment.
+      name: c.scenario,
+      executor: c.executor,
+      iterationInTest: c.iterationInTest,
+      iterationInInstance: c.iterationInInstance,
     };
   },
   get test() {

@@ -1,24 +1,28 @@
-// TEST AID, not k6. State shared by the double's modules and its runner (one per process).
+// TEST AID, not k6. State shared by the double's modules and its runner (one per process). Each
+// iteration runs in its own async context (AsyncLocalStorage), so its sockets and timers, its
+// execution ids and a listener's error belong to that iteration even while other VUs run.
+import { AsyncLocalStorage } from "node:async_hooks";
+
 const KEY = Symbol.for("catchup-bench.k6-double");
 
 /**
+ * @typedef {{ vu: number, vuInInstance: number, iterationInTest: number, iterationInInstance: number,
+ *   iterationInScenario: number, scenario: string, executor: string, pending: Set<unknown>,
+ *   idleWaiters: Array<() => void>, fail: (error: unknown) => void }} IterationContext
+ */
+
+/**
  * @returns {{ stage: "init" | "vu" | "summary", samples: Array<{metric: string, type: string, isTime: boolean, value: number, tags: Record<string, string>}>,
- *   metrics: Map<string, {type: string, isTime: boolean}>, pending: Set<unknown>, vu: number, iterationInTest: number,
- *   iterationInScenario: number, scenario: string, abort: ((reason?: string) => void) | null,
- *   idleWaiters: Array<() => void>, fatal: (reason: string) => void }}
+ *   metrics: Map<string, {type: string, isTime: boolean}>, abort: ((reason?: string) => void) | null,
+ *   context: AsyncLocalStorage<IterationContext>, fatal: (reason: string) => void }}
  */
 export function state() {
   globalThis[KEY] ??= {
     stage: "init",
     samples: [],
     metrics: new Map(),
-    pending: new Set(),
-    vu: 0,
-    iterationInTest: 0,
-    iterationInScenario: 0,
-    scenario: "default",
     abort: null,
-    idleWaiters: [],
+    context: new AsyncLocalStorage(),
     // Something real k6 would not survive (it would hang): the runner reports it and exits non-zero.
     fatal: (reason) => {
       throw new Error(reason);
@@ -27,21 +31,25 @@ export function state() {
   return globalThis[KEY];
 }
 
-/** Marks a socket or timer as keeping the iteration alive. */
+/** The running iteration's context, or null outside one (init, setup, teardown). */
+export function current() {
+  return state().context.getStore() ?? null;
+}
+
+/** Marks a socket or timer as keeping its iteration alive. */
 export function track(handle) {
-  state().pending.add(handle);
+  current()?.pending.add(handle);
 }
 
-/** Releases a handle; wakes whoever waits for the iteration to go idle. */
-export function untrack(handle) {
-  const s = state();
-  s.pending.delete(handle);
-  if (s.pending.size === 0) for (const wake of s.idleWaiters.splice(0)) wake();
+/** Releases a handle; wakes whoever waits for its iteration to go idle. */
+export function untrack(handle, ctx = current()) {
+  if (!ctx) return;
+  ctx.pending.delete(handle);
+  if (ctx.pending.size === 0) for (const wake of ctx.idleWaiters.splice(0)) wake();
 }
 
-/** Resolves once no sockets or timers are pending. */
-export function whenIdle() {
-  const s = state();
-  if (s.pending.size === 0) return Promise.resolve();
-  return new Promise((resolve) => s.idleWaiters.push(resolve));
+/** Resolves once none of the iteration's sockets or timers are pending. */
+export function whenIdle(ctx) {
+  if (ctx.pending.size === 0) return Promise.resolve();
+  return new Promise((resolve) => ctx.idleWaiters.push(resolve));
 }
