@@ -89,7 +89,9 @@ p.note { color: var(--muted); font-size: 12.5px; margin: 6px 0; }
 .key { display: inline-block; width: 12px; height: 12px; border-radius: 2px; vertical-align: -1px; margin: 0 4px 0 10px; }
 .key.b { background: var(--b); } .key.c { background: var(--c); }
 main { overflow-wrap: anywhere; }
-.tablebox { overflow-x: auto; margin: 8px 0; max-width: 100%; }
+.tablebox { overflow-x: auto; margin: 8px 0; max-width: 100%; background:
+  linear-gradient(to left, #fff 30%, rgba(255,255,255,0)) right / 36px 100% no-repeat local,
+  radial-gradient(farthest-side at 100% 50%, rgba(0,0,0,.16), transparent) right / 12px 100% no-repeat scroll; }
 table { border-collapse: collapse; font-size: 13px; width: 100%; overflow-wrap: normal; }
 .tablebox th:first-child, .tablebox td:first-child { position: sticky; left: 0; background: #fff; }
 .tablebox th:first-child { background: #eef1f5; }

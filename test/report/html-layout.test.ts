@@ -1,7 +1,7 @@
 /// <reference lib="dom" />
 /// <reference lib="dom.iterable" />
-// The report.html of a real run (the compiled CLI against the bundled server: 3 latency rounds, 3
-// memory trials per cell) laid out in headless Chromium (Debian's /usr/bin/chromium) at 1,400 px:
+// The report.html of a real run (the compiled CLI against the bundled server, --quick with 2 latency
+// cases x 3 rounds and 2 memory cells of 4 clients x 3 trials) laid out in headless Chromium (Debian's /usr/bin/chromium) at 1,400 px:
 // the page never scrolls sideways (wide tables scroll in their own box), no two labels overlap
 // (bounding boxes from the DOM), phase labels sit in the lane above the plot and peak labels right of
 // it (never over the data), the peak labels carry the median trial's figures, and the latency charts
@@ -61,9 +61,21 @@ beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "catchup-layout-"));
     runDir = join(dir, "run");
     const { code, stdout } = await benchResults(
-      ["--quick", "--trials", "3", "--memory-trials", "3", "--clients", "1,4", "--fixtures-dir", join(dir, "fixtures")],
+      [
+        "--quick",
+        "--cases",
+        "snapshot,resume-many",
+        "--trials",
+        "3",
+        "--memory-trials",
+        "3",
+        "--clients",
+        "4",
+        "--fixtures-dir",
+        join(dir, "fixtures"),
+      ],
       runDir,
-      240_000,
+      540_000,
     );
     expect(code, stdout).toBe(0);
   }
@@ -148,7 +160,7 @@ beforeAll(async () => {
     };
   });
   await page.close();
-}, 300_000);
+}, 600_000);
 
 afterAll(async () => {
   await browser?.close();
