@@ -13,14 +13,33 @@ export interface LatencyChart {
   id: string;
   title: string;
   names: [string, string];
-  /** x: trial numbers; then baseline ms, candidate ms, baseline median, candidate median. */
+  /**
+   * x: trial numbers; then per timer (marker received, marker chunk acknowledged) baseline ms,
+   * candidate ms; then the four medians in the same order (a constant column each).
+   */
   data: (number | null)[][];
 }
 
 export interface PhaseMark {
   t: number;
   phase: string;
+}
+
+/** One variant's timeline in one trial (round) of a memory cell, x in ms since its clients connect. */
+export interface MemoryTimeline {
+  /** 0 baseline, 1 candidate. */
   variant: 0 | 1;
+  trial: number;
+  /** Heap used (MiB) at xs; a null is a break: a stretch with no heap answer, drawn as a gap. */
+  heap: [number[], (number | null)[]];
+  /** RSS (MiB) at xs. */
+  rss: [number[], number[]];
+  /** Heap after a forced GC (MiB): before the clients connect ("baseline") and after they closed ("gc"). */
+  gc: [number, number][];
+  phases: PhaseMark[];
+  /** The highest heap and RSS sample, [x, MiB]; null when the lane has none. */
+  peakHeap: [number, number] | null;
+  peakRss: [number, number] | null;
 }
 
 export interface MemoryChart {
@@ -28,19 +47,14 @@ export interface MemoryChart {
   id: string;
   title: string;
   names: [string, string];
-  /** x: ms since clients connect; then heap B, RSS B, post-GC B, heap C, RSS C, post-GC C (MiB). */
-  data: (number | null)[][];
-  /**
-   * Heap gaps: [series index in data, x] where the heap lane had no answer. In data a null means "no
-   * value at this x" (joined across); at a break the line must stop (drawn as a gap, not interpolated).
-   */
-  breaks: [number, number][];
-  phases: PhaseMark[];
-  /** Why a variant has no timeline (no samples file, or it could not be read). */
+  /** Every trial of both variants (a single target: only the first slot). */
+  timelines: MemoryTimeline[];
+  /** The trial numbers offered, ascending. */
+  trials: number[];
+  /** Per variant, the trial drawn bold by default: the one whose peak heap is the median (lower middle). */
+  medianTrial: [number | null, number | null];
+  /** Why a variant's trial has no timeline (no samples file, or it could not be read). */
   missing: string[];
-  /** The memory cell (its index in the report) and trial (round) this timeline shows: one figure per cell. */
-  cell?: number;
-  trial?: number;
 }
 
 export type Chart = LatencyChart | MemoryChart;
@@ -62,27 +76,38 @@ export function align(columns: Map<number, (number | null)[]>, width: number): (
 }
 
 export function latencyChart(c: LatencyCaseModel, roles: Roles, index: number): LatencyChart {
+  const single = roles.candidate === roles.baseline;
   const cols = new Map<number, (number | null)[]>();
   const put = (trial: number, slot: number, v: number | null) => {
-    const row = cols.get(trial) ?? [null, null, null, null];
+    const row = cols.get(trial) ?? Array<number | null>(8).fill(null);
     row[slot] = v === null ? null : round(v, 3);
     cols.set(trial, row);
   };
-  for (const p of c.points.baseline) put(p.trial, 0, p.ms);
-  if (roles.candidate !== roles.baseline) for (const p of c.points.candidate) put(p.trial, 1, p.ms);
+  const points: [typeof c.points.baseline, 0 | 1][] = [[c.points.baseline, 0]];
+  if (!single) points.push([c.points.candidate, 1]);
+  for (const [list, v] of points) {
+    for (const p of list) {
+      put(p.trial, v, p.ms);
+      put(p.trial, 2 + v, p.acknowledgedMs);
+    }
+  }
+  const medians = [
+    c.completionMedianMs.baseline,
+    single ? null : c.completionMedianMs.candidate,
+    c.acknowledgedMedianMs.baseline,
+    single ? null : c.acknowledgedMedianMs.candidate,
+  ];
   for (const row of cols.values()) {
-    row[2] = c.completionMedianMs.baseline === null ? null : round(c.completionMedianMs.baseline, 3);
-    row[3] =
-      c.completionMedianMs.candidate === null || roles.candidate === roles.baseline
-        ? null
-        : round(c.completionMedianMs.candidate, 3);
+    medians.forEach((m, i) => {
+      row[4 + i] = m === null ? null : round(m, 3);
+    });
   }
   return {
     kind: "latency",
     id: `latency-${index}`,
-    title: `${c.label}: completion time per trial (ms)`,
+    title: `${c.label}: marker received and marker chunk acknowledged, per trial (ms)`,
     names: [roles.baseline, roles.candidate],
-    data: align(cols, 4),
+    data: align(cols, 8),
   };
 }
 
@@ -105,88 +130,109 @@ const isHeap = (l: SampleLine): l is SampleLine & HeapLine =>
   "heapUsed" in l && typeof l.heapUsed === "number" && !("phase" in l);
 const isGap = (l: SampleLine): l is SampleLine & GapLine => "heapGapMs" in l && typeof l.heapGapMs === "number";
 
+/** The highest point of a lane, [x, y] (the first of equal maxima); null for an empty lane. */
+function peakOf(xs: number[], ys: (number | null)[]): [number, number] | null {
+  let at = -1;
+  ys.forEach((y, i) => {
+    if (y !== null && (at < 0 || y > (ys[at] as number))) at = i;
+  });
+  return at < 0 ? null : [xs[at] as number, ys[at] as number];
+}
+
+/** One variant's samples of one trial as a timeline, aligned on its own "connect" phase. */
+export function memoryTimeline(lines: SampleLine[], variant: 0 | 1, trial: number): MemoryTimeline {
+  const connect = lines.find((l) => "phase" in l && l.phase === "connect");
+  const t0 = connect ? connect.t : 0;
+  const x = (t: number) => round(t - t0, 2);
+  // RSS and heap are separate lanes with their own times (older files hold both in one line).
+  const rssLines = thin(lines.filter(isRss), 4000, (l) => l.rss);
+  const rss: [number[], number[]] = [rssLines.map((s) => x(s.t)), rssLines.map((s) => round(s.rss / MIB, 3))];
+  const heapPoints: [number, number | null][] = thin(lines.filter(isHeap), 4000, (l) => l.heapUsed).map((s) => [
+    x(s.t),
+    round(s.heapUsed / MIB, 3),
+  ]);
+  // A stretch with no heap answer ends at the gap line's t: a null inside it stops the line there.
+  for (const g of lines.filter(isGap)) heapPoints.push([x(g.t - g.heapGapMs / 2), null]);
+  heapPoints.sort((a, b) => a[0] - b[0]);
+  const heap: [number[], (number | null)[]] = [heapPoints.map((p) => p[0]), heapPoints.map((p) => p[1])];
+  const phases: PhaseMark[] = [];
+  const gc: [number, number][] = [];
+  for (const l of lines) {
+    if (!("phase" in l)) continue;
+    phases.push({ t: x(l.t), phase: l.phase });
+    if ((l.phase === "gc" || l.phase === "baseline") && typeof l.heapUsed === "number") {
+      gc.push([x(l.t), round(l.heapUsed / MIB, 3)]);
+    }
+  }
+  return {
+    variant,
+    trial,
+    heap,
+    rss,
+    gc,
+    phases,
+    peakHeap: peakOf(heap[0], heap[1]),
+    peakRss: peakOf(rss[0], rss[1]),
+  };
+}
+
+/** The trial whose peak heap is the median of the variant's trials (the lower middle for an even count). */
+export function medianTrial(timelines: MemoryTimeline[]): number | null {
+  const ranked = timelines
+    .filter((t) => t.peakHeap !== null)
+    .sort((a, b) => (a.peakHeap?.[1] as number) - (b.peakHeap?.[1] as number) || a.trial - b.trial);
+  if (ranked.length === 0) return timelines[0]?.trial ?? null;
+  return (ranked[Math.floor((ranked.length - 1) / 2)] as MemoryTimeline).trial;
+}
+
+/**
+ * A memory cell's chart: every trial of both variants, trial k of the baseline beside trial k of the
+ * candidate. samples[v] lists the variant's trials with their parsed samples (null: none readable).
+ */
 export function memoryChart(
   m: MemoryCellModel,
   roles: Roles,
-  samples: [SampleSeries, SampleSeries],
+  samples: [{ trial: number; lines: SampleSeries }[], { trial: number; lines: SampleSeries }[]],
   index: number | string,
 ): MemoryChart {
-  const cols = new Map<number, (number | null)[]>();
-  const phases: PhaseMark[] = [];
+  const timelines: MemoryTimeline[] = [];
   const missing: string[] = [];
-  const breaks: [number, number][] = [];
-  const put = (x: number, slot: number, value: number | null) => {
-    const row = cols.get(x) ?? [null, null, null, null, null, null];
-    row[slot] = value;
-    cols.set(x, row);
-  };
   // A single-target run passes its one variant in both roles: chart it once.
   const shown = roles.baseline === roles.candidate ? samples.slice(0, 1) : samples;
-  shown.forEach((lines, v) => {
+  const several = new Set(shown.flatMap((s) => s.map((t) => t.trial))).size > 1;
+  shown.forEach((trials, v) => {
     const name = v === 0 ? roles.baseline : roles.candidate;
-    if (!lines || lines.length === 0) {
-      missing.push(`${name}: no samples`);
-      return;
-    }
-    const connect = lines.find((l) => "phase" in l && l.phase === "connect");
-    const t0 = connect ? connect.t : 0;
-    // RSS and heap are separate lanes with their own times (older files hold both in one line).
-    for (const s of thin(lines.filter(isRss), 4000, (l) => l.rss))
-      put(round(s.t - t0, 2), v * 3 + 1, round(s.rss / MIB, 3));
-    for (const s of thin(lines.filter(isHeap), 4000, (l) => l.heapUsed))
-      put(round(s.t - t0, 2), v * 3, round(s.heapUsed / MIB, 3));
-    // A stretch with no heap answer ends at the gap line's t: break the heap line inside it.
-    for (const g of lines.filter(isGap)) {
-      const x = round(g.t - g.heapGapMs / 2 - t0, 2);
-      if (!cols.get(x)) put(x, v * 3, null);
-      breaks.push([v * 3 + 1, x]);
-    }
-    for (const l of lines) {
-      if (!("phase" in l)) continue;
-      const x = round(l.t - t0, 2);
-      phases.push({ t: x, phase: l.phase, variant: v as 0 | 1 });
-      // Heap after a forced GC: before clients connect ("baseline") and after they closed ("gc").
-      if ((l.phase === "gc" || l.phase === "baseline") && typeof l.heapUsed === "number") {
-        const row = cols.get(x) ?? [null, null, null, null, null, null];
-        row[v * 3 + 2] = round(l.heapUsed / MIB, 3);
-        cols.set(x, row);
-      }
+    if (trials.length === 0) missing.push(`${name}: no samples`);
+    for (const { trial, lines } of trials) {
+      if (!lines || lines.length === 0) missing.push(`${name}${several ? ` trial ${trial}` : ""}: no samples`);
+      else timelines.push(memoryTimeline(lines, v as 0 | 1, trial));
     }
   });
+  const of = (v: 0 | 1) => timelines.filter((t) => t.variant === v);
   return {
     kind: "memory",
     id: `memory-${index}`,
     title: `${size(m.scriptBytes)} scripts, ${m.clients} subscription${m.clients === 1 ? "" : "s"}, ${m.mode}: heap and RSS (MiB) over time (ms from clients connecting)`,
     names: [roles.baseline, roles.candidate],
-    data: align(cols, 6),
-    breaks,
-    phases,
+    timelines,
+    trials: [...new Set(samples.flatMap((s) => s.map((t) => t.trial)))].sort((a, b) => a - b),
+    medianTrial: [medianTrial(of(0)), shown.length > 1 ? medianTrial(of(1)) : null],
     missing,
   };
 }
 
 /**
- * Every chart of a report: one per latency case, and per memory cell one timeline per trial (round),
- * pairing trial k of the baseline with trial k of the candidate (the report shows one at a time).
+ * Every chart of a report: one per latency case, and one per memory cell holding all its trials
+ * (rounds), trial k of the baseline paired with trial k of the candidate.
  */
 export function reportCharts(model: ReportModel, samplesOf: (file: string | null) => SampleSeries): Chart[] {
   const roles = model.roles ?? (model.single ? { baseline: model.single, candidate: model.single } : null);
   if (!roles) return [];
   const charts: Chart[] = model.latency.map((c, i) => latencyChart(c, roles, i));
   model.memory.forEach((m, i) => {
-    const fileOf = (list: { trial: number; file: string | null }[], trial: number) =>
-      list.find((t) => t.trial === trial)?.file ?? null;
-    const trials = [...new Set([...m.trialFiles.baseline, ...m.trialFiles.candidate].map((t) => t.trial))].sort(
-      (a, b) => a - b,
-    );
-    for (const trial of trials.length > 0 ? trials : [1]) {
-      const pair: [SampleSeries, SampleSeries] = [
-        samplesOf(fileOf(m.trialFiles.baseline, trial)),
-        samplesOf(fileOf(m.trialFiles.candidate, trial)),
-      ];
-      const id = trial === trials[0] ? i : `${i}-t${trial}`;
-      charts.push({ ...memoryChart(m, roles, pair, id), cell: i, trial });
-    }
+    const read = (list: { trial: number; file: string | null }[]) =>
+      list.map((t) => ({ trial: t.trial, lines: samplesOf(t.file) }));
+    charts.push(memoryChart(m, roles, [read(m.trialFiles.baseline), read(m.trialFiles.candidate)], i));
   });
   return charts;
 }

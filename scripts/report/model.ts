@@ -39,8 +39,8 @@ export interface LatencyCaseModel {
   chunks: Pair<number[]>;
   /** Per-case paired completion ratios: median and interval. */
   ratio: RatioSummary | null;
-  /** Every trial's completionMs (null for failed trials), by trial number, for the charts. */
-  points: Pair<{ trial: number; ms: number | null }[]>;
+  /** Every trial's completionMs and acknowledgedMs (null for failed trials), by trial number, for the charts. */
+  points: Pair<{ trial: number; ms: number | null; acknowledgedMs: number | null }[]>;
   probe: Pair<{ maxMs: number | null; medianMs: number | null }>;
   /** Median CPU time of the target per trial (ms); null when the results do not record it. */
   targetCpuMs: Pair<number | null>;
@@ -163,7 +163,13 @@ function latencyModel(rows: readonly LatencyRow[], roles: Roles): LatencyCaseMod
       acknowledgedMedianMs: pairOf(roles, (v) => medianOrNull(okValues(of(v), (r) => r.acknowledgedMs ?? null))),
       chunks: pairOf(roles, (v) => [...new Set(okValues(of(v), (r) => r.chunks))].sort((a, b) => a - b)),
       ratio: summariseRatios(ratios, { resamples: RESAMPLES, seed: seedFromString(`completionMs:${kase}`) }),
-      points: pairOf(roles, (v) => of(v).map((r) => ({ trial: r.trial, ms: r.ok ? r.completionMs : null }))),
+      points: pairOf(roles, (v) =>
+        of(v).map((r) => ({
+          trial: r.trial,
+          ms: r.ok ? r.completionMs : null,
+          acknowledgedMs: r.ok ? (r.acknowledgedMs ?? null) : null,
+        })),
+      ),
       probe: pairOf(roles, (v) => {
         const p = okValues(of(v), (r) => r.probeMs);
         return { maxMs: maxOrNull(p), medianMs: medianOrNull(p) };

@@ -1,8 +1,9 @@
-// Chart data for report.html: timelines aligned on "clients connect", both variants on one x axis,
-// heap after forced GC as points, phase marks kept, MiB values; a missing samples file is reported.
+// Chart data for report.html: timelines aligned on "clients connect", heap after forced GC as points,
+// phase marks and peaks kept, MiB values; every trial of a cell in one chart with its median trial
+// (by peak heap) named; a missing samples file is reported; latency charts carry both timers.
 import { describe, expect, it } from "vitest";
-import { align, memoryChart } from "../../scripts/report/charts.js";
-import type { MemoryCellModel } from "../../scripts/report/model.js";
+import { align, latencyChart, memoryChart, memoryTimeline } from "../../scripts/report/charts.js";
+import type { LatencyCaseModel, MemoryCellModel } from "../../scripts/report/model.js";
 import type { SampleLine } from "../../scripts/results/schema.js";
 
 const MIB = 1024 * 1024;
@@ -23,40 +24,140 @@ describe("align", () => {
   });
 });
 
-describe("memoryChart", () => {
-  it("puts both variants on one axis from their own connect phase, in MiB, with GC points and phases", () => {
+describe("memoryTimeline", () => {
+  it("aligns a trial on its connect phase, in MiB, with GC points, phases, peaks and heap breaks", () => {
     const legacy: SampleLine[] = [
       { t: 100, phase: "baseline", heapUsed: 30 * MIB },
       { t: 110, rss: 100 * MIB, heapUsed: 30 * MIB, heapTotal: 40 * MIB },
       { t: 120, phase: "connect" },
       { t: 130, rss: 120 * MIB, heapUsed: 50 * MIB, heapTotal: 60 * MIB },
+      { t: 140, rss: 90 * MIB },
+      { t: 170, heapGapMs: 20 },
+      { t: 175, heapUsed: 40 * MIB, heapTotal: 60 * MIB },
       { t: 200, phase: "gc", heapUsed: 31 * MIB },
     ];
-    const batched: SampleLine[] = [
-      { t: 5, phase: "connect" },
-      { t: 15, rss: 110 * MIB, heapUsed: 45 * MIB, heapTotal: 60 * MIB },
-    ];
-    const c = memoryChart(cell, roles, [legacy, batched], 3);
+    const t = memoryTimeline(legacy, 0, 2);
+    expect(t.trial).toBe(2);
+    expect(t.variant).toBe(0);
+    expect(t.rss).toEqual([
+      [-10, 10, 20],
+      [100, 120, 90],
+    ]);
+    // the break sits inside the stretch with no heap answer (t 150..170 -> x 40)
+    expect(t.heap).toEqual([
+      [-10, 10, 40, 55],
+      [30, 50, null, 40],
+    ]);
+    expect(t.gc).toEqual([
+      [-20, 30],
+      [80, 31],
+    ]);
+    expect(t.phases).toEqual([
+      { t: -20, phase: "baseline" },
+      { t: 0, phase: "connect" },
+      { t: 80, phase: "gc" },
+    ]);
+    expect(t.peakHeap).toEqual([10, 50]);
+    expect(t.peakRss).toEqual([10, 120]);
+  });
+});
+
+describe("memoryChart", () => {
+  const trial = (peakMib: number): SampleLine[] => [
+    { t: 0, phase: "connect" },
+    { t: 10, rss: 2 * peakMib * MIB, heapUsed: peakMib * MIB, heapTotal: 2 * peakMib * MIB },
+  ];
+
+  it("holds every trial of both variants and bolds the trial with the median peak heap", () => {
+    const c = memoryChart(
+      cell,
+      roles,
+      [
+        [
+          { trial: 1, lines: trial(90) },
+          { trial: 2, lines: trial(70) },
+          { trial: 3, lines: trial(80) },
+        ],
+        [
+          { trial: 1, lines: trial(10) },
+          { trial: 2, lines: trial(30) },
+          { trial: 3, lines: trial(20) },
+        ],
+      ],
+      3,
+    );
     expect(c.id).toBe("memory-3");
     expect(c.title).toMatch(/^8 KiB scripts, 4 subscriptions, memory:/);
+    expect(c.trials).toEqual([1, 2, 3]);
+    expect(c.timelines.map((t) => [t.variant, t.trial])).toEqual([
+      [0, 1],
+      [0, 2],
+      [0, 3],
+      [1, 1],
+      [1, 2],
+      [1, 3],
+    ]);
+    expect(c.medianTrial).toEqual([3, 3]);
     expect(c.missing).toEqual([]);
-    // x: -20 (baseline GC), -10, 10 (both variants), 80 (post-GC)
-    expect(c.data[0]).toEqual([-20, -10, 10, 80]);
-    expect(c.data[1]).toEqual([null, 30, 50, null]); // legacy heap
-    expect(c.data[2]).toEqual([null, 100, 120, null]); // legacy RSS
-    expect(c.data[3]).toEqual([30, null, null, 31]); // legacy heap after forced GC
-    expect(c.data[4]).toEqual([null, null, 45, null]); // batched heap
-    expect(c.data[5]).toEqual([null, null, 110, null]); // batched RSS
-    expect(c.phases).toContainEqual({ t: 0, phase: "connect", variant: 0 });
-    expect(c.phases).toContainEqual({ t: 0, phase: "connect", variant: 1 });
-    expect(c.phases).toContainEqual({ t: 80, phase: "gc", variant: 0 });
   });
 
-  it("names the variant whose samples are missing and still charts the other", () => {
-    const only: SampleLine[] = [{ t: 0, rss: MIB, heapUsed: MIB, heapTotal: MIB }];
-    const c = memoryChart(cell, roles, [only, null], 0);
+  it("takes the lower middle of an even count, and names a trial whose samples are missing", () => {
+    const c = memoryChart(
+      cell,
+      roles,
+      [
+        [
+          { trial: 1, lines: trial(50) },
+          { trial: 2, lines: trial(40) },
+        ],
+        [
+          { trial: 1, lines: null },
+          { trial: 2, lines: trial(5) },
+        ],
+      ],
+      0,
+    );
+    expect(c.medianTrial).toEqual([2, 2]);
+    expect(c.missing).toEqual(["batched trial 1: no samples"]);
+  });
+
+  it("names the variant with no samples at all and still charts the other", () => {
+    const c = memoryChart(cell, roles, [[{ trial: 1, lines: trial(1) }], []], 0);
     expect(c.missing).toEqual(["batched: no samples"]);
-    expect(c.data[0]).toEqual([0]);
-    expect(c.data[1]).toEqual([1]);
+    expect(c.medianTrial).toEqual([1, null]);
+    expect(c.timelines).toHaveLength(1);
+  });
+});
+
+describe("latencyChart", () => {
+  it("plots both timers per trial with their medians", () => {
+    const k = {
+      label: "snapshot",
+      points: {
+        baseline: [
+          { trial: 1, ms: 150, acknowledgedMs: 250 },
+          { trial: 2, ms: null, acknowledgedMs: null },
+        ],
+        candidate: [
+          { trial: 1, ms: 50, acknowledgedMs: 150 },
+          { trial: 2, ms: 60, acknowledgedMs: 160 },
+        ],
+      },
+      completionMedianMs: { baseline: 150, candidate: 55 },
+      acknowledgedMedianMs: { baseline: 250, candidate: 155 },
+    } as unknown as LatencyCaseModel;
+    const c = latencyChart(k, roles, 0);
+    expect(c.title).toMatch(/marker received and marker chunk acknowledged/);
+    expect(c.data).toEqual([
+      [1, 2],
+      [150, null],
+      [50, 60],
+      [250, null],
+      [150, 160],
+      [150, 150],
+      [55, 55],
+      [250, 250],
+      [155, 155],
+    ]);
   });
 });

@@ -53,7 +53,7 @@ interface PageReport {
   charts: number;
   chartErrors: string[];
   canvases: { id: string; inked: number; width: number }[];
-  /** The phase labels drawn on the memory timelines, as boxes in CSS pixels. */
+  /** The phase and peak labels of the memory charts, as boxes in CSS pixels. */
   labels: { chart: string; text: string; x0: number; x1: number; y0: number; y1: number }[];
 }
 
@@ -93,7 +93,7 @@ async function open(
   });
   await interact?.(page);
   const state = await page.evaluate(() => {
-    const w = window as unknown as { __charts: unknown[]; __chartErrors: string[]; __phaseLabels?: Box[] };
+    const w = window as unknown as { __charts: unknown[]; __chartErrors: string[] };
     // A chart "drew" when its plot canvas has non-transparent pixels (axes, grid, series).
     const canvases = [...document.querySelectorAll<HTMLDivElement>("div.chart")].map((div) => {
       const canvas = div.querySelector("canvas");
@@ -104,7 +104,13 @@ async function open(
       if (px) for (let i = 3; i < px.length; i += 4) if ((px[i] as number) > 0) inked++;
       return { id: div.id, inked, width: canvas.width };
     });
-    return { charts: w.__charts.length, chartErrors: w.__chartErrors, canvases, labels: w.__phaseLabels ?? [] };
+    const labels = [...document.querySelectorAll("div.chart")].flatMap((div) =>
+      [...div.querySelectorAll(".chart-label")].map((e) => {
+        const r = e.getBoundingClientRect();
+        return { chart: div.id, text: e.textContent ?? "", x0: r.left, x1: r.right, y0: r.top, y1: r.bottom };
+      }),
+    );
+    return { charts: w.__charts.length, chartErrors: w.__chartErrors, canvases, labels };
   });
   await page.screenshot({ path: screenshot, fullPage: true });
   await page.close();
@@ -134,11 +140,18 @@ describe("report.html in headless Chromium", () => {
       expect(c.inked, c.id).toBeGreaterThan(2000);
     }
     expect(statSync(png).size).toBeGreaterThan(50_000);
-    // Every phase of every memory timeline is labelled, and no two labels overlap.
-    expect(r.labels.length).toBeGreaterThanOrEqual(8 * 2 * 6);
+    // Every memory chart names its phases and marks both variants' peak heap and RSS; no two labels overlap.
+    for (let i = 0; i < 8; i++) {
+      const of = r.labels.filter((l) => l.chart === `memory-${i}`);
+      expect(of.filter((l) => l.text.startsWith("peak ")).length, `memory-${i}`).toBe(4);
+      expect(
+        of.some((l) => l.text === "connect"),
+        `memory-${i}`,
+      ).toBe(true);
+    }
     expect(overlaps(r.labels)).toEqual([]);
-    // Each memory cell offers its three trials.
-    expect(html.match(/<div class="trials">trial: /g)).toHaveLength(8);
+    // Each memory cell offers its median trial (the default) and its three trials.
+    expect(html.match(/<div class="trials">bold trial: <button[^>]*data-pick="median" class="on">/g)).toHaveLength(8);
   });
 
   it("lets the reader pick another trial of a memory cell, and redraws it", async () => {
@@ -152,14 +165,14 @@ describe("report.html in headless Chromium", () => {
       const picture = () =>
         page.evaluate(() => document.querySelector<HTMLCanvasElement>("#memory-0 canvas")?.toDataURL() ?? "");
       before = await picture();
-      await page.click('button[data-chart="memory-0"][data-pick="2"]');
+      await page.click('button[data-chart="memory-0"][data-pick="3"]');
       after = await picture();
-      expect(await page.getAttribute('button[data-chart="memory-0"][data-pick="2"]', "class")).toBe("on");
+      expect(await page.getAttribute('button[data-chart="memory-0"][data-pick="3"]', "class")).toBe("on");
     });
     expect(r.consoleErrors).toEqual([]);
     expect(r.chartErrors).toEqual([]);
     expect(r.charts).toBe(12);
-    expect(after).not.toBe(before); // trial 3's timeline, not trial 1's
+    expect(after).not.toBe(before); // trial 3 bold, not the median trial
     expect(overlaps(r.labels)).toEqual([]);
   });
 

@@ -4,8 +4,7 @@
 import { describe, expect, it } from "vitest";
 import { emptyRow, memoryRow } from "../../scripts/bench/memory.js";
 import type { MemoryTrial } from "../../scripts/bench/plan.js";
-import { memoryChart } from "../../scripts/report/charts.js";
-import type { MemoryCellModel } from "../../scripts/report/model.js";
+import { memoryTimeline } from "../../scripts/report/charts.js";
 import type { SampleLine, SessionFigures } from "../../scripts/results/schema.js";
 import type { SamplerSummary } from "../../scripts/sampler/sampler.js";
 
@@ -84,9 +83,6 @@ describe("memory row", () => {
 });
 
 describe("memory timeline", () => {
-  const roles = { baseline: "legacy", candidate: "batched" };
-  const cell = { scriptBytes: 1024, clients: 1, mode: "memory" } as MemoryCellModel;
-
   it("breaks the heap line over a stretch with no heap answer and keeps the RSS points inside it", () => {
     const lines: SampleLine[] = [
       { t: 0, phase: "connect" },
@@ -100,23 +96,17 @@ describe("memory timeline", () => {
       { t: 60.5, heapUsed: 35 * MIB, heapTotal: 40 * MIB },
       { t: 70, rss: 118 * MIB },
     ];
-    const c = memoryChart(cell, roles, [lines, null], 0);
-    const x = c.data[0] as number[];
-    const heap = c.data[1] as (number | null)[];
-    const rss = c.data[2] as (number | null)[];
+    const t = memoryTimeline(lines, 0, 1);
     // RSS points at their own times, including those inside the heap gap.
-    expect(x.filter((_, i) => rss[i] !== null)).toEqual([10, 20, 30, 40, 50, 70]);
-    expect(rss[x.indexOf(40)]).toBe(160);
-    // Heap values only where the inspector answered.
+    expect(t.rss[0]).toEqual([10, 20, 30, 40, 50, 70]);
+    expect(t.rss[1][t.rss[0].indexOf(40)]).toBe(160);
+    // Heap values only where the inspector answered, and one break (a null) strictly inside the gap.
+    const [x, heap] = t.heap;
     expect(x.filter((_, i) => heap[i] !== null)).toEqual([10.5, 60.5]);
-    // One break in the heap series (data column 1), at an x strictly inside the gap and present in x.
-    expect(c.breaks).toHaveLength(1);
-    const [series, at] = c.breaks[0] as [number, number];
-    expect(series).toBe(1);
-    expect(at).toBeGreaterThan(10.5);
-    expect(at).toBeLessThan(60.5);
-    expect(x).toContain(at);
-    expect(heap[x.indexOf(at)]).toBeNull();
+    const breaks = x.filter((_, i) => heap[i] === null);
+    expect(breaks).toHaveLength(1);
+    expect(breaks[0]).toBeGreaterThan(10.5);
+    expect(breaks[0]).toBeLessThan(60.5);
   });
 
   it("draws older one-line samples (RSS and heap together) as before, without breaks", () => {
@@ -125,10 +115,14 @@ describe("memory timeline", () => {
       { t: 10, rss: 100 * MIB, heapUsed: 30 * MIB, heapTotal: 40 * MIB },
       { t: 20, rss: 110 * MIB, heapUsed: 32 * MIB, heapTotal: 40 * MIB },
     ];
-    const c = memoryChart(cell, roles, [lines, null], 0);
-    expect(c.data[0]).toEqual([10, 20]);
-    expect(c.data[1]).toEqual([30, 32]);
-    expect(c.data[2]).toEqual([100, 110]);
-    expect(c.breaks).toEqual([]);
+    const t = memoryTimeline(lines, 0, 1);
+    expect(t.heap).toEqual([
+      [10, 20],
+      [30, 32],
+    ]);
+    expect(t.rss).toEqual([
+      [10, 20],
+      [100, 110],
+    ]);
   });
 });
