@@ -8,6 +8,7 @@ import { guardFromFlags } from "../options/guard.js";
 import { given, readFlags } from "../options/spec.js";
 import { type Env, resolveToken } from "../options/token.js";
 import { parseRefFlags, type RefRecord, type RefsRequest, refVariantNames } from "../refs/plan.js";
+import type { MinEffect } from "../report/practical.js";
 import type { LatencyCase, MemoryMode } from "../results.js";
 import { listFlag, UsageError } from "../usage.js";
 
@@ -87,6 +88,10 @@ export interface BenchConfig {
   guard: string[];
   /** --guard-confidence: a cell fails only when its interval's lower bound exceeds the ceiling. */
   guardConfidence: boolean;
+  /** --guard-min-pairs: PASS/FAIL needs this many pairs in a guarded cell. */
+  guardMinPairs: number;
+  /** --min-effect: the practical floor below which a change is "no practical change". */
+  minEffect: MinEffect;
   /** --allow-missing: judge guarded cells on the pairs they have. */
   allowMissing: boolean;
   /** Default fixtures: projects per fixture and post-cursor events (quick keeps 1,000 events). */
@@ -349,6 +354,8 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     guard: guard.metrics,
     guardConfidence: guard.confidence,
     allowMissing: guard.allowMissing,
+    guardMinPairs: guard.minPairs,
+    minEffect: guard.minEffect,
     // Legacy replay chunks hold 512 coalesced items: > 512 projects keep resume-many at 4 chunks.
     projects: quick ? 600 : 1000,
     events: 1000,

@@ -1,30 +1,25 @@
 // The run's report (scripts/report: report.md and report.html) and, with --ceiling, the regression
-// guard's decision, also kept as guard.txt in the run directory.
-import { join } from "node:path";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
-import { type GuardDecision, judge } from "../report/guard.js";
-import { writeReports } from "../report/write.js";
+// guard's decision, also kept as guard.txt in the run directory (the same as `report --ceiling` writes).
+import { type JudgedReports, writeJudgedReports } from "../report/judged.js";
 import type { Results } from "../results.js";
 import type { BenchConfig } from "./config.js";
 
-export interface RunReport {
-  markdown: string;
-  guard: GuardDecision | null;
-}
+export type RunReport = JudgedReports;
 
 export async function renderReport(
   runDir: string,
   results: Results,
-  config: Pick<BenchConfig, "ceiling" | "guard" | "guardConfidence" | "allowMissing">,
+  config: Pick<BenchConfig, "ceiling" | "guard" | "guardConfidence" | "allowMissing" | "guardMinPairs" | "minEffect">,
 ): Promise<RunReport> {
-  const { markdown } = await writeReports(runDir);
-  if (config.ceiling === null) return { markdown, guard: null };
-  const guard = judge(results, {
-    ceiling: config.ceiling,
-    metrics: config.guard,
-    confidence: config.guardConfidence,
-    allowMissing: config.allowMissing,
-  });
-  writeFileAtomic(join(runDir, "guard.txt"), `${guard.lines.join("\n")}\n`);
-  return { markdown, guard };
+  const guard =
+    config.ceiling === null
+      ? null
+      : {
+          ceiling: config.ceiling,
+          metrics: config.guard,
+          confidence: config.guardConfidence,
+          allowMissing: config.allowMissing,
+          minPairs: config.guardMinPairs,
+        };
+  return writeJudgedReports(runDir, results, guard, config.minEffect);
 }

@@ -7,9 +7,11 @@ import { removeDeadOwners } from "../../fixtures/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
 import { EXIT } from "../exit-codes.js";
 import { runLeak } from "../leak/run.js";
+import { memoryCellName } from "../report/cell-names.js";
 import { escapeText, exitText } from "../report/failures.js";
 import { size } from "../report/format.js";
 import type { GuardDecision } from "../report/guard.js";
+import type { SummaryJson } from "../report/summary-json.js";
 import { type GuardSettings, verdictsOf } from "../report/verdicts.js";
 import type { Results, RunFixture, RunInfo, VariantInfo } from "../results.js";
 import { runStorm } from "../storm/run.js";
@@ -17,6 +19,7 @@ import { runStormVerdicts } from "../storm/verdicts.js";
 import { bundledCommandLine } from "../target/bundled.js";
 import { killAllNow } from "../target/process.js";
 import { createAutoSampler } from "./auto-sample.js";
+import { commandLine, harnessVersionOf } from "./command-line.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { driverFor, requireK6, runClientsInWorker } from "./drivers.js";
 import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fixtures.js";
@@ -36,6 +39,8 @@ export interface BenchIO {
   progress?: Progress;
   /** Install SIGINT/SIGTERM handlers (the CLI does; a program embedding runBench may not). */
   handleSignals?: boolean;
+  /** The command line as typed (the CLI's argv after the node binary and script), for the report. */
+  argv?: readonly string[];
 }
 
 export interface BenchOutcome {
@@ -45,6 +50,10 @@ export interface BenchOutcome {
   /** Why the run stopped early (signal name, --fail-fast reason), or null. */
   stopReason: string | null;
   markdown: string;
+  /** The summary block alone (for --summary-md and $GITHUB_STEP_SUMMARY). */
+  summary: string;
+  /** The summary as data (--json). */
+  json: SummaryJson;
   guard: GuardDecision | null;
 }
 
@@ -71,6 +80,7 @@ export function guardOf(config: BenchConfig): GuardSettings | null {
         metrics: config.guard,
         confidence: config.guardConfidence,
         allowMissing: config.allowMissing,
+        minPairs: config.guardMinPairs,
       };
 }
 const WORK_PREFIX = "catchup-bench-";
@@ -93,9 +103,9 @@ export function variantInfos(targets: TargetSpec[]): VariantInfo[] {
   }));
 }
 
-/** "memory 1 KiB × 10 resume legacy": a memory cell and variant, for progress labels. */
+/** "memory 1 KiB × 10, resume legacy": a memory cell (named as in the report) and variant, for progress labels. */
 function memoryCellLabel(t: { scriptBytes: number; clients: number; mode: string; variant: string }): string {
-  return `memory ${size(t.scriptBytes)} × ${t.clients} ${t.mode} ${t.variant}`;
+  return `memory ${memoryCellName(t)} ${t.variant}`;
 }
 
 /** Runs the bench described by config. Throws FixtureError/TargetError/DriverError for fatal problems. */
@@ -155,6 +165,8 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const info: RunInfo = {
     ...runInfo(resolvedConfig, io.root),
     projectRoot: resolve(io.root),
+    ...(io.argv ? { command: commandLine(io.argv) } : {}),
+    ...harnessVersionOf(io.root),
     fixtures: {
       latency: latencyFixture ? fixtureShape(latencyFixture) : null,
       memory: [...memoryFixtures.values()].map(fixtureShape),
@@ -350,7 +362,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   // The run's verdicts, per metric and cell, kept with the rows they were judged on.
   if (auto) file.results.autoSample = auto.info();
   file.results.verdicts = [
-    ...verdictsOf(file.results, guardSettings),
+    ...verdictsOf(file.results, guardSettings, config.minEffect),
     ...runStormVerdicts(file.results, guardSettings),
   ];
   // The reason is kept with the results (a fatal stop too), so `report` can say later why the run ended.
@@ -359,6 +371,6 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     await renderReport(runDir, results, config).catch(() => undefined); // the fatal error is what to report
     throw fatal;
   }
-  const { markdown, guard } = await renderReport(runDir, results, config);
-  return { runDir, results, interrupted: stopReason !== null, stopReason, markdown, guard };
+  const { markdown, guard, summary, json } = await renderReport(runDir, results, config);
+  return { runDir, results, interrupted: stopReason !== null, stopReason, markdown, summary, json, guard };
 }

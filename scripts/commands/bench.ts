@@ -24,6 +24,7 @@ import { checkStormLimits, describeLimits, readLimits, StormLimitError } from ".
 import { checkBundledFlags } from "../target/bundled.js";
 import { tempDirProblem } from "../temp-dir.js";
 import { UsageError, writableDirFlag } from "../usage.js";
+import { emitReport, type SummaryFlags } from "./summary-out.js";
 
 /** The package root (dist/scripts/commands/ -> ../../..): default fixtures and reports live there. */
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
@@ -117,11 +118,23 @@ export const benchCommand: CommandModule = {
       return;
     }
     try {
-      const outcome = await runBench(config, { root: ROOT, stdout: process.stdout, handleSignals: true });
+      const outcome = await runBench(config, {
+        root: ROOT,
+        stdout: process.stdout,
+        handleSignals: true,
+        argv: process.argv.slice(2),
+      });
       // Below the project root the path is shown relative to it, as in the report.
       const shown = relativeToRoot(join(outcome.runDir, "results.json"), ROOT);
-      process.stdout.write(`${outcome.markdown.trimEnd()}\n\nResults: ${shown}\n`);
-      if (outcome.guard) process.stdout.write(`${outcome.guard.lines.join("\n")}\n`);
+      // stdout: the Markdown alone (or --json); the path and the guard's lines go to stderr.
+      emitReport(
+        outcome,
+        argv as SummaryFlags,
+        process.env,
+        (t) => process.stdout.write(t),
+        (t) => process.stderr.write(t),
+        [`Results: ${shown}`, ...(outcome.guard?.lines ?? [])],
+      );
       const crashes = outcome.results.targetCrashes?.length ?? 0;
       if (crashes > 0) {
         process.stderr.write(

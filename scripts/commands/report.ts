@@ -3,12 +3,16 @@
 import type { CommandModule } from "yargs";
 import { EXIT } from "../exit-codes.js";
 import { guardFromFlags } from "../options/guard.js";
+import { parseMinEffect } from "../options/min-effect.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
-import { type GuardOptions, judge, runMatrices } from "../report/guard.js";
-import { ReportInputError, writeReports } from "../report/write.js";
+import { type GuardOptions, runMatrices } from "../report/guard.js";
+import { writeJudgedReports } from "../report/judged.js";
+import { minEffectFromConfig } from "../report/practical.js";
+import { ReportInputError, readResults } from "../report/write.js";
 import { UsageError } from "../usage.js";
 import { runMergeReport } from "./report-merge.js";
+import { emitReport } from "./summary-out.js";
 
 export interface ReportArgs {
   run?: string;
@@ -18,6 +22,10 @@ export interface ReportArgs {
   guard?: unknown;
   "guard-confidence"?: unknown;
   "allow-missing"?: unknown;
+  "guard-min-pairs"?: unknown;
+  "min-effect"?: unknown;
+  json?: unknown;
+  "summary-md"?: unknown;
 }
 
 /**
@@ -25,7 +33,7 @@ export interface ReportArgs {
  * defaults for `matrices` (the run's parts, as bench chose them).
  */
 export function guardOptions(
-  args: Omit<ReportArgs, "run" | "merge" | "out">,
+  args: Omit<ReportArgs, "run" | "merge" | "out" | "json" | "summary-md">,
   matrices?: Parameters<typeof guardFromFlags>[1],
 ): GuardOptions | null {
   const guard = guardFromFlags(args, matrices);
@@ -36,6 +44,7 @@ export function guardOptions(
         metrics: guard.metrics,
         confidence: guard.confidence,
         allowMissing: guard.allowMissing,
+        minPairs: guard.minPairs,
       };
 }
 
@@ -52,24 +61,32 @@ export function quietOnClosedStdout(): void {
 }
 
 /** The command's work, callable from a program: returns the exit code it would set. */
-export async function runReport(args: ReportArgs, out: (text: string) => void): Promise<number> {
+export async function runReport(
+  args: ReportArgs,
+  out: (text: string) => void,
+  err: (text: string) => void = (t) => process.stderr.write(t),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   if (args.merge !== undefined) return runMergeReport(args, out);
   if (args.run === undefined) throw new UsageError("report needs a run directory, or --merge SUMMARY...");
-  const guard = guardOptions(args);
-  let written: Awaited<ReturnType<typeof writeReports>>;
+  const flagged = guardOptions(args);
+  let written: Awaited<ReturnType<typeof writeJudgedReports>>;
   try {
-    written = await writeReports(args.run);
+    const results = readResults(args.run);
+    // The same cells and default figures as the bench that made the run: re-rendering gives its verdict.
+    const guard = flagged ? (guardOptions(args, runMatrices(results)) ?? flagged) : null;
+    const minEffect =
+      args["min-effect"] === undefined
+        ? minEffectFromConfig(results.run.config ?? {})
+        : parseMinEffect(args["min-effect"]);
+    written = await writeJudgedReports(args.run, results, guard, minEffect);
   } catch (e) {
     if (e instanceof ReportInputError) throw new UsageError(e.message);
     throw e;
   }
-  out(written.markdown);
-  out(`\nreport.md:   ${written.mdPath}\nreport.html: ${written.htmlPath}\n`);
-  if (!guard) return EXIT.ok;
-  // The same cells and default figures as the bench that made the run: re-rendering gives its verdict.
-  const decision = judge(written.results, guardOptions(args, runMatrices(written.results)) ?? guard);
-  out(`\n${decision.lines.join("\n")}\n`);
-  return decision.exitCode;
+  const notes = [`report.md:   ${written.mdPath}`, `report.html: ${written.htmlPath}`, ...(written.guard?.lines ?? [])];
+  emitReport(written, args, env, out, err, notes);
+  return written.guard ? written.guard.exitCode : EXIT.ok;
 }
 
 export const reportCommand: CommandModule<object, ReportArgs> = {

@@ -1,6 +1,9 @@
 // The regression guard's flags, shared by `bench` and `report`, and their one validation.
 import { defaultGuard, GUARD_METRICS } from "../report/guard.js";
+import type { MinEffect } from "../report/practical.js";
+import { GUARD_MIN_PAIRS } from "../report/verdicts.js";
 import { UsageError } from "../usage.js";
+import { parseMinEffect } from "./min-effect.js";
 import { type OptionTable, parseOption } from "./spec.js";
 
 /** --ceiling and --guard, listed under `group` in help. */
@@ -32,6 +35,22 @@ export const GUARD_OPTIONS = (group?: string) =>
       describe: "judge a guarded cell on the pairs it has when some are missing (else: no verdict, exit 3)",
       ...(group ? { group } : {}),
     },
+    "guard-min-pairs": {
+      type: "int",
+      min: 1,
+      max: 1000,
+      default: GUARD_MIN_PAIRS,
+      describe:
+        "PASS/FAIL needs this many pairs in a guarded cell (fewer: too few pairs, exit 3); the default is where the 95% interval's coverage is within 2 points of 95%",
+      ...(group ? { group } : {}),
+    },
+    "min-effect": {
+      type: "string",
+      defaultText: "1%,1MiB,1ms",
+      describe:
+        "practical floor: a change smaller than this (relative, and absolute for memory and latency) is 'no practical change' whatever its interval",
+      ...(group ? { group } : {}),
+    },
   }) as const satisfies OptionTable;
 
 export interface GuardFlags {
@@ -42,11 +61,22 @@ export interface GuardFlags {
   confidence: boolean;
   /** --allow-missing: judge cells with missing pairs on the pairs they have. */
   allowMissing: boolean;
+  /** --guard-min-pairs: PASS/FAIL needs this many pairs. */
+  minPairs: number;
+  /** --min-effect: the practical floor of every verdict. */
+  minEffect: MinEffect;
 }
 
 /** Validates --ceiling and --guard (raw values as typed); the one place both commands check them. */
 export function guardFromFlags(
-  raw: { ceiling?: unknown; guard?: unknown; "guard-confidence"?: unknown; "allow-missing"?: unknown },
+  raw: {
+    ceiling?: unknown;
+    guard?: unknown;
+    "guard-confidence"?: unknown;
+    "allow-missing"?: unknown;
+    "guard-min-pairs"?: unknown;
+    "min-effect"?: unknown;
+  },
   matrices: { latency: boolean; memory: boolean; leak?: boolean; storm?: boolean } = { latency: true, memory: true },
 ): GuardFlags {
   const spec = GUARD_OPTIONS();
@@ -61,6 +91,11 @@ export function guardFromFlags(
       raw["allow-missing"] === undefined
         ? false
         : (parseOption("allow-missing", spec["allow-missing"], raw["allow-missing"]) as boolean),
+    minPairs:
+      raw["guard-min-pairs"] === undefined
+        ? GUARD_MIN_PAIRS
+        : (parseOption("guard-min-pairs", spec["guard-min-pairs"], raw["guard-min-pairs"]) as number),
+    minEffect: parseMinEffect(raw["min-effect"]),
   };
   if (raw.ceiling === undefined) {
     if (raw.guard !== undefined) {

@@ -16,6 +16,7 @@ import {
   VERDICT_NOTE,
 } from "./markdown.js";
 import type { ReportModel } from "./model.js";
+import { summaryHtml, summaryOf } from "./summary.js";
 
 export interface HtmlAssets {
   uplotJs: string;
@@ -378,6 +379,7 @@ export function renderHtml(model: ReportModel, charts: Chart[], assets: HtmlAsse
 <body>
 <main>
 <h1>catchup-bench report</h1>
+${summaryHtml(summaryOf(model), escapeHtml)}
 <p class="lead">${lead}</p>
 ${model.interrupted ? '<p class="banner">This run was interrupted: the tables hold only the trials that finished.</p>' : ""}
 ${model.loadWarning ? `<p class="banner">${escapeHtml(model.loadWarning)}</p>` : ""}

@@ -3,7 +3,8 @@
 import type { LatencyRow, MemoryRow, Results } from "../results.js";
 import { pairedRatios } from "../stats.js";
 
-export const LATENCY_METRICS = ["completionMs", "firstChunkMs", "probeMs"] as const;
+// acknowledgedMs (subscribe sent to the marker chunk's ACK sent) is the reference study's timer.
+export const LATENCY_METRICS = ["completionMs", "acknowledgedMs", "firstChunkMs", "probeMs"] as const;
 export const MEMORY_METRICS = [
   "peakHeapBytes",
   "peakRssBytes",
@@ -84,7 +85,7 @@ export function metricRatios(
       rows.latency,
       roles,
       (r) => r.case,
-      (r) => r[metric],
+      (r) => r[metric] ?? null,
     );
   return pairUp(rows.memory, roles, cellKey, (r) => r[metric]);
 }
@@ -95,6 +96,6 @@ export function caseRatios(metric: LatencyMetric, rows: readonly LatencyRow[], r
     rows.filter((r) => r.case === kase),
     roles,
     (r) => r.case,
-    (r) => r[metric],
+    (r) => r[metric] ?? null,
   );
 }

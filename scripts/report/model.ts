@@ -7,9 +7,12 @@ import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo
 import { median, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
 import type { StormRow } from "../storm/row.js";
 import { runStormVerdicts, type StormVerdict } from "../storm/verdicts.js";
+import { memoryCellName } from "./cell-names.js";
 import { type FailureReport, failureReport } from "./failures.js";
 import { size } from "./format.js";
 import { caseRatios, cellKey, type Roles, rolesOf } from "./metrics.js";
+import { type MinEffect, minEffectFromConfig } from "./practical.js";
+import { type Conditions, conditionsOf } from "./summary.js";
 import {
   CASE_ORDER,
   type GuardSettings,
@@ -63,7 +66,8 @@ export interface MemoryCellModel {
   heapGapMaxMs: Pair<number | null>;
   /** Median CPU time of the target per trial (ms). */
   targetCpuMs: Pair<number | null>;
-  probe: Pair<{ maxMs: number | null; medianMs: number | null }>;
+  /** maxMs: the largest over all trials; medianOfMaxMs: the median of the per-trial maxima (what probeMaxMs judges). */
+  probe: Pair<{ maxMs: number | null; medianOfMaxMs: number | null; medianMs: number | null }>;
   /** The samples file of each variant's first ok trial. */
   samplesFile: Pair<string | null>;
   /** Every trial's samples file by trial number (null for a trial without one), for the timelines. */
@@ -105,6 +109,19 @@ export interface ReportModel {
   storm: StormRow[];
   /** Storm cells paired across trials and judged per cell (empty without a comparison or storm rows). */
   stormVerdicts: StormVerdict[];
+  /** The run's settings, machine and command, for the summary's conditions line. */
+  conditions: Conditions;
+  /** The guard's lines (guard.txt) when the report was judged, else null. */
+  guardLines: string[] | null;
+}
+
+/** What a re-render may decide differently from the recorded run: `report --ceiling`, `--min-effect`. */
+export interface ModelOptions {
+  /** The guard to judge with (undefined: the one recorded in the run's config). */
+  guard?: GuardSettings | null;
+  minEffect?: MinEffect;
+  /** The guard's decision lines, shown in the report exactly as guard.txt holds them. */
+  guardLines?: string[] | null;
 }
 
 const CASE_LABELS: Record<string, string> = {
@@ -213,6 +230,7 @@ function memoryModel(rows: readonly MemoryRow[], roles: Roles): MemoryCellModel[
       targetCpuMs: med((r) => r.targetCpuMs ?? null),
       probe: pairOf(roles, (v) => ({
         maxMs: maxOrNull(okValues(of(v), (r) => r.probeMaxMs)),
+        medianOfMaxMs: medianOrNull(okValues(of(v), (r) => r.probeMaxMs)),
         medianMs: medianOrNull(okValues(of(v), (r) => r.probeMedianMs)),
       })),
       samplesFile: pairOf(roles, (v) => of(v).find((r) => r.ok && r.samplesFile)?.samplesFile ?? null),
@@ -229,7 +247,7 @@ function failuresOf(results: Results): FailedRow[] {
     }
     for (const r of memory) {
       if (!r.ok) {
-        const cell = `${r.scriptBytes} B x ${r.clients} ${r.mode}`;
+        const cell = memoryCellName(r);
         out.push({ what: `${prefix}memory ${cell} ${r.variant} trial ${r.trial}`, error: r.error ?? "failed" });
       }
     }
@@ -325,9 +343,19 @@ export function relativeToRoot(text: string, root: string | undefined): string {
   return text.split(prefix).join("");
 }
 
+/** "legacy (node dist/server-under-test/main.js --delivery legacy)", "main (ref main = 0123456789ab)". */
+function variantConditions(v: Results["variants"][number], root: string | undefined): string {
+  const what =
+    v.ref && v.commit ? `ref ${v.ref} = ${v.commit.slice(0, 12)}${v.dirty ? " + uncommitted changes" : ""}` : v.command;
+  return relativeToRoot(`${v.name} (${what})`, root);
+}
+
 /** Builds the report model from a run's results: a comparison, or a single target's figures. */
-export function buildModel(results: Results): ReportModel {
+export function buildModel(results: Results, options: ModelOptions = {}): ReportModel {
   const roles = rolesOf(results);
+  const guard = options.guard === undefined ? guardFromConfig(results.run.config ?? {}) : options.guard;
+  const minEffect = options.minEffect ?? minEffectFromConfig(results.run.config ?? {});
+  const fixture = results.run.fixtures ? fixturesText(results.run.fixtures) : null;
   const single = roles ? null : (results.variants[0]?.name ?? null);
   const names = results.variants.map((v) => v.name);
   const base = {
@@ -340,7 +368,9 @@ export function buildModel(results: Results): ReportModel {
       ),
     ),
     single,
-    guard: guardFromConfig(results.run.config ?? {}),
+    guard,
+    conditions: conditionsOf(results, fixture, (v) => variantConditions(v, results.run.projectRoot), minEffect),
+    guardLines: options.guardLines ?? null,
     autoSample: results.autoSample ?? null,
     hasAa: Boolean(roles && results.aa && (results.aa.latency.length > 0 || results.aa.memory.length > 0)),
     failures: failuresOf(results),
@@ -352,7 +382,7 @@ export function buildModel(results: Results): ReportModel {
     startedAt: results.run.startedAt,
     leak: results.leak ?? [],
     storm: results.storm ?? [],
-    stormVerdicts: runStormVerdicts(results, guardFromConfig(results.run.config ?? {})),
+    stormVerdicts: runStormVerdicts(results, guard),
   };
   if (!roles) {
     if (!single) return { ...base, latency: [], memory: [], metrics: [] };
@@ -369,6 +399,6 @@ export function buildModel(results: Results): ReportModel {
     ...base,
     latency: latencyModel(results.latency, roles),
     memory: memoryModel(results.memory, roles),
-    metrics: metricVerdicts(results, base.guard),
+    metrics: metricVerdicts(results, base.guard, minEffect),
   };
 }
