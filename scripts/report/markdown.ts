@@ -262,20 +262,28 @@ export interface MetricTable extends Cells {
   pooled: string;
 }
 
-export function metricTables(model: ReportModel): MetricTable[] {
+export function metricTables(model: ReportModel, compact = false): MetricTable[] {
   if (!model.roles) return [];
   const roles = model.roles;
   return model.metrics.map((m) => {
     const guard = m.guarded && model.guard;
     const rule = guard ? (model.guard?.confidence ? "interval low" : "median") : "";
-    const title = `${m.metric}: ${METRIC_LABELS[m.metric]}${guard ? ` — guarded: FAIL when the ${rule} exceeds ${model.guard?.ceiling}` : ""}`;
+    // Compact (a large run): when every cell is indicative the title says so once, not every row.
+    const allIndicative = compact && m.cells.every((v) => v.indicative);
+    const once = allIndicative ? " — every interval and detectable change indicative (fewer than 8 pairs)" : "";
+    const title = `${m.metric}: ${METRIC_LABELS[m.metric]}${guard ? ` — guarded: FAIL when the ${rule} exceeds ${model.guard?.ceiling}` : ""}${once}`;
     const header = ["cell", "median paired ratio", "95% CI"];
     if (model.hasAa) header.push("A/A band");
     header.push("pairs", "smallest detectable change", "verdict");
     const rows = m.cells.map((v) => {
-      const row = [cellName(v.cell), v.median === null ? "n/a" : ratio(v.median), intervalCell(v)];
+      const marked = allIndicative ? { ...v, indicative: false } : v;
+      const row = [cellName(v.cell), v.median === null ? "n/a" : ratio(v.median), intervalCell(marked)];
       if (model.hasAa) row.push(v.aaLow === null || v.aaHigh === null ? "n/a" : `${ratio(v.aaLow)}–${ratio(v.aaHigh)}`);
-      row.push(`${v.pairs} / ${v.plannedPairs}`, detectableText(v.detectable, v.indicative), verdictText(v));
+      row.push(
+        `${v.pairs} / ${v.plannedPairs}`,
+        detectableText(v.detectable, marked.indicative),
+        compact ? verdictWord(v) : verdictText(v),
+      );
       return row;
     });
     const p = m.pooled;
@@ -331,6 +339,8 @@ export const VERDICT_NOTE =
 
 /** GitHub's limit for one comment: report.md must fit it. */
 export const COMMENT_LIMIT = 65_536;
+/** The per-cell tables a large run's report.md leaves to report.html (figures beside the headline ones). */
+const COMPACT_DROPPED: readonly Metric[] = ["hwmRssBytes", "retainedHeapBytes"];
 /** Beyond this many cells the details go to report.html only. */
 export const MAX_DETAIL_CELLS = 64;
 
@@ -371,10 +381,11 @@ export function summaryBlock(model: ReportModel): string {
 }
 
 /** Everything below the summary: the figures' full tables, verdicts, sampler health, environment. */
-function detailsMarkdown(model: ReportModel): string[] {
+export function detailsMarkdown(model: ReportModel, compact = false): string[] {
   const r = model.roles;
   const out: string[] = [];
-  if (model.guardLines) out.push("## Guard, per cell", "", "```", ...model.guardLines.map(fenceSafe), "```", "");
+  if (model.guardLines && compact) out.push("## Guard, per cell", "", "One line per guarded cell: guard.txt.", "");
+  else if (model.guardLines) out.push("## Guard, per cell", "", "```", ...model.guardLines.map(fenceSafe), "```", "");
   out.push("## Latency: subscribe to completion marker", "", ...latencyTable(model), "");
   const cases = casesNote(model);
   out.push(
@@ -398,12 +409,21 @@ function detailsMarkdown(model: ReportModel): string[] {
   out.push(`## Concurrent probe: ${probe} while the first chunk's ACK is held`, "", ...probeTable(model), "");
   out.push(...leakMarkdown(model.leak, r));
   out.push(...stormMarkdown(model.storm, r, model.stormVerdicts));
-  const tables = metricTables(model);
+  const tables = metricTables(model, compact);
   if (tables.length > 0) {
     out.push("## Verdicts per cell", "", VERDICT_NOTE, "");
+    if (compact) {
+      out.push(
+        `To fit one comment: verdicts without their reasons, and no per-cell tables for ${COMPACT_DROPPED.join(" and ")} (report.html and results.json have them).`,
+        "",
+      );
+    }
     const auto = autoSampleText(model);
     if (auto) out.push(auto, "");
-    for (const t of tables) out.push(`### ${t.title}`, "", ...table(t.header, t.rows), "", t.pooled, "");
+    for (const t of tables) {
+      if (compact && COMPACT_DROPPED.some((m) => t.title.startsWith(`${m}:`))) continue;
+      out.push(`### ${t.title}`, "", ...table(t.header, t.rows), "", t.pooled, "");
+    }
   }
   out.push(...failuresMarkdown(model.failureReport));
   out.push("## Environment", "", `Environment: ${model.environment}`, "", model.notMeasured, "");
@@ -437,6 +457,9 @@ export function renderMarkdown(model: ReportModel): string {
   const full = [...head, ...fold(details)].join("\n");
   const cells = model.latency.length + model.memory.length;
   if (cells <= MAX_DETAIL_CELLS && full.length <= COMMENT_LIMIT) return full;
+  // A large run: the verdicts without their reasons, before giving up on the details.
+  const compact = [...head, ...fold(detailsMarkdown(model, true))].join("\n");
+  if (cells <= MAX_DETAIL_CELLS && compact.length <= COMMENT_LIMIT) return compact;
   const why =
     cells > MAX_DETAIL_CELLS
       ? `${cells} cells (more than ${MAX_DETAIL_CELLS})`

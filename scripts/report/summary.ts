@@ -216,7 +216,10 @@ function sizeRange(medians: number[], lower: boolean): string {
 
 function cellList(cells: CellVerdict[], all: number, what: string): string {
   if (cells.length === all && all > 1) return `in every ${what}`;
-  return `in ${cells.map((v) => cellName(v.cell)).join(" / ")}`;
+  // A long list says its first few cells and how many more: a sentence stays a sentence.
+  const names = cells.map((v) => cellName(v.cell));
+  const shown = names.length > 6 ? [...names.slice(0, 5), `${names.length - 5} more`] : names;
+  return `in ${shown.join(" / ")}`;
 }
 
 /** One sentence for a metric: each of its verdict classes with the cells in it. */

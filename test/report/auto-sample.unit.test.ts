@@ -75,7 +75,10 @@ describe("auto-sampling", () => {
     const r = straddling();
     expect(cellsToResample(r, GUARD)).toEqual({ latency: ["resume-many"], memory: [] });
     // Not guarded: nothing to decide.
-    expect(cellsToResample(r, { ceiling: 1.03, minPairs: 1, metrics: ["peakHeapBytes"] })).toEqual({ latency: [], memory: [] });
+    expect(cellsToResample(r, { ceiling: 1.03, minPairs: 1, metrics: ["peakHeapBytes"] })).toEqual({
+      latency: [],
+      memory: [],
+    });
   });
 
   it("adds interleaved rounds (every variant, rotated start) until the cell is decided", () => {

@@ -35,7 +35,11 @@ describe("judge", () => {
   });
 
   it("fails every cell when the variants are swapped (the old path as candidate), naming them", () => {
-    const d = judge(results({ swapped: true }), { ceiling: 1.03, minPairs: 1, metrics: ["completionMs", "peakHeapBytes"] });
+    const d = judge(results({ swapped: true }), {
+      ceiling: 1.03,
+      minPairs: 1,
+      metrics: ["completionMs", "peakHeapBytes"],
+    });
     expect(d.pass).toBe(false);
     expect(d.exitCode).toBe(EXIT.regression);
     expect(d.failed).toEqual(

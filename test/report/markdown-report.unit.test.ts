@@ -66,7 +66,9 @@ describe("report.md", () => {
     const probe = section(markdown, "Concurrent probe");
     // One aggregation per figure, the same one the verdict beside it judges; the probe RPC named.
     expect(probe).toContain("| cell | aggregation | probe latency | paired ratio (95% CI) | verdict |");
-    expect(probe).toMatch(/\| 8 KiB × 4, snapshot \| median of per-trial maxima \| \d+\.\d → \d+\.\d ms \| [01]\.\d{3} \(1 pair, indicative\) \| noise \|/);
+    expect(probe).toMatch(
+      /\| 8 KiB × 4, snapshot \| median of per-trial maxima \| \d+\.\d → \d+\.\d ms \| [01]\.\d{3} \(1 pair, indicative\) \| noise \|/,
+    );
     expect(probe).toMatch(/\| resume-many \| median of trials \| \d+\.\d → \d+\.\d ms \|/);
     const verdicts = section(markdown, "Verdicts per cell");
     expect(verdicts).toContain("### completionMs: marker received: completion time (latency cases)\n");
@@ -120,7 +122,9 @@ describe("report.md", () => {
     const [, median, low] = /\| resume-many \| ([\d.]+) \| ([\d.]+)–/.exec(row) ?? [];
     expect(Number(low)).toBeGreaterThan(1); // the interval alone would call it a difference
     expect(Number(median)).toBeLessThan(1.06);
-    expect(row).toMatch(/\| 0\.9[0-4]\d–1\.0[6-9]\d \| 8 \/ 8 \| −\d+\.\d% \/ \+\d+\.\d% \| noise \(inside the A\/A band\) \|$/);
+    expect(row).toMatch(
+      /\| 0\.9[0-4]\d–1\.0[6-9]\d \| 8 \/ 8 \| −\d+\.\d% \/ \+\d+\.\d% \| noise \(inside the A\/A band\) \|$/,
+    );
   });
 
   it("shows a single target's figures in every table, without ratios, and no verdicts", async () => {
