@@ -114,7 +114,9 @@ describe("report command", () => {
     const dir = runDir();
     const g = cli(dir, "--ceiling", "1.03", "--guard", "completionMs,heap");
     expect(g.code).toBe(2);
-    expect(g.err).toMatch(/--guard must be one of completionMs, acknowledgedMs, firstChunkMs, .*peakHeapBytes.* \(got "heap"\)/);
+    expect(g.err).toMatch(
+      /--guard must be one of completionMs, acknowledgedMs, firstChunkMs, .*peakHeapBytes.* \(got "heap"\)/,
+    );
     const c = cli(dir, "--ceiling", "abc");
     expect(c.code).toBe(2);
     expect(c.err).toMatch(/--ceiling must be a number from 0\.01 to 100/);
