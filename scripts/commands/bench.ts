@@ -49,7 +49,20 @@ export function benchExitCode(outcome: {
 export const benchCommand: CommandModule = {
   command: BENCH_COMMAND.command,
   describe: BENCH_COMMAND.describe,
-  builder: (y: Argv) => applyOptions(y, BENCH_COMMAND),
+  builder: (y: Argv) =>
+    applyOptions(y, BENCH_COMMAND)
+      // The five most common runs.
+      .example("$0 bench", "the bundled server, legacy (baseline) vs batched (candidate), full matrix")
+      .example("$0 bench --quick", "a smaller run of about a minute: 1 trial, 1 KiB memory cells")
+      .example(
+        "$0 bench --ref main=origin/main --ref head=HEAD --ceiling 1.03",
+        "two revisions of this repository, judged by the regression guard (exit 1 on FAIL)",
+      )
+      .example(
+        "$0 bench --target 'base=node old/server.js --port {port}' --target 'head=node new/server.js --port {port}'",
+        "two builds of your own server",
+      )
+      .example("$0 report reports/<run> --ceiling 1.03 > comment.md", "re-judge a run; stdout is the comment to post"),
   handler: async (argv) => {
     let config = resolveConfig(argv as Record<string, unknown>, process.env);
     // From here on nothing written (results, reports, progress, errors) carries the token; the

@@ -67,8 +67,8 @@ describe("a single-target run of the bundled server", () => {
     expect(latency).toContain("| case | batched median | acknowledged median | chunks | ok trials |");
     expect(latency).toMatch(/\| resume-many \| \d+\.\d ms \| \d+\.\d ms \| 1 \| 2 \|/);
     const memory = section(md, "Memory");
-    expect(memory).toMatch(/\| 1 KiB \/ 1 \| memory \| 1 \| \d+\.\d MiB \| \d+\.\d MiB \|/);
-    expect(section(md, "Concurrent probe")).toMatch(/\| memory: 1 KiB \/ 1 \/ snapshot \| \d+\.\d ms \| \d+\.\d ms \|/);
+    expect(memory).toMatch(/\| 1 KiB × 1, resume \| 1 \| \d+\.\d \| \d+\.\d \|/);
+    expect(section(md, "Concurrent probe")).toMatch(/\| 1 KiB × 1, snapshot \| median of per-trial maxima \| \d+\.\d ms \|/);
     expect(md).not.toContain("→");
     expect(md).not.toContain("Verdicts per cell");
   });
@@ -77,7 +77,7 @@ describe("a single-target run of the bundled server", () => {
     const html = readFileSync(join(out, "report.html"), "utf8");
     expect(html).toContain("A single target");
     expect(html).toMatch(/<td>resume-many<\/td><td>\d+\.\d ms<\/td><td>\d+\.\d ms<\/td><td>1<\/td>/);
-    expect(html).toMatch(/<td>1 KiB \/ 1<\/td><td>memory<\/td><td>1<\/td><td>\d+\.\d MiB<\/td>/);
+    expect(html).toMatch(/<td>1 KiB × 1, resume<\/td><td>1<\/td><td>\d+\.\d<\/td>/);
     expect(html).toContain('id="memory-0"');
     expect(html).not.toContain("→");
   });
