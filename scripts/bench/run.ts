@@ -220,10 +220,20 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const mPlan = config.memory ? memoryPlan(cells, roundVariants, config.memoryTrials) : [];
   const leakTotal = config.leakCycles > 0 ? (config.leakWarmup + config.leakCycles) * names.length : 0;
   const stormTotal = config.stormClients.length * config.scriptBytes.length * config.stormTrials * roundVariants.length;
-  progress.start(lPlan.length + mPlan.length + leakTotal + stormTotal);
+  // Each trial's kind, so the ETA weighs a memory cell's trial (a fresh server each) apart from a latency one.
+  const kindOf = (t: object): string => {
+    const m = t as Partial<{ scriptBytes: number; clients: number; mode: string }>;
+    return m.scriptBytes === undefined ? "latency" : `memory:${m.scriptBytes}x${m.clients}/${m.mode}`;
+  };
+  progress.start(lPlan.length + mPlan.length + leakTotal + stormTotal, [
+    ...lPlan.map(kindOf),
+    ...mPlan.map(kindOf),
+    ...Array.from({ length: leakTotal }, () => "leak"),
+    ...Array.from({ length: stormTotal }, () => "storm"),
+  ]);
   // Auto-sampling's extra rounds join the progress total as they are planned.
-  const grown = <T>(trials: T[]): T[] => {
-    progress.grow(trials.length);
+  const grown = <T extends object>(trials: T[]): T[] => {
+    progress.grow(trials.length, trials.map(kindOf));
     return trials;
   };
   const guardSettings = guardOf(config);
