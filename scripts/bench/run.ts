@@ -378,9 +378,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   // The reason is kept with the results (a fatal stop too), so `report` can say later why the run ended.
   const results = file.finish(new Date().toISOString(), stopReason);
   if (fatal) {
-    await renderReport(runDir, results, config).catch(() => undefined); // the fatal error is what to report
+    await renderReport(runDir, results, guardSettings, config.minEffect).catch(() => undefined); // the fatal error is what to report
     throw fatal;
   }
-  const { markdown, guard, summary, json } = await renderReport(runDir, results, config);
+  const { markdown, guard, summary, json } = await renderReport(runDir, results, guardSettings, config.minEffect);
   return { runDir, results, interrupted: stopReason !== null, stopReason, markdown, summary, json, guard };
 }

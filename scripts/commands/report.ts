@@ -2,7 +2,7 @@
 // samples (never re-measures), print the Markdown, and judge the regression guard when --ceiling is given.
 import type { CommandModule } from "yargs";
 import { EXIT } from "../exit-codes.js";
-import { guardFromFlags } from "../options/guard.js";
+import { type GuardRaw, guardFromFlags } from "../options/guard.js";
 import { parseMinEffect } from "../options/min-effect.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
@@ -12,20 +12,12 @@ import { minEffectFromConfig } from "../report/practical.js";
 import { ReportInputError, readResults } from "../report/write.js";
 import { UsageError } from "../usage.js";
 import { runMergeReport } from "./report-merge.js";
-import { emitReport } from "./summary-out.js";
+import { emitReport, type SummaryFlags } from "./summary-out.js";
 
-export interface ReportArgs {
+export interface ReportArgs extends GuardRaw, SummaryFlags {
   run?: string;
   merge?: unknown;
   out?: unknown;
-  ceiling?: unknown;
-  guard?: unknown;
-  "guard-confidence"?: unknown;
-  "allow-missing"?: unknown;
-  "guard-min-pairs"?: unknown;
-  "min-effect"?: unknown;
-  json?: unknown;
-  "summary-md"?: unknown;
 }
 
 /**

@@ -68,15 +68,18 @@ export interface GuardFlags {
 }
 
 /** Validates --ceiling and --guard (raw values as typed); the one place both commands check them. */
+/** The guard's flags as typed (raw values), as both commands receive them. */
+export interface GuardRaw {
+  ceiling?: unknown;
+  guard?: unknown;
+  "guard-confidence"?: unknown;
+  "allow-missing"?: unknown;
+  "guard-min-pairs"?: unknown;
+  "min-effect"?: unknown;
+}
+
 export function guardFromFlags(
-  raw: {
-    ceiling?: unknown;
-    guard?: unknown;
-    "guard-confidence"?: unknown;
-    "allow-missing"?: unknown;
-    "guard-min-pairs"?: unknown;
-    "min-effect"?: unknown;
-  },
+  raw: GuardRaw,
   matrices: { latency: boolean; memory: boolean; leak?: boolean; storm?: boolean } = { latency: true, memory: true },
 ): GuardFlags {
   const spec = GUARD_OPTIONS();

@@ -45,8 +45,8 @@ describe("report command", () => {
     const { DEFAULT_MIN_EFFECT } = await import("../../scripts/report/practical.js");
     const dir = runDir({ swapped: true, trials: 8 });
     const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
-    const judging = { ceiling: 1.03, guard: ["completionMs"], guardConfidence: false, allowMissing: false };
-    await renderReport(dir, results, { ...judging, guardMinPairs: 8, minEffect: DEFAULT_MIN_EFFECT });
+    const guard = { ceiling: 1.03, metrics: ["completionMs"], confidence: false, allowMissing: false, minPairs: 8 };
+    await renderReport(dir, results, guard, DEFAULT_MIN_EFFECT);
     const bench = {
       guard: readFileSync(join(dir, "guard.txt"), "utf8"),
       md: readFileSync(join(dir, "report.md"), "utf8"),

@@ -68,7 +68,9 @@ describe("a single-target run of the bundled server", () => {
     expect(latency).toMatch(/\| resume-many \| \d+\.\d ms \| \d+\.\d ms \| 1 \| 2 \|/);
     const memory = section(md, "Memory");
     expect(memory).toMatch(/\| 1 KiB × 1, resume \| 1 \| \d+\.\d \| \d+\.\d \|/);
-    expect(section(md, "Concurrent probe")).toMatch(/\| 1 KiB × 1, snapshot \| median of per-trial maxima \| \d+\.\d ms \|/);
+    expect(section(md, "Concurrent probe")).toMatch(
+      /\| 1 KiB × 1, snapshot \| median of per-trial maxima \| \d+\.\d ms \|/,
+    );
     expect(md).not.toContain("→");
     expect(md).not.toContain("Verdicts per cell");
   });
