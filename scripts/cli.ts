@@ -12,6 +12,14 @@ import { fuzzCommand } from "./commands/fuzz.js";
 import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
 import { serveCommand } from "./commands/serve.js";
+import { BENCH_COMMAND } from "./options/bench.js";
+import { CLINIC_COMMAND } from "./options/clinic.js";
+import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND } from "./options/fixture.js";
+import { FUZZ_COMMAND } from "./options/fuzz.js";
+import { K6_OPERATOR_COMMAND } from "./options/k6-operator.js";
+import { REPORT_COMMAND } from "./options/report.js";
+import { SERVE_COMMAND } from "./options/serve.js";
+import { suggestFlag } from "./options/suggest.js";
 import { EXIT } from "./util/exit-codes.js";
 import { UsageError } from "./util/usage.js";
 
@@ -60,7 +68,30 @@ export function unknownArgumentMessage(msg: string, argv: readonly string[]): st
     if (![...typed].some((t) => t === kebab || t === `no-${kebab}` || t === name)) typed.add(name);
   }
   const names = [...typed];
-  return `Unknown argument${names.length > 1 ? "s" : ""}: ${names.join(", ")}`;
+  const known = knownFlags(argv);
+  const hints = names
+    .map((n) => [n, suggestFlag(n, known)] as const)
+    .filter((x): x is readonly [string, string] => x[1] !== null)
+    .map(([n, flag]) => `--${n}: did you mean --${flag}?`);
+  return `Unknown argument${names.length > 1 ? "s" : ""}: ${names.join(", ")}${hints.length > 0 ? ` (${hints.join("; ")})` : ""}`;
+}
+
+const SPECS = [
+  BENCH_COMMAND,
+  REPORT_COMMAND,
+  FIXTURE_COMMAND,
+  FIXTURE_INFO_COMMAND,
+  FUZZ_COMMAND,
+  CLINIC_COMMAND,
+  SERVE_COMMAND,
+  K6_OPERATOR_COMMAND,
+];
+
+/** The flags of the command named first on the command line (every command's when it is unknown). */
+function knownFlags(argv: readonly string[]): string[] {
+  const name = argv.find((a) => !a.startsWith("-"));
+  const specs = SPECS.filter((s) => s.command.split(" ")[0] === name);
+  return [...new Set((specs.length > 0 ? specs : SPECS).flatMap((s) => Object.keys(s.options)))];
 }
 
 /**

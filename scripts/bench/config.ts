@@ -8,6 +8,7 @@ import type { RefRecord } from "../results/ref.js";
 import type { LatencyCase, MemoryMode } from "../results/schema.js";
 import type { Delivery } from "../target/bundled.js";
 import type { GuardConfig } from "../verdicts/cells.js";
+import type { MinEffect } from "../verdicts/practical.js";
 
 export const MEMORY_MODES: readonly MemoryMode[] = ["memory", "snapshot"];
 
@@ -149,6 +150,8 @@ export interface BenchConfig {
   guard: GuardConfig | null;
   /** The guarded metrics (--guard, else the headline figure of each part that runs), also without --ceiling. */
   guardMetrics: string[];
+  /** --min-effect: the practical floor below which any verdict is "no practical change". */
+  minEffect: MinEffect;
 }
 
 /**
@@ -194,6 +197,8 @@ export function recordedConfig(c: BenchConfig): Record<string, unknown> {
     guard: c.guardMetrics,
     guardConfidence: c.guard?.confidence ?? false,
     allowMissing: c.guard?.allowMissing ?? false,
+    guardMinPairs: c.guard?.minPairs ?? null,
+    minEffect: c.minEffect,
     projects: c.fixtures.projects,
     events: c.fixtures.events,
     trialTimeoutMs: c.protocol.trialTimeoutMs,

@@ -7,17 +7,20 @@ import { removeDeadOwners } from "../../fixtures/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
 import { driverFor, requireK6, runClientsInWorker } from "../driver/clients.js";
 import { escapeText, exitText } from "../report/failures.js";
-import { size } from "../report/format.js";
+import type { SummaryJson } from "../report/summary-json.js";
+import { memoryCellName } from "../results/cell-names.js";
 import { ResultsFile } from "../results/journal.js";
 import type { Results, RunFixture, RunInfo, VariantInfo } from "../results/schema.js";
 import { bundledCommandLine } from "../target/bundled.js";
 import { killAllNow } from "../target/process.js";
 import { type TargetRuntime, targetRuntime } from "../target/runtime.js";
 import { EXIT } from "../util/exit-codes.js";
+import { size } from "../util/format.js";
 import { verdictsOf } from "../verdicts/cells.js";
 import type { GuardDecision } from "../verdicts/guard.js";
 import { runStormVerdicts } from "../verdicts/storm.js";
 import { createAutoSampler } from "./auto-sample.js";
+import { commandLine, harnessVersionOf } from "./command-line.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fixtures.js";
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
@@ -41,6 +44,8 @@ export interface BenchIO {
   handleSignals?: boolean;
   /** Lines said before the run starts (warnings, checkouts and builds); stderr by default. */
   log?: (line: string) => void;
+  /** The command line as typed (the CLI's argv after the node binary and script), for the report. */
+  argv?: readonly string[];
 }
 
 export interface BenchOutcome {
@@ -50,6 +55,10 @@ export interface BenchOutcome {
   /** Why the run stopped early (signal name, --fail-fast reason), or null. */
   stopReason: string | null;
   markdown: string;
+  /** The summary block alone (for --summary-md and $GITHUB_STEP_SUMMARY). */
+  summary: string;
+  /** The summary as data (--json). */
+  json: SummaryJson;
   guard: GuardDecision | null;
 }
 
@@ -87,9 +96,9 @@ export function variantInfos(targets: TargetSpec[]): VariantInfo[] {
   }));
 }
 
-/** "memory 1 KiB × 10 resume legacy": a memory cell and variant, for progress labels. */
+/** "memory 1 KiB × 10, resume legacy": a memory cell (named as in the report) and variant, for progress labels. */
 function memoryCellLabel(t: { scriptBytes: number; clients: number; mode: string; variant: string }): string {
-  return `memory ${size(t.scriptBytes)} × ${t.clients} ${t.mode} ${t.variant}`;
+  return `memory ${memoryCellName(t)} ${t.variant}`;
 }
 
 /** Runs the bench described by config. Throws FixtureError/TargetError/DriverError for fatal problems. */
@@ -154,6 +163,8 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const info: RunInfo = {
     ...runInfo(resolvedConfig, io.root),
     projectRoot: resolve(io.root),
+    ...(io.argv ? { command: commandLine(io.argv) } : {}),
+    ...harnessVersionOf(io.root),
     fixtures: {
       latency: latencyFixture ? fixtureShape(latencyFixture) : null,
       memory: [...memoryFixtures.values()].map(fixtureShape),
@@ -210,10 +221,20 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const mPlan = memory.enabled ? memoryPlan(cells, roundVariants, memory.trials) : [];
   const leakTotal = leak.cycles > 0 ? (leak.warmup + leak.cycles) * names.length : 0;
   const stormTotal = storm.clients.length * memory.scriptBytes.length * storm.trials * roundVariants.length;
-  progress.start(lPlan.length + mPlan.length + leakTotal + stormTotal);
+  // Each trial's kind, so the ETA weighs a memory cell's trial (a fresh server each) apart from a latency one.
+  const kindOf = (t: object): string => {
+    const m = t as Partial<{ scriptBytes: number; clients: number; mode: string }>;
+    return m.scriptBytes === undefined ? "latency" : `memory:${m.scriptBytes}x${m.clients}/${m.mode}`;
+  };
+  progress.start(lPlan.length + mPlan.length + leakTotal + stormTotal, [
+    ...lPlan.map(kindOf),
+    ...mPlan.map(kindOf),
+    ...Array.from({ length: leakTotal }, () => "leak"),
+    ...Array.from({ length: stormTotal }, () => "storm"),
+  ]);
   // Auto-sampling's extra rounds join the progress total as they are planned.
-  const grown = <T>(trials: T[]): T[] => {
-    progress.grow(trials.length);
+  const grown = <T extends object>(trials: T[]): T[] => {
+    progress.grow(trials.length, trials.map(kindOf));
     return trials;
   };
   const auto =
@@ -362,13 +383,16 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   }
   // The run's verdicts, per metric and cell, kept with the rows they were judged on.
   if (auto) file.results.autoSample = auto.info();
-  file.results.verdicts = [...verdictsOf(file.results, guardConfig), ...runStormVerdicts(file.results, guardConfig)];
+  file.results.verdicts = [
+    ...verdictsOf(file.results, guardConfig, config.minEffect),
+    ...runStormVerdicts(file.results, guardConfig),
+  ];
   // The reason is kept with the results (a fatal stop too), so `report` can say later why the run ended.
   const results = file.finish(new Date().toISOString(), stopReason);
   if (fatal) {
-    await renderReport(runDir, results, guardConfig).catch(() => undefined); // the fatal error is what to report
+    await renderReport(runDir, results, guardConfig, config.minEffect).catch(() => undefined); // the fatal error is what to report
     throw fatal;
   }
-  const { markdown, guard } = await renderReport(runDir, results, guardConfig);
-  return { runDir, results, interrupted: stopReason !== null, stopReason, markdown, guard };
+  const { markdown, guard, summary, json } = await renderReport(runDir, results, guardConfig, config.minEffect);
+  return { runDir, results, interrupted: stopReason !== null, stopReason, markdown, summary, json, guard };
 }

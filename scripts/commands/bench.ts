@@ -23,6 +23,7 @@ import { StormLimitError } from "../storm/limits.js";
 import { EXIT, type ExitCode } from "../util/exit-codes.js";
 import { redactStream, registerSecret } from "../util/redact.js";
 import { UsageError } from "../util/usage.js";
+import { emitReport, type SummaryFlags } from "./summary-out.js";
 
 /** The package root (dist/scripts/commands/ -> ../../..): default fixtures and reports live there. */
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
@@ -57,7 +58,20 @@ function reportedRefsError(e: unknown): boolean {
 export const benchCommand: CommandModule = {
   command: BENCH_COMMAND.command,
   describe: BENCH_COMMAND.describe,
-  builder: (y: Argv) => applyOptions(y, BENCH_COMMAND),
+  builder: (y: Argv) =>
+    applyOptions(y, BENCH_COMMAND)
+      // The five most common runs.
+      .example("$0 bench", "the bundled server, legacy (baseline) vs batched (candidate), full matrix")
+      .example("$0 bench --quick", "a smaller run of about a minute: 1 trial, 1 KiB memory cells")
+      .example(
+        "$0 bench --ref main=origin/main --ref head=HEAD --ceiling 1.03",
+        "two revisions of this repository, judged by the regression guard (exit 1 on FAIL)",
+      )
+      .example(
+        "$0 bench --target 'base=node old/server.js --port {port}' --target 'head=node new/server.js --port {port}'",
+        "two builds of your own server",
+      )
+      .example("$0 report reports/<run> --ceiling 1.03 > comment.md", "re-judge a run; stdout is the comment to post"),
   handler: async (argv) => {
     // --repo R --clean-checkouts removes R's checkout cache and runs nothing.
     const cleanRepo = parseCleanCheckouts(argv as Record<string, unknown>);
@@ -82,11 +96,19 @@ export const benchCommand: CommandModule = {
         stdout: process.stdout,
         handleSignals: true,
         log: (line) => process.stderr.write(`${line}\n`),
+        argv: process.argv.slice(2),
       });
       // Below the project root the path is shown relative to it, as in the report.
       const shown = relativeToRoot(join(outcome.runDir, "results.json"), ROOT);
-      process.stdout.write(`${outcome.markdown.trimEnd()}\n\nResults: ${shown}\n`);
-      if (outcome.guard) process.stdout.write(`${outcome.guard.lines.join("\n")}\n`);
+      // stdout: the Markdown alone (or --json); the path and the guard's lines go to stderr.
+      emitReport(
+        outcome,
+        argv as SummaryFlags,
+        process.env,
+        (t) => process.stdout.write(t),
+        (t) => process.stderr.write(t),
+        [`Results: ${shown}`, ...(outcome.guard?.lines ?? [])],
+      );
       const crashes = outcome.results.targetCrashes?.length ?? 0;
       if (crashes > 0) {
         process.stderr.write(

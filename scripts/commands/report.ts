@@ -1,24 +1,24 @@
 // `catchup-bench report <run>`: re-render report.md and report.html from a run's results.json and
 // samples (never re-measures), print the Markdown, and judge the regression guard when --ceiling is given.
 import type { CommandModule } from "yargs";
-import { guardFromFlags } from "../options/guard.js";
+import { type GuardRaw, guardFromFlags } from "../options/guard.js";
+import { parseMinEffect } from "../options/min-effect.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
-import { ReportInputError, writeReports } from "../report/write.js";
+import { writeJudgedReports } from "../report/judged.js";
+import { ReportInputError, readResults } from "../report/write.js";
 import { EXIT } from "../util/exit-codes.js";
 import { UsageError } from "../util/usage.js";
 import type { GuardConfig } from "../verdicts/cells.js";
-import { judge, runMatrices } from "../verdicts/guard.js";
+import { runMatrices } from "../verdicts/guard.js";
+import { minEffectFromConfig } from "../verdicts/practical.js";
 import { runMergeReport } from "./report-merge.js";
+import { emitReport, type SummaryFlags } from "./summary-out.js";
 
-export interface ReportArgs {
+export interface ReportArgs extends GuardRaw, SummaryFlags {
   run?: string;
   merge?: unknown;
   out?: unknown;
-  ceiling?: unknown;
-  guard?: unknown;
-  "guard-confidence"?: unknown;
-  "allow-missing"?: unknown;
 }
 
 /**
@@ -26,7 +26,7 @@ export interface ReportArgs {
  * defaults for `matrices` (the run's parts, as bench chose them).
  */
 export function guardOptions(
-  args: Omit<ReportArgs, "run" | "merge" | "out">,
+  args: Omit<ReportArgs, "run" | "merge" | "out" | "json" | "summary-md">,
   matrices?: Parameters<typeof guardFromFlags>[1],
 ): GuardConfig | null {
   return guardFromFlags(args, matrices).guard;
@@ -45,24 +45,32 @@ export function quietOnClosedStdout(): void {
 }
 
 /** The command's work, callable from a program: returns the exit code it would set. */
-export async function runReport(args: ReportArgs, out: (text: string) => void): Promise<number> {
+export async function runReport(
+  args: ReportArgs,
+  out: (text: string) => void,
+  err: (text: string) => void = (t) => process.stderr.write(t),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<number> {
   if (args.merge !== undefined) return runMergeReport(args, out);
   if (args.run === undefined) throw new UsageError("report needs a run directory, or --merge SUMMARY...");
-  const guard = guardOptions(args);
-  let written: Awaited<ReturnType<typeof writeReports>>;
+  const flagged = guardOptions(args);
+  let written: Awaited<ReturnType<typeof writeJudgedReports>>;
   try {
-    written = await writeReports(args.run);
+    const results = readResults(args.run);
+    // The same cells and default figures as the bench that made the run: re-rendering gives its verdict.
+    const guard = flagged ? (guardOptions(args, runMatrices(results)) ?? flagged) : null;
+    const minEffect =
+      args["min-effect"] === undefined
+        ? minEffectFromConfig(results.run.config ?? {})
+        : parseMinEffect(args["min-effect"]);
+    written = await writeJudgedReports(args.run, results, guard, minEffect);
   } catch (e) {
     if (e instanceof ReportInputError) throw new UsageError(e.message);
     throw e;
   }
-  out(written.markdown);
-  out(`\nreport.md:   ${written.mdPath}\nreport.html: ${written.htmlPath}\n`);
-  if (!guard) return EXIT.ok;
-  // The same cells and default figures as the bench that made the run: re-rendering gives its verdict.
-  const decision = judge(written.results, guardOptions(args, runMatrices(written.results)) ?? guard);
-  out(`\n${decision.lines.join("\n")}\n`);
-  return decision.exitCode;
+  const notes = [`report.md:   ${written.mdPath}`, `report.html: ${written.htmlPath}`, ...(written.guard?.lines ?? [])];
+  emitReport(written, args, env, out, err, notes);
+  return written.guard ? written.guard.exitCode : EXIT.ok;
 }
 
 export const reportCommand: CommandModule<object, ReportArgs> = {

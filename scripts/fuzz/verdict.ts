@@ -1,5 +1,5 @@
 // Pure: the fuzz run's figures, its pass/fail checks and their rendering as text lines.
-import { mib } from "../report/format.js";
+import { mib } from "../util/format.js";
 import type { HealthyReport } from "./healthy.js";
 
 export interface FuzzFigures {

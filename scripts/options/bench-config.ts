@@ -274,5 +274,6 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     },
     guard: guard.guard,
     guardMetrics: guard.metrics,
+    minEffect: guard.minEffect,
   };
 }

@@ -13,6 +13,7 @@ import {
 import { DRIVERS } from "../driver/clients.js";
 import { DELIVERIES } from "../target/bundled.js";
 import { GUARD_OPTIONS } from "./guard.js";
+import { SUMMARY_OPTIONS } from "./output.js";
 import { REFS_OPTIONS } from "./refs.js";
 import type { CommandSpec } from "./spec.js";
 
@@ -316,6 +317,7 @@ export const BENCH_OPTIONS = {
   "probe-tag": { type: "string", default: PROBE_TAG, describe: "unary probe RPC tag", group: PROTOCOL },
   "probe-payload": { type: "json", default: "{}", describe: "probe payload", group: PROTOCOL },
   ...GUARD_OPTIONS(GUARD),
+  ...SUMMARY_OPTIONS(OUTPUT),
   out: { type: "string", defaultText: "reports/<timestamp>", describe: "run directory", group: OUTPUT },
   fixture: {
     type: "string",

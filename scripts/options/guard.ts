@@ -2,7 +2,10 @@
 
 import { UsageError } from "../util/usage.js";
 import type { GuardConfig } from "../verdicts/cells.js";
+import { GUARD_MIN_PAIRS } from "../verdicts/cells.js";
 import { defaultGuard, GUARD_METRICS } from "../verdicts/guard.js";
+import type { MinEffect } from "../verdicts/practical.js";
+import { parseMinEffect } from "./min-effect.js";
 import { type OptionTable, parseOption } from "./spec.js";
 
 /** --ceiling and --guard, listed under `group` in help. */
@@ -34,6 +37,22 @@ export const GUARD_OPTIONS = (group?: string) =>
       describe: "judge a guarded cell on the pairs it has when some are missing (else: no verdict, exit 3)",
       ...(group ? { group } : {}),
     },
+    "guard-min-pairs": {
+      type: "int",
+      min: 1,
+      max: 1000,
+      default: GUARD_MIN_PAIRS,
+      describe:
+        "PASS/FAIL needs this many pairs in a guarded cell (fewer: too few pairs, exit 3); the default is where the 95% interval's coverage is within 2 points of 95%",
+      ...(group ? { group } : {}),
+    },
+    "min-effect": {
+      type: "string",
+      defaultText: "1%,1MiB,1ms",
+      describe:
+        "practical floor: a change smaller than this (relative, and absolute for memory and latency) is 'no practical change' whatever its interval",
+      ...(group ? { group } : {}),
+    },
   }) as const satisfies OptionTable;
 
 /** The guard as the flags give it: null without --ceiling; the metrics also without it (the report marks them). */
@@ -41,11 +60,23 @@ export interface GuardFromFlags {
   guard: GuardConfig | null;
   /** Guarded metrics: --guard's, else the headline figure of each matrix that runs. */
   metrics: string[];
+  /** --min-effect: the practical floor of every verdict, guarded or not. */
+  minEffect: MinEffect;
 }
 
 /** Validates --ceiling and --guard (raw values as typed); the one place both commands check them. */
+/** The guard's flags as typed (raw values), as both commands receive them. */
+export interface GuardRaw {
+  ceiling?: unknown;
+  guard?: unknown;
+  "guard-confidence"?: unknown;
+  "allow-missing"?: unknown;
+  "guard-min-pairs"?: unknown;
+  "min-effect"?: unknown;
+}
+
 export function guardFromFlags(
-  raw: { ceiling?: unknown; guard?: unknown; "guard-confidence"?: unknown; "allow-missing"?: unknown },
+  raw: GuardRaw,
   matrices: { latency: boolean; memory: boolean; leak?: boolean; storm?: boolean } = { latency: true, memory: true },
 ): GuardFromFlags {
   const spec = GUARD_OPTIONS();
@@ -60,13 +91,18 @@ export function guardFromFlags(
       raw["allow-missing"] === undefined
         ? false
         : (parseOption("allow-missing", spec["allow-missing"], raw["allow-missing"]) as boolean),
+    minPairs:
+      raw["guard-min-pairs"] === undefined
+        ? GUARD_MIN_PAIRS
+        : (parseOption("guard-min-pairs", spec["guard-min-pairs"], raw["guard-min-pairs"]) as number),
   };
+  const minEffect = parseMinEffect(raw["min-effect"]);
   if (raw.ceiling === undefined) {
     if (raw.guard !== undefined) {
       throw new UsageError("--guard needs --ceiling (the ratio above which a guarded metric fails, e.g. 1.03)");
     }
-    return { guard: null, metrics };
+    return { guard: null, metrics, minEffect };
   }
   const ceiling = parseOption("ceiling", spec.ceiling, raw.ceiling) as number;
-  return { guard: { ceiling, metrics, ...switches }, metrics };
+  return { guard: { ceiling, metrics, ...switches }, metrics, minEffect };
 }

@@ -1,9 +1,11 @@
 // `report` flags: the one table from which yargs, --help, docs/cli.md and validation come.
 import { GUARD_OPTIONS } from "./guard.js";
+import { SUMMARY_OPTIONS } from "./output.js";
 import type { CommandSpec } from "./spec.js";
 
 export const REPORT_OPTIONS = {
   ...GUARD_OPTIONS(),
+  ...SUMMARY_OPTIONS(),
   merge: {
     type: "string",
     repeatable: true,

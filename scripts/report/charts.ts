@@ -2,8 +2,8 @@
 // the heap and RSS timelines of both variants on one time axis (0 = clients connect), phase marks and
 // the post-GC point. Values leave here in MiB and ms, ready for uPlot's aligned-columns format.
 import type { SampleLine } from "../results/schema.js";
+import { size } from "../util/format.js";
 import type { Roles } from "../verdicts/metrics.js";
-import { size } from "./format.js";
 import type { LatencyCaseModel, MemoryCellModel, ReportModel } from "./model.js";
 
 const MIB = 1024 * 1024;

@@ -3,7 +3,7 @@
 // way is one line, not 1,000), and what the failed memory trials measured before they failed.
 // Every text that came from a target is escaped, so a report stays pasteable and a terminal safe.
 import type { MemoryRow, Results, TargetCrash } from "../results/schema.js";
-import { mib } from "./format.js";
+import { mib } from "../util/format.js";
 
 /** At most this many characters of one error kind are shown. */
 export const KIND_CHARS = 240;

@@ -17,6 +17,7 @@ import {
 } from "./markdown.js";
 import type { ReportModel } from "./model.js";
 import { stormCharts, stormHtml } from "./storm.js";
+import { summaryHtml, summaryOf } from "./summary.js";
 import { targetsHtml } from "./targets.js";
 
 export interface HtmlAssets {
@@ -182,6 +183,7 @@ export function renderHtml(model: ReportModel, charts: Chart[], assets: HtmlAsse
 <body>
 <main>
 <h1>catchup-bench report</h1>
+${summaryHtml(summaryOf(model), escapeHtml)}
 <p class="lead">${lead}</p>
 ${model.interrupted ? '<p class="banner">This run was interrupted: the tables hold only the trials that finished.</p>' : ""}
 ${model.loadWarning ? `<p class="banner">${escapeHtml(model.loadWarning)}</p>` : ""}

@@ -1,18 +1,21 @@
 // The report model -> report.md (pure). Ready to paste into a pull request; no render timestamps, so
 // the same results.json renders the same bytes.
 
+import { cellName, MODE_NOTE, memoryCellName } from "../results/cell-names.js";
 import type { Metric } from "../results/metrics.js";
 import type { CellVerdict } from "../results/verdict.js";
+import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { failuresMarkdown } from "./failures.js";
-import { arrow, chunkSet, mib, ms, ratio, size } from "./format.js";
 import { leakMarkdown } from "./leak.js";
 import type { ReportModel } from "./model.js";
 import { stormMarkdown } from "./storm.js";
+import { ratioWithInterval, summaryMarkdown, summaryOf, verdictWord } from "./summary.js";
 import { targetsMarkdown } from "./targets.js";
 
 /** Human names of the paired metrics. */
 export const METRIC_LABELS: Record<Metric, string> = {
-  completionMs: "completion time (latency cases)",
+  completionMs: "marker received: completion time (latency cases)",
+  acknowledgedMs: "marker acknowledged: the study's timer, one ACK delay more (latency cases)",
   firstChunkMs: "first chunk time (latency cases)",
   probeMs: "probe latency (latency cases)",
   peakHeapBytes: "peak heap (memory cells)",
@@ -97,7 +100,7 @@ function latencyCellsWithoutCpu(model: ReportModel): Cells | null {
     return {
       header: ["case", `${model.single} median`, "chunks", "ok trials"],
       rows: model.latency.map((c) => [
-        c.label,
+        c.case,
         c.completionMedianMs.baseline === null ? "n/a" : `${ms(c.completionMedianMs.baseline)} ms`,
         chunkSet(c.chunks.baseline),
         String(c.trials.baseline),
@@ -114,7 +117,7 @@ function latencyCellsWithoutCpu(model: ReportModel): Cells | null {
       "ok trials",
     ],
     rows: model.latency.map((c) => [
-      c.label,
+      c.case,
       c.completionMedianMs.baseline === null ? "n/a" : `${ms(c.completionMedianMs.baseline)} ms`,
       c.completionMedianMs.candidate === null ? "n/a" : `${ms(c.completionMedianMs.candidate)} ms`,
       arrow(chunkSet(c.chunks.baseline), chunkSet(c.chunks.candidate)),
@@ -133,72 +136,92 @@ function intervalText(iv: { median: number; p99: number; max: number } | null): 
   return iv ? `${ms(iv.median)} / ${ms(iv.p99)} / ${ms(iv.max)}` : "n/a";
 }
 
-/** The heap lane's cadence and its longest stretch without an answer: "10.0 / 12.1 / 480 ms; gap 480 ms". */
-export function heapLaneText(iv: { median: number; p99: number; max: number } | null, gapMs: number | null): string {
-  if (!iv) return "n/a";
-  return gapMs === null ? intervalText(iv) : `${intervalText(iv)}; gap ${ms(gapMs)}`;
+/** The heap lane's cadence: "10.0 / 12.1 / 480" (its max is the longest stretch without an answer). */
+export function heapLaneText(iv: { median: number; p99: number; max: number } | null): string {
+  return intervalText(iv);
 }
 
+/** The memory figures per cell (medians of the ok trials, MiB); the sampler's health is its own table. */
 export function memoryCells(model: ReportModel): Cells | null {
   if (model.memory.length === 0 || (!model.roles && !model.single)) return null;
-  const mibPair = (p: { baseline: number | null; candidate: number | null }, digits = 1, unit = "MiB") =>
-    pairText(model, mib(p.baseline, digits), mib(p.candidate, digits), unit);
+  const mibPair = (p: { baseline: number | null; candidate: number | null }, digits = 1) =>
+    pairText(model, mib(p.baseline, digits), mib(p.candidate, digits));
   return {
     header: [
-      "script size / subscriptions",
-      "mode",
+      "cell",
       "ok trials",
       "peak heap",
       "peak RSS",
+      "VmHWM",
       "post-GC heap",
       "retained heap",
-      "kernel peak RSS (VmHWM)",
-      "MiB through completion",
-      "target CPU",
-      "RSS interval median / p99 / max (ms)",
-      "heap interval median / p99 / max (ms); longest heap gap",
+      "through completion",
+      "target CPU (ms)",
     ],
     rows: model.memory.map((m) => [
-      `${size(m.scriptBytes)} / ${m.clients}`,
-      m.mode,
+      memoryCellName(m),
       model.single ? String(m.trials.baseline) : `${m.trials.baseline} / ${m.trials.candidate}`,
       mibPair(m.peakHeapBytes),
       mibPair(m.peakRssBytes),
+      mibPair(m.hwmRssBytes),
       mibPair(m.postGcHeapBytes),
       mibPair(m.retainedHeapBytes, 2),
-      mibPair(m.hwmRssBytes),
-      mibPair(m.bytesThroughCompletion, 2, ""),
-      pairText(model, ms(m.targetCpuMs.baseline, 0), ms(m.targetCpuMs.candidate, 0), "ms"),
-      model.single
-        ? intervalText(m.interval.baseline)
-        : `${intervalText(m.interval.baseline)} → ${intervalText(m.interval.candidate)}`,
-      model.single
-        ? heapLaneText(m.heapInterval.baseline, m.heapGapMaxMs.baseline)
-        : `${heapLaneText(m.heapInterval.baseline, m.heapGapMaxMs.baseline)} → ${heapLaneText(m.heapInterval.candidate, m.heapGapMaxMs.candidate)}`,
+      mibPair(m.bytesThroughCompletion, 2),
+      pairText(model, ms(m.targetCpuMs.baseline, 0), ms(m.targetCpuMs.candidate, 0)),
     ]),
   };
 }
+
+/** Both sampling lanes' achieved cadence per cell: median of the trials' medians, worst p99 and max. */
+export function samplerCells(model: ReportModel): Cells | null {
+  if (model.memory.length === 0 || (!model.roles && !model.single)) return null;
+  const lane = (p: { baseline: Iv; candidate: Iv }) =>
+    model.single ? intervalText(p.baseline) : `${intervalText(p.baseline)} → ${intervalText(p.candidate)}`;
+  return {
+    header: ["cell", "RSS lane median / p99 / max (ms)", "heap lane median / p99 / max (ms)"],
+    rows: model.memory.map((m) => [memoryCellName(m), lane(m.interval), lane(m.heapInterval)]),
+  };
+}
+type Iv = { median: number; p99: number; max: number } | null;
 
 export function memoryTable(model: ReportModel): string[] {
   const c = memoryCells(model);
   return c ? table(c.header, c.rows) : ["No memory cells in this run."];
 }
 
+function verdictOf(model: ReportModel, metric: Metric, cell: string): CellVerdict | undefined {
+  return model.metrics.find((m) => m.metric === metric)?.cells.find((v) => v.cell === cell);
+}
+
+/**
+ * The probe per cell, one aggregation each: a latency case sends one probe per trial (the median of
+ * those); a memory cell sends one per client (the median over trials of each trial's maximum),
+ * beside the paired ratio and verdict judged on the same figure.
+ */
 export function probeCells(model: ReportModel): Cells | null {
   if ((!model.roles && !model.single) || (model.latency.length === 0 && model.memory.length === 0)) return null;
   const fmt = (a: number | null, b: number | null) => pairText(model, ms(a), ms(b), "ms");
+  const judged = Boolean(model.roles);
+  const header = ["cell", "aggregation", "probe latency"];
+  if (judged) header.push("paired ratio (95% CI)", "verdict");
+  const tail = (metric: Metric, cell: string) => {
+    const v = verdictOf(model, metric, cell);
+    return judged ? [ratioWithInterval(v), v ? verdictWord(v) : "n/a"] : [];
+  };
   return {
-    header: ["cell", "max probe", "median probe"],
+    header,
     rows: [
       ...model.latency.map((c) => [
-        `latency: ${c.label}`,
-        fmt(c.probe.baseline.maxMs, c.probe.candidate.maxMs),
+        c.case,
+        "median of trials",
         fmt(c.probe.baseline.medianMs, c.probe.candidate.medianMs),
+        ...tail("probeMs", c.case),
       ]),
       ...model.memory.map((m) => [
-        `memory: ${size(m.scriptBytes)} / ${m.clients} / ${m.mode}`,
-        fmt(m.probe.baseline.maxMs, m.probe.candidate.maxMs),
-        fmt(m.probe.baseline.medianMs, m.probe.candidate.medianMs),
+        memoryCellName(m),
+        "median of per-trial maxima",
+        fmt(m.probe.baseline.medianOfMaxMs, m.probe.candidate.medianOfMaxMs),
+        ...tail("probeMaxMs", `${m.scriptBytes}x${m.clients}/${m.mode}`),
       ]),
     ],
   };
@@ -209,15 +232,22 @@ export function probeTable(model: ReportModel): string[] {
   return c ? table(c.header, c.rows) : ["No probe figures."];
 }
 
-/** "±4.1%": the smallest change a cell could have ranked ("×2.5" past doubling), or "n/a" without an interval. */
-export function detectableText(d: number | null): string {
+/**
+ * "−4.0% / +4.1%": the smallest change down and up a cell could have ranked (the detectable factor d
+ * is symmetric on the log scale: ÷d or ×d), "÷2.5 / ×2.5" past doubling, "n/a" without an interval.
+ */
+export function detectableText(d: number | null, indicative = false): string {
   if (d === null) return "n/a";
-  return d >= 2 ? `×${d.toFixed(1)}` : `±${((d - 1) * 100).toFixed(1)}%`;
+  const text =
+    d >= 2
+      ? `÷${d.toFixed(1)} / ×${d.toFixed(1)}`
+      : `−${((1 - 1 / d) * 100).toFixed(1)}% / +${((d - 1) * 100).toFixed(1)}%`;
+  return indicative ? `${text} (indicative)` : text;
 }
 
 /** The verdict cell: the verdict word and why. */
 export function verdictText(v: CellVerdict): string {
-  return `${v.verdict} (${v.reason})`;
+  return `${verdictWord(v)} (${v.reason})`;
 }
 
 /** A cell's interval, marked "indicative" below RELIABLE_PAIRS pairs. */
@@ -233,20 +263,28 @@ export interface MetricTable extends Cells {
   pooled: string;
 }
 
-export function metricTables(model: ReportModel): MetricTable[] {
+export function metricTables(model: ReportModel, compact = false): MetricTable[] {
   if (!model.roles) return [];
   const roles = model.roles;
   return model.metrics.map((m) => {
     const guard = m.guarded && model.guard;
     const rule = guard ? (model.guard?.confidence ? "interval low" : "median") : "";
-    const title = `${m.metric}: ${METRIC_LABELS[m.metric]}${guard ? ` — guarded: FAIL when the ${rule} exceeds ${model.guard?.ceiling}` : ""}`;
+    // Compact (a large run): when every cell is indicative the title says so once, not every row.
+    const allIndicative = compact && m.cells.every((v) => v.indicative);
+    const once = allIndicative ? " — every interval and detectable change indicative (fewer than 8 pairs)" : "";
+    const title = `${m.metric}: ${METRIC_LABELS[m.metric]}${guard ? ` — guarded: FAIL when the ${rule} exceeds ${model.guard?.ceiling}` : ""}${once}`;
     const header = ["cell", "median paired ratio", "95% CI"];
     if (model.hasAa) header.push("A/A band");
     header.push("pairs", "smallest detectable change", "verdict");
     const rows = m.cells.map((v) => {
-      const row = [v.cell, v.median === null ? "n/a" : ratio(v.median), intervalCell(v)];
+      const marked = allIndicative ? { ...v, indicative: false } : v;
+      const row = [cellName(v.cell), v.median === null ? "n/a" : ratio(v.median), intervalCell(marked)];
       if (model.hasAa) row.push(v.aaLow === null || v.aaHigh === null ? "n/a" : `${ratio(v.aaLow)}–${ratio(v.aaHigh)}`);
-      row.push(`${v.pairs} / ${v.plannedPairs}`, detectableText(v.detectable), verdictText(v));
+      row.push(
+        `${v.pairs} / ${v.plannedPairs}`,
+        detectableText(v.detectable, marked.indicative),
+        compact ? verdictWord(v) : verdictText(v),
+      );
       return row;
     });
     const p = m.pooled;
@@ -265,14 +303,16 @@ export function guardSummary(model: ReportModel): string | null {
     ...model.metrics.flatMap((m) => m.cells.filter((v) => v.guarded)),
     ...model.stormVerdicts.filter((v) => v.guarded),
   ];
-  const failed = guarded.filter((v) => v.verdict === "fail").map((v) => `${v.metric} ${v.cell}`);
-  const open = guarded.filter((v) => v.verdict === "missing" || v.undecided).map((v) => `${v.metric} ${v.cell}`);
+  const failed = guarded.filter((v) => v.verdict === "fail").map((v) => `${v.metric} ${cellName(v.cell)}`);
+  const open = guarded
+    .filter((v) => v.verdict === "missing" || v.undecided)
+    .map((v) => `${v.metric} ${cellName(v.cell)}`);
   const rule = `${model.guard.confidence ? "interval low" : "median paired ratio"} per cell against ceiling ${model.guard.ceiling}`;
   if (failed.length > 0) {
-    const also = open.length > 0 ? `; no verdict for ${open.join(", ")}` : "";
-    return `Guard (${rule}): FAIL in ${failed.join(", ")}${also}.`;
+    const also = open.length > 0 ? `; no verdict for ${open.join("; ")}` : "";
+    return `Guard (${rule}): FAIL in ${failed.join("; ")}${also}.`;
   }
-  if (open.length > 0) return `Guard (${rule}): NO VERDICT for ${open.join(", ")}.`;
+  if (open.length > 0) return `Guard (${rule}): NO VERDICT for ${open.join("; ")}.`;
   return `Guard (${rule}): PASS in all ${guarded.length} guarded cells.`;
 }
 
@@ -294,50 +334,97 @@ export const VERDICT_NOTE =
   "Intervals from fewer than 8 pairs are marked indicative: they cover the true ratio less often than 95% of the time (about 85% at 3 pairs), so read them as a hint, not a bound. " +
   "The A/A band is the baseline measured against a second copy of itself in the same rounds; a ratio inside it is noise and is not ranked. " +
   'The smallest detectable change is the change this cell could have told from no change at its noise and pair count (80% power, 5% two-sided); a verdict of "noise" says nothing about changes smaller than that. ' +
-  "Unguarded verdicts: lower, higher, noise (interval spans 1.0, inside the A/A band, or fewer than 3 pairs), missing (fewer ok pairs than planned). Guarded: pass, fail, noise, missing. Details: docs/statistics.md.";
+  "The detectable change is shown both ways (−x% / +y%: a ratio of 1/d or d), marked indicative like the interval it comes from. " +
+  "Unguarded verdicts: lower, higher (or higher, expected: the first chunk carries the whole catch-up when the candidate sends fewer chunks), no practical change (the median moved less than the practical floor, --min-effect), noise (interval spans 1.0, inside the A/A band, or fewer than 3 pairs), missing (fewer ok pairs than planned). " +
+  "Guarded: pass, fail, noise, missing, too few pairs (fewer than --guard-min-pairs: no PASS or FAIL). Details: docs/statistics.md.";
 
-/** The whole report.md. */
-export function renderMarkdown(model: ReportModel): string {
+/** GitHub's limit for one comment: report.md must fit it. */
+export const COMMENT_LIMIT = 65_536;
+/** The per-cell tables a large run's report.md leaves to report.html (figures beside the headline ones). */
+const COMPACT_DROPPED: readonly Metric[] = ["hwmRssBytes", "retainedHeapBytes"];
+/** Beyond this many cells the details go to report.html only. */
+export const MAX_DETAIL_CELLS = 64;
+
+/** The cases' meanings, said once (the tables name a case by its id). */
+function casesNote(model: ReportModel): string | null {
+  if (model.latency.length === 0) return null;
+  return `Cases: ${model.latency.map((k) => (k.label === k.case ? k.case : `${k.case} (${k.label})`)).join("; ")}.`;
+}
+
+/** The lines above the details: the summary, the guard's decision and the run's warnings. */
+function headMarkdown(model: ReportModel): string[] {
+  const out = summaryMarkdown(summaryOf(model), cell);
   const r = model.roles;
-  const out: string[] = ["# catchup-bench report", ""];
-  if (r) {
-    out.push(
-      `Baseline **${r.baseline}**, candidate **${r.candidate}**. Ratios are candidate / baseline, paired trial by trial; below 1.0 the candidate is lower (for every figure here, lower is better).`,
-      "",
-    );
-  } else if (model.single) {
+  if (!r && model.single) {
     out.push(`A single target, **${model.single}**: its figures, with nothing to compare them with (no ratios).`, "");
-  } else {
+  } else if (!r) {
     out.push("This run has no variants.", "");
   }
   const guard = guardSummary(model);
   if (guard) out.push(`**${guard}**`, "");
   if (model.interrupted) out.push("**This run was interrupted: the tables hold only the trials that finished.**", "");
   if (model.loadWarning) out.push(`**${model.loadWarning}**`, "");
+  if (r) {
+    out.push(
+      `Ratios are ${r.candidate} / ${r.baseline}, paired trial by trial (lower is better for every figure); medians of the ok trials; intervals from fewer than 8 pairs are indicative. ${MODE_NOTE}`,
+      "",
+    );
+  }
   if (model.otherVariants.length > 0) {
     out.push(`Variants not compared in these tables: ${model.otherVariants.join(", ")}.`, "");
   }
+  return out;
+}
+
+/** The summary block alone (--summary-md, $GITHUB_STEP_SUMMARY): the lines above the details. */
+export function summaryBlock(model: ReportModel): string {
+  return headMarkdown(model).join("\n");
+}
+
+/** Everything below the summary: the figures' full tables, verdicts, sampler health, environment. */
+export function detailsMarkdown(model: ReportModel, compact = false): string[] {
+  const r = model.roles;
+  const out: string[] = [];
+  if (model.guardLines && compact) out.push("## Guard, per cell", "", "One line per guarded cell: guard.txt.", "");
+  else if (model.guardLines) out.push("## Guard, per cell", "", "```", ...model.guardLines.map(fenceSafe), "```", "");
   out.push("## Latency: subscribe to completion marker", "", ...latencyTable(model), "");
+  const cases = casesNote(model);
   out.push(
-    r
-      ? "Median of the ok trials (completion: subscribe sent to the marker frame received; acknowledged: to that frame's ACK sent, so it includes the client's ACK delay, as the study's timer does); chunks are Chunk frames through the completion marker; the ratio is the median of the per-trial paired ratios of completionMs with its 95% bootstrap interval (per-cell verdicts for every metric are below)."
-      : "Median of the ok trials (completion: subscribe sent to the marker frame received; acknowledged: to that frame's ACK sent, so it includes the client's ACK delay, as the study's timer does); chunks are Chunk frames through the completion marker.",
+    `Median of the ok trials (completion: subscribe sent to the marker frame received; acknowledged: to that frame's ACK sent, so it includes the client's ACK delay, as the study's timer does); chunks are Chunk frames through the completion marker${r ? "; the ratio is the median of the per-trial paired ratios of completionMs with its 95% bootstrap interval" : ""}.${cases ? ` ${cases}` : ""}`,
     "",
   );
-  out.push("## Memory: server heap and RSS per cell (MiB)", "", ...memoryTable(model), "");
+  out.push("## Memory: server heap and RSS per cell (MiB, medians of the ok trials)", "", ...memoryTable(model), "");
   out.push(
-    "Medians over the cell's ok trials. Peaks are sampled from outside the server; VmHWM is the kernel's own peak RSS; post-GC heap is read after all clients closed and a forced GC; retained heap = post-GC minus the pre-connect baseline. Two sampling lanes, each with the cadence it achieved: RSS read from /proc on its own schedule, and heap asked of the server's inspector, which cannot answer while the server runs native code (a major GC, a large JSON.stringify, sync zlib or crypto); the longest heap gap is the longest stretch with no heap answer. Target CPU is the server's user + system CPU time over the sampled window.",
+    "Peaks are sampled from outside the server; VmHWM is the kernel's own peak RSS; post-GC heap is read after all clients closed and a forced GC; retained heap = post-GC minus the pre-connect baseline; through completion: bytes of the frames up to the marker; target CPU: the server's user + system CPU time over the sampled window.",
     "",
   );
-  out.push("## Concurrent probe: unary RPC while the first chunk's ACK is held", "", ...probeTable(model), "");
+  const sampler = samplerCells(model);
+  if (sampler) {
+    out.push("## Sampler health: the cadence each lane achieved", "", ...table(sampler.header, sampler.rows), "");
+    out.push(
+      "RSS is read from /proc on its own schedule; heap is asked of the server's inspector, which cannot answer while the server runs native code (a major GC, a large JSON.stringify, sync zlib or crypto), so the heap lane's max is its longest stretch without an answer. Median of the trials' medians, worst p99 and max.",
+      "",
+    );
+  }
+  const probe = model.conditions.probeTag ? `\`${model.conditions.probeTag.replace(/`/g, "")}\`` : "the probe RPC";
+  out.push(`## Concurrent probe: ${probe} while the first chunk's ACK is held`, "", ...probeTable(model), "");
   out.push(...leakMarkdown(model.leak, r));
   out.push(...stormMarkdown(model.storm, r, model.stormVerdicts));
-  const tables = metricTables(model);
+  const tables = metricTables(model, compact);
   if (tables.length > 0) {
     out.push("## Verdicts per cell", "", VERDICT_NOTE, "");
+    if (compact) {
+      out.push(
+        `To fit one comment: verdicts without their reasons, and no per-cell tables for ${COMPACT_DROPPED.join(" and ")} (report.html and results.json have them).`,
+        "",
+      );
+    }
     const auto = autoSampleText(model);
     if (auto) out.push(auto, "");
-    for (const t of tables) out.push(`### ${t.title}`, "", ...table(t.header, t.rows), "", t.pooled, "");
+    for (const t of tables) {
+      if (compact && COMPACT_DROPPED.some((m) => t.title.startsWith(`${m}:`))) continue;
+      out.push(`### ${t.title}`, "", ...table(t.header, t.rows), "", t.pooled, "");
+    }
   }
   out.push(...failuresMarkdown(model.failureReport));
   out.push(...targetsMarkdown(model.targets));
@@ -345,5 +432,44 @@ export function renderMarkdown(model: ReportModel): string {
   if (model.variantDescriptions.length > 0) {
     out.push(`Variants: ${model.variantDescriptions.join("; ")}.`, "");
   }
-  return out.join("\n");
+  return out;
+}
+
+/** A guard line inside a fenced block: a line of backticks from a target's text cannot close it. */
+function fenceSafe(line: string): string {
+  return line.replace(/```/g, "`\u200b``");
+}
+
+/**
+ * The whole report.md: the summary block, then everything else folded under <details> (GitHub
+ * renders it closed). It fits one GitHub comment: past MAX_DETAIL_CELLS cells, or when the details
+ * would not fit, they go to report.html alone and report.md says so.
+ */
+export function renderMarkdown(model: ReportModel): string {
+  const head = headMarkdown(model);
+  const details = detailsMarkdown(model);
+  const fold = (body: string[]) => [
+    "<details>",
+    "<summary>Details: every figure, per-cell verdicts, probe, sampler health, environment</summary>",
+    "",
+    ...body,
+    "</details>",
+    "",
+  ];
+  const full = [...head, ...fold(details)].join("\n");
+  const cells = model.latency.length + model.memory.length;
+  if (cells <= MAX_DETAIL_CELLS && full.length <= COMMENT_LIMIT) return full;
+  // A large run: the verdicts without their reasons, before giving up on the details.
+  const compact = [...head, ...fold(detailsMarkdown(model, true))].join("\n");
+  if (cells <= MAX_DETAIL_CELLS && compact.length <= COMMENT_LIMIT) return compact;
+  const why =
+    cells > MAX_DETAIL_CELLS
+      ? `${cells} cells (more than ${MAX_DETAIL_CELLS})`
+      : `details of ${full.length.toLocaleString("en-US")} characters`;
+  return [
+    ...head,
+    `The details (every figure, per-cell verdicts, probe, sampler health, environment) are in report.html: with ${why} they would not fit one GitHub comment (${COMMENT_LIMIT.toLocaleString("en-US")} characters).`,
+    "",
+    ...(model.guardLines ? ["```", ...model.guardLines.map(fenceSafe), "```", ""] : []),
+  ].join("\n");
 }

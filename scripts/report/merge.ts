@@ -4,8 +4,8 @@
 // recomputed from those rows. What k6 computed per runner (percentiles, thresholds) cannot be
 // combined, and the report says so. Pure: summaries in, a merged model and Markdown out.
 import { emptySessionResult, type SessionResult } from "../../scenarios/lib/session.js";
+import { ms } from "../util/format.js";
 import { quantile } from "../util/stats.js";
-import { ms } from "./format.js";
 
 export const K6_SUMMARY_SCHEMA = "catchup-bench/k6-summary@1";
 /** The row a runner writes for a session it did not run (scenarios/lib/summary.js). */

@@ -2,11 +2,13 @@
 // Pure and deterministic (bootstrap seeds derive from metric names), so a report re-renders byte for byte.
 
 import { describeRef } from "../refs/plan.js";
+import { memoryCellName } from "../results/cell-names.js";
 import type { LeakRow } from "../results/leak.js";
 import type { RefRecord } from "../results/ref.js";
 import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results/schema.js";
 import type { StormRow } from "../results/storm.js";
 import type { StormVerdict } from "../results/verdict.js";
+import { size } from "../util/format.js";
 import { median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import {
   CASE_ORDER,
@@ -17,9 +19,10 @@ import {
   RESAMPLES,
 } from "../verdicts/cells.js";
 import { caseRatios, cellKey, type Roles, rolesOf } from "../verdicts/metrics.js";
+import { type MinEffect, minEffectFromConfig } from "../verdicts/practical.js";
 import { runStormVerdicts } from "../verdicts/storm.js";
+import { type Conditions, conditionsOf } from "./conditions.js";
 import { type FailureReport, failureReport } from "./failures.js";
-import { size } from "./format.js";
 import { type TargetsModel, targetsModel } from "./targets.js";
 
 export { MIN_PAIRS, RELIABLE_PAIRS, RESAMPLES } from "../verdicts/cells.js";
@@ -66,7 +69,8 @@ export interface MemoryCellModel {
   heapGapMaxMs: Pair<number | null>;
   /** Median CPU time of the target per trial (ms). */
   targetCpuMs: Pair<number | null>;
-  probe: Pair<{ maxMs: number | null; medianMs: number | null }>;
+  /** maxMs: the largest over all trials; medianOfMaxMs: the median of the per-trial maxima (what probeMaxMs judges). */
+  probe: Pair<{ maxMs: number | null; medianOfMaxMs: number | null; medianMs: number | null }>;
   /** The samples file of each variant's first ok trial. */
   samplesFile: Pair<string | null>;
   /** Every trial's samples file by trial number (null for a trial without one), for the timelines. */
@@ -110,6 +114,19 @@ export interface ReportModel {
   stormVerdicts: StormVerdict[];
   /** What each target ran on, its checkout and build, and what each case moved through completion. */
   targets?: TargetsModel;
+  /** The run's settings, machine and command, for the summary's conditions line. */
+  conditions: Conditions;
+  /** The guard's lines (guard.txt) when the report was judged, else null. */
+  guardLines: string[] | null;
+}
+
+/** What a re-render may decide differently from the recorded run: `report --ceiling`, `--min-effect`. */
+export interface ModelOptions {
+  /** The guard to judge with (undefined: the one recorded in the run's config). */
+  guard?: GuardConfig | null;
+  minEffect?: MinEffect;
+  /** The guard's decision lines, shown in the report exactly as guard.txt holds them. */
+  guardLines?: string[] | null;
 }
 
 const CASE_LABELS: Record<string, string> = {
@@ -224,6 +241,7 @@ function memoryModel(rows: readonly MemoryRow[], roles: Roles): MemoryCellModel[
       targetCpuMs: med((r) => r.targetCpuMs ?? null),
       probe: pairOf(roles, (v) => ({
         maxMs: maxOrNull(okValues(of(v), (r) => r.probeMaxMs)),
+        medianOfMaxMs: medianOrNull(okValues(of(v), (r) => r.probeMaxMs)),
         medianMs: medianOrNull(okValues(of(v), (r) => r.probeMedianMs)),
       })),
       samplesFile: pairOf(roles, (v) => of(v).find((r) => r.ok && r.samplesFile)?.samplesFile ?? null),
@@ -240,7 +258,7 @@ function failuresOf(results: Results): FailedRow[] {
     }
     for (const r of memory) {
       if (!r.ok) {
-        const cell = `${r.scriptBytes} B x ${r.clients} ${r.mode}`;
+        const cell = memoryCellName(r);
         out.push({ what: `${prefix}memory ${cell} ${r.variant} trial ${r.trial}`, error: r.error ?? "failed" });
       }
     }
@@ -349,9 +367,19 @@ export function relativeToRoot(text: string, root: string | undefined): string {
   return text.split(prefix).join("");
 }
 
+/** "legacy (node dist/server-under-test/main.js --delivery legacy)", "main (ref main = 0123456789ab)". */
+function variantConditions(v: Results["variants"][number], root: string | undefined): string {
+  const what =
+    v.ref && v.commit ? `ref ${v.ref} = ${v.commit.slice(0, 12)}${v.dirty ? " + uncommitted changes" : ""}` : v.command;
+  return relativeToRoot(`${v.name} (${what})`, root);
+}
+
 /** Builds the report model from a run's results: a comparison, or a single target's figures. */
-export function buildModel(results: Results): ReportModel {
+export function buildModel(results: Results, options: ModelOptions = {}): ReportModel {
   const roles = rolesOf(results);
+  const guard = options.guard === undefined ? guardFromConfig(results.run.config ?? {}) : options.guard;
+  const minEffect = options.minEffect ?? minEffectFromConfig(results.run.config ?? {});
+  const fixture = results.run.fixtures ? fixturesText(results.run.fixtures) : null;
   const single = roles ? null : (results.variants[0]?.name ?? null);
   const names = results.variants.map((v) => v.name);
   const base = {
@@ -364,7 +392,9 @@ export function buildModel(results: Results): ReportModel {
       ),
     ),
     single,
-    guard: guardFromConfig(results.run.config ?? {}),
+    guard,
+    conditions: conditionsOf(results, fixture, (v) => variantConditions(v, results.run.projectRoot), minEffect),
+    guardLines: options.guardLines ?? null,
     autoSample: results.autoSample ?? null,
     hasAa: Boolean(roles && results.aa && (results.aa.latency.length > 0 || results.aa.memory.length > 0)),
     failures: failuresOf(results),
@@ -376,7 +406,7 @@ export function buildModel(results: Results): ReportModel {
     startedAt: results.run.startedAt,
     leak: results.leak ?? [],
     storm: results.storm ?? [],
-    stormVerdicts: runStormVerdicts(results, guardFromConfig(results.run.config ?? {})),
+    stormVerdicts: runStormVerdicts(results, guard),
     targets: targetsModel(results),
   };
   if (!roles) {
@@ -394,6 +424,6 @@ export function buildModel(results: Results): ReportModel {
     ...base,
     latency: latencyModel(results.latency, roles),
     memory: memoryModel(results.memory, roles),
-    metrics: metricVerdicts(results, base.guard),
+    metrics: metricVerdicts(results, base.guard, minEffect),
   };
 }

@@ -3,8 +3,8 @@
 
 import { FAILURE_KINDS, type StormRow } from "../results/storm.js";
 import type { StormVerdict } from "../results/verdict.js";
+import { arrow, mib, ms, size } from "../util/format.js";
 import { median } from "../util/stats.js";
-import { arrow, mib, ms, size } from "./format.js";
 
 export interface StormChart {
   kind: "storm";

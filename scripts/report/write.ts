@@ -8,8 +8,9 @@ import { resultsFromJsonl } from "../results/journal.js";
 import { READABLE_RESULTS_SCHEMAS, type Results, type SampleLine, upgradeResults } from "../results/schema.js";
 import { reportCharts, type SampleSeries } from "./charts.js";
 import { type HtmlAssets, renderHtml } from "./html.js";
-import { renderMarkdown } from "./markdown.js";
-import { buildModel } from "./model.js";
+import { renderMarkdown, summaryBlock } from "./markdown.js";
+import { buildModel, type ModelOptions } from "./model.js";
+import { type SummaryJson, summaryJson } from "./summary-json.js";
 
 /** A run directory that cannot be reported (missing or foreign results.json). */
 export class ReportInputError extends Error {
@@ -164,19 +165,38 @@ export function renderReports(
   results: Results,
   samplesOf: (file: string | null) => SampleSeries,
   assets: HtmlAssets,
-): { markdown: string; html: string } {
-  const model = buildModel(results);
+  options: ModelOptions = {},
+): { markdown: string; html: string; summary: string; json: SummaryJson } {
+  const model = buildModel(results, options);
   const charts = reportCharts(model, samplesOf);
-  return { markdown: renderMarkdown(model), html: renderHtml(model, charts, assets) };
+  return {
+    markdown: renderMarkdown(model),
+    html: renderHtml(model, charts, assets),
+    summary: summaryBlock(model),
+    json: summaryJson(model),
+  };
 }
 
 /** Re-renders report.md and report.html of a run directory from its results.json and samples. */
 export async function writeReports(
   runDir: string,
   given?: Results,
-): Promise<{ markdown: string; mdPath: string; htmlPath: string; results: Results }> {
+  options: ModelOptions = {},
+): Promise<{
+  markdown: string;
+  mdPath: string;
+  htmlPath: string;
+  results: Results;
+  summary: string;
+  json: SummaryJson;
+}> {
   const results = given ?? readResults(runDir);
-  const { markdown, html } = renderReports(results, (f) => readSamples(runDir, f), loadAssets());
+  const { markdown, html, summary, json } = renderReports(
+    results,
+    (f) => readSamples(runDir, f),
+    loadAssets(),
+    options,
+  );
   const mdPath = join(runDir, "report.md");
   const htmlPath = join(runDir, "report.html");
   // Both are rendered before either is written; a folder that cannot take them is one line, not a stack.
@@ -199,5 +219,5 @@ export async function writeReports(
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     throw new ReportInputError(`cannot write the reports into ${runDir} (${code}); the run's results are unchanged`);
   }
-  return { markdown, mdPath, htmlPath, results };
+  return { markdown, mdPath, htmlPath, results, summary, json };
 }

@@ -117,6 +117,10 @@ export interface RunInfo {
   stopReason?: string | null;
   /** The project root the run started from: reports show paths below it relative to it. */
   projectRoot?: string;
+  /** The command line that started the run ("catchup-bench bench --quick"), secrets redacted. */
+  command?: string;
+  /** The harness's own version (package.json); `gitCommit` is the harness's commit, not a variant's. */
+  harnessVersion?: string;
   /** What the fixtures each matrix used actually hold (from their fixture_meta), for the report. */
   fixtures?: { latency: RunFixture | null; memory: RunFixture[]; leak?: RunFixture };
 }

@@ -1,8 +1,8 @@
 // A verdict as results.json keeps it (verdicts/ computes them; report/ renders them).
 import type { Metric, StormMetric } from "./metrics.js";
 
-export type GuardedVerdict = "pass" | "fail" | "noise" | "missing";
-export type OpenVerdict = "lower" | "higher" | "noise" | "missing";
+export type GuardedVerdict = "pass" | "fail" | "noise" | "missing" | "too-few-pairs";
+export type OpenVerdict = "lower" | "higher" | "noise" | "missing" | "no-practical-change";
 export type CellVerdictName = GuardedVerdict | OpenVerdict;
 
 /**
@@ -28,8 +28,10 @@ export interface CellVerdict {
   detectable: number | null;
   /** Fewer than RELIABLE_PAIRS pairs: the interval undercovers, read it as indicative only. */
   indicative: boolean;
-  /** A guarded cell above the ceiling but inside its A/A band: no verdict either way. */
+  /** A guarded cell above the ceiling but inside its A/A band, or with too few pairs: no verdict either way. */
   undecided: boolean;
+  /** A change the change under test is expected to make (fewer chunks: a later first chunk), not a regression. */
+  expected?: boolean;
   /** Why the verdict, in a few words. */
   reason: string;
 }

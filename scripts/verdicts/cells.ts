@@ -7,8 +7,9 @@ import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
 import { METRICS, type Metric } from "../results/metrics.js";
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict.js";
-import { type Interval, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
+import { type Interval, median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import { isLatencyMetric, metricRatios, type Roles, rolesOf } from "./metrics.js";
+import { belowFloor, expectedEffect, type MinEffect } from "./practical.js";
 
 /** Bootstrap resamples for every interval in a verdict (seeded per metric and cell). */
 export const RESAMPLES = 4000;
@@ -16,6 +17,11 @@ export const RESAMPLES = 4000;
 export const MIN_PAIRS = 3;
 /** Below this many pairs the 95% interval covers the truth well under 95% of the time (test/stats): "indicative". */
 export const RELIABLE_PAIRS = 8;
+/**
+ * The guard decides only from this many pairs (--guard-min-pairs): the first pair count at which the
+ * interval's coverage is within 2 points of 95% (93.0-96.8% at 8 pairs; docs/statistics.md).
+ */
+export const GUARD_MIN_PAIRS = RELIABLE_PAIRS;
 /** z quantiles for the smallest detectable change: two-sided 5% test, 80% power. */
 const Z_ALPHA = 1.959964;
 const Z_POWER = 0.841621;
@@ -28,6 +34,8 @@ export interface GuardConfig {
   confidence?: boolean;
   /** Judge a cell on the pairs it has when some are missing (default: such a cell is "missing"). */
   allowMissing?: boolean;
+  /** PASS/FAIL needs at least this many pairs (default GUARD_MIN_PAIRS); fewer: "too-few-pairs", exit 3. */
+  minPairs?: number;
 }
 
 export interface MetricVerdicts {
@@ -136,6 +144,12 @@ export function decideCell(
     summary: RatioSummary | null;
     plannedPairs: number;
     band: Interval | null;
+    /** The baseline's median in the cell: the absolute size of a change, for the practical floor. */
+    baselineMedian?: number | null;
+    /** The practical floor (--min-effect); null or absent: none. */
+    floor?: MinEffect | null;
+    /** Why a higher figure is the expected effect of the change (practical.ts), or null. */
+    expected?: string | null;
   },
   guard: GuardConfig | null,
 ): CellVerdict {
@@ -164,6 +178,17 @@ export function decideCell(
   }
   const inBand = band !== null && summary.median >= band.low && summary.median <= band.high;
   if (guarded && guard) {
+    // Below the minimum the interval undercovers: no PASS or FAIL, whatever the median says.
+    const needed = guard.minPairs ?? GUARD_MIN_PAIRS;
+    if (pairs < needed) {
+      const more = needed - pairs;
+      return {
+        ...base,
+        verdict: "too-few-pairs",
+        undecided: true,
+        reason: `${pairs} pair${pairs === 1 ? "" : "s"}, the guard needs ${needed}: ${more} more round${more === 1 ? "" : "s"}`,
+      };
+    }
     const c = guard.ceiling;
     const over = guard.confidence ? summary.n > 1 && summary.ci.low > c : summary.median > c;
     const rule = guard.confidence
@@ -178,16 +203,25 @@ export function decideCell(
   }
   if (summary.n < MIN_PAIRS)
     return { ...base, verdict: "noise", reason: `${pairs} pair${pairs === 1 ? "" : "s"}: too few to rank` };
+  const floor = input.floor
+    ? belowFloor(summary.median, input.baselineMedian ?? null, isLatencyMetric(metric) ? "ms" : "bytes", input.floor)
+    : null;
+  if (floor) return { ...base, verdict: "no-practical-change", reason: floor };
   if (summary.ci.low <= 1 && summary.ci.high >= 1) return { ...base, verdict: "noise", reason: "interval spans 1.0" };
   if (inBand) return { ...base, verdict: "noise", reason: "inside the A/A band" };
-  return summary.median < 1
-    ? { ...base, verdict: "lower", reason: "interval below 1.0" }
+  if (summary.median < 1) return { ...base, verdict: "lower", reason: "interval below 1.0" };
+  return input.expected
+    ? { ...base, verdict: "higher", expected: true, reason: input.expected }
     : { ...base, verdict: "higher", reason: "interval above 1.0" };
 }
 
 /** The metrics a run has rows for, in report order. */
 export function presentMetrics(results: Pick<Results, "latency" | "memory">): Metric[] {
-  return METRICS.filter((m) => (isLatencyMetric(m) ? results.latency.length > 0 : results.memory.length > 0));
+  // Results from before the acknowledged timer have no acknowledgedMs: no empty table for it.
+  const acknowledged = results.latency.some((r) => typeof r.acknowledgedMs === "number");
+  return METRICS.filter((m) =>
+    m === "acknowledgedMs" ? acknowledged : isLatencyMetric(m) ? results.latency.length > 0 : results.memory.length > 0,
+  );
 }
 
 /** The guard settings recorded in a run's config (bench writes them there), or null. */
@@ -200,11 +234,27 @@ export function guardFromConfig(config: Record<string, unknown>): GuardConfig | 
     metrics,
     confidence: config.guardConfidence === true,
     allowMissing: config.allowMissing === true,
+    // A run from before --guard-min-pairs was judged without a minimum: re-judging it applies today's.
+    minPairs: typeof config.guardMinPairs === "number" ? config.guardMinPairs : GUARD_MIN_PAIRS,
   };
 }
 
+/** The median of one variant's ok figures of a metric in a cell, or null. */
+function variantMedian(rows: ReturnType<typeof cellRows>, field: string, variant: string): number | null {
+  const all = [...rows.latency, ...rows.memory] as unknown as Array<Record<string, unknown>>;
+  const xs = all
+    .filter((r) => r.ok === true && r.variant === variant)
+    .map((r) => r[field])
+    .filter((x): x is number => typeof x === "number" && Number.isFinite(x));
+  return xs.length > 0 ? median(xs) : null;
+}
+
 /** Every metric's per-cell verdicts and pooled summary. Empty when the run has nothing to compare. */
-export function metricVerdicts(results: Results, guard: GuardConfig | null): MetricVerdicts[] {
+export function metricVerdicts(
+  results: Results,
+  guard: GuardConfig | null,
+  floor: MinEffect | null = null,
+): MetricVerdicts[] {
   const roles = rolesOf(results);
   if (!roles) return [];
   const aa = aaPairing(results, roles);
@@ -220,8 +270,21 @@ export function metricVerdicts(results: Results, guard: GuardConfig | null): Met
             seed: seed ^ 0xaa,
           })
         : null;
+      const chunks = {
+        baseline: isLatencyMetric(metric) ? variantMedian(rows, "chunks", roles.baseline) : null,
+        candidate: isLatencyMetric(metric) ? variantMedian(rows, "chunks", roles.candidate) : null,
+      };
       return decideCell(
-        { metric, cell, summary, plannedPairs: plannedOf(results, metric, rows), band: aaBandOf(aaSummary) },
+        {
+          metric,
+          cell,
+          summary,
+          plannedPairs: plannedOf(results, metric, rows),
+          band: aaBandOf(aaSummary),
+          baselineMedian: variantMedian(rows, metric, roles.baseline),
+          floor,
+          expected: expectedEffect(metric, chunks),
+        },
         guard,
       );
     });
@@ -234,8 +297,8 @@ export function metricVerdicts(results: Results, guard: GuardConfig | null): Met
 }
 
 /** The flat `verdicts` array of results.json. */
-export function verdictsOf(results: Results, guard: GuardConfig | null): CellVerdict[] {
-  return metricVerdicts(results, guard).flatMap((m) => m.cells);
+export function verdictsOf(results: Results, guard: GuardConfig | null, floor: MinEffect | null = null): CellVerdict[] {
+  return metricVerdicts(results, guard, floor).flatMap((m) => m.cells);
 }
 
 /**
@@ -248,6 +311,11 @@ export function cellsToResample(results: Results, guard: GuardConfig): { latency
   const memory = new Set<string>();
   for (const v of verdictsOf(results, guard)) {
     if (!v.guarded || v.verdict === "missing") continue;
+    // Too few pairs to decide: another round is exactly what the cell needs.
+    if (v.verdict === "too-few-pairs") {
+      (isLatencyMetric(v.metric) ? latency : memory).add(v.cell);
+      continue;
+    }
     const straddles = v.ciLow !== null && v.ciHigh !== null && v.ciLow <= guard.ceiling && guard.ceiling < v.ciHigh;
     if (!straddles && !v.undecided && v.pairs >= 2) continue;
     (isLatencyMetric(v.metric) ? latency : memory).add(v.cell);

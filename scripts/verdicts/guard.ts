@@ -3,13 +3,14 @@
 // lower bound does). The run fails when any guarded cell fails; a guarded cell with missing pairs, or
 // above the ceiling but inside its A/A band, leaves the run without a verdict.
 
+import { cellName } from "../results/cell-names.js";
 import { METRICS, STORM_METRIC_NAMES } from "../results/metrics.js";
 import type { Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict.js";
 import { EXIT, type ExitCode } from "../util/exit-codes.js";
-import { type GuardConfig, verdictsOf } from "./cells.js";
+import { GUARD_MIN_PAIRS, type GuardConfig, verdictsOf } from "./cells.js";
 import { judgeLeak, LEAK_METRIC } from "./leak-guard.js";
-import { isMetric, rolesOf } from "./metrics.js";
+import { isLatencyMetric, isMetric, rolesOf } from "./metrics.js";
 import { DEFAULT_STORM_GUARD, isStormMetric, runStormVerdicts } from "./storm.js";
 
 export interface GuardDecision {
@@ -73,9 +74,13 @@ function digitsFor(x: number, ceiling: number): string {
 type JudgedCell = Omit<CellVerdict, "metric"> & { metric: string; missing?: readonly { reason: string }[] };
 
 function cellLine(v: JudgedCell, options: GuardConfig): string {
-  const name = `${v.metric} ${v.cell}`;
+  const name = `${v.metric} ${cellName(v.cell)}`;
   if (v.verdict === "missing") {
     return `${name}: ${v.pairs} of ${v.plannedPairs} planned pairs ok: MISSING (no verdict; --allow-missing judges the pairs there are)`;
+  }
+  if (v.verdict === "too-few-pairs") {
+    const ratio = v.median === null ? "" : `median paired ratio ${v.median.toFixed(3)} `;
+    return `${name}: ${ratio}(${v.pairs} pair${v.pairs === 1 ? "" : "s"}); TOO FEW PAIRS (no verdict: ${v.reason})`;
   }
   const c = options.ceiling;
   const median = v.median as number;
@@ -101,6 +106,17 @@ function missingPairs(v: JudgedCell): string {
   return v.missing?.length ? ` [${v.missing.map((m) => m.reason).join("; ")}]` : "";
 }
 
+/** "; too few pairs: run 5 more rounds (--trials 8 --memory-trials 8)": what would let the guard decide. */
+function tooFewAdvice(cells: readonly JudgedCell[], options: GuardConfig): string {
+  if (cells.length === 0) return "";
+  const more = Math.max(...cells.map((v) => (options.minPairs ?? GUARD_MIN_PAIRS) - v.pairs));
+  const latency = cells.some((v) => isLatencyMetric(v.metric));
+  const memory = cells.some((v) => isMetric(v.metric) && !isLatencyMetric(v.metric));
+  const needed = options.minPairs ?? GUARD_MIN_PAIRS;
+  const flags = [latency ? `--trials ${needed}` : null, memory ? `--memory-trials ${needed}` : null].filter(Boolean);
+  return `; too few pairs: ${more} more round${more === 1 ? "" : "s"} needed${flags.length > 0 ? ` (${flags.join(" ")}, or --auto-sample)` : ""}`;
+}
+
 /** Judges a run cell by cell. A single-target run has nothing to compare and is not judged. */
 export function judge(results: Results, options: GuardConfig): GuardDecision {
   checkGuardMetrics(options.metrics);
@@ -118,8 +134,11 @@ export function judge(results: Results, options: GuardConfig): GuardDecision {
     (v) => v.guarded,
   );
   const lines = verdicts.map((v) => cellLine(v, options) + missingPairs(v));
-  const failed = verdicts.filter((v) => v.verdict === "fail").map((v) => `${v.metric} ${v.cell}`);
-  const undecided = verdicts.filter((v) => v.verdict === "missing" || v.undecided).map((v) => `${v.metric} ${v.cell}`);
+  const failed = verdicts.filter((v) => v.verdict === "fail").map((v) => `${v.metric} ${cellName(v.cell)}`);
+  const undecided = verdicts
+    .filter((v) => v.verdict === "missing" || v.undecided)
+    .map((v) => `${v.metric} ${cellName(v.cell)}`);
+  const tooFew = verdicts.filter((v) => v.verdict === "too-few-pairs");
   if (options.metrics.includes(LEAK_METRIC)) {
     const leak = judgeLeak(results.leak, rolesOf(results)?.baseline ?? "", rolesOf(results)?.candidate ?? "");
     lines.push(...leak.lines);
@@ -137,9 +156,9 @@ export function judge(results: Results, options: GuardConfig): GuardDecision {
   const leakOnly = failed.every((f) => f.startsWith(`${LEAK_METRIC} `));
   lines.push(
     failed.length > 0
-      ? `guard: FAIL (${leakOnly ? "leak" : `${mode} above ${options.ceiling}`}) in ${failed.length} cell${failed.length === 1 ? "" : "s"}: ${failed.join(", ")}`
+      ? `guard: FAIL (${leakOnly ? "leak" : `${mode} above ${options.ceiling}`}) in ${failed.length} cell${failed.length === 1 ? "" : "s"}: ${failed.join("; ")}`
       : undecided.length > 0
-        ? `guard: NO VERDICT for ${undecided.join(", ")}`
+        ? `guard: NO VERDICT for ${undecided.join("; ")}${tooFewAdvice(tooFew, options)}`
         : `guard: PASS (${verdicts.length} guarded cells, ${mode} <= ${options.ceiling} in each)`,
   );
   return { pass: exitCode === EXIT.ok, exitCode, lines, failed, undecided };

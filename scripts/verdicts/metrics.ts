@@ -71,7 +71,7 @@ export function metricRatios(
       rows.latency,
       roles,
       (r) => r.case,
-      (r) => r[metric],
+      (r) => r[metric] ?? null,
     );
   return pairUp(rows.memory, roles, cellKey, (r) => r[metric]);
 }
@@ -82,6 +82,6 @@ export function caseRatios(metric: LatencyMetric, rows: readonly LatencyRow[], r
     rows.filter((r) => r.case === kase),
     roles,
     (r) => r.case,
-    (r) => r[metric],
+    (r) => r[metric] ?? null,
   );
 }

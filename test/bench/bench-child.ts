@@ -30,11 +30,11 @@ export async function benchResults(
   args: string[],
   out: string,
   timeoutMs: number,
-): Promise<{ code: number | null; stdout: string; results: Results }> {
+): Promise<{ code: number | null; stdout: string; stderr: string; results: Results }> {
   const child = startBench([...args, "--out", out]);
   const { code } = await child.exit(timeoutMs);
   const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
-  return { code, stdout: child.stdout(), results };
+  return { code, stdout: child.stdout(), stderr: child.stderr(), results };
 }
 
 export function startBench(args: string[]): BenchChild {

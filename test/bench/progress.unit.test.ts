@@ -88,10 +88,11 @@ describe("fixture progress bar", () => {
     p.grow(2);
     p.done("snapshot legacy, auto-sample round 2", true);
     p.done("snapshot batched, auto-sample round 2", true);
+    // Plain lines carry the weighted ETA while trials remain (eta.unit.test.ts checks its figure).
     expect(out.text.trimEnd().split("\n")).toEqual([
-      "[1/2] snapshot legacy, trial 1/1",
+      "[1/2] snapshot legacy, trial 1/1 (ETA 0s)",
       "[2/2] snapshot batched, trial 1/1",
-      "[3/4] snapshot legacy, auto-sample round 2",
+      "[3/4] snapshot legacy, auto-sample round 2 (ETA 0s)",
       "[4/4] snapshot batched, auto-sample round 2",
     ]);
   });

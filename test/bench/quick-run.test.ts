@@ -37,8 +37,9 @@ async function bench(args: string[], out: string): Promise<Results> {
   const child = startBench(["--quick", "--fixtures-dir", join(dir, "fixtures"), "--out", out, ...args]);
   const { code } = await child.exit(120_000);
   expect(code, child.stderr()).toBe(0);
-  expect(child.stdout()).toContain("results.json");
-  latencyStdout ||= child.stdout();
+  // stdout is the Markdown alone; the results path, the guard's lines and the closing line are on stderr.
+  expect(child.stderr()).toContain("results.json");
+  latencyStdout ||= `${child.stdout()}\n${child.stderr()}`;
   return JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
 }
 
@@ -73,6 +74,8 @@ beforeAll(async () => {
       String(TRIALS),
       "--ceiling",
       "1.03",
+      "--guard-min-pairs",
+      String(TRIALS),
     ],
     runDir,
   );

@@ -94,7 +94,7 @@ describe("a foreign target that calls setsid", () => {
     const left = await survivorsAfter(tree, 2000);
     expect(left.map((p) => `${p} ${cmdline(p)}`)).toEqual([]);
     // The run records the fixture it used (the report's "Not measured" line is derived from it).
-    expect(bench.stdout()).toContain(`\nResults: ${relative(ROOT, doneDir)}/results.json\n`);
+    expect(bench.stderr()).toContain(`Results: ${relative(ROOT, doneDir)}/results.json\n`);
     const run = (JSON.parse(readFileSync(join(doneDir, "results.json"), "utf8")) as Results).run;
     expect(run.fixtures).toEqual({
       latency: { projects: 100, events: 200, scriptBytesMin: 128, scriptBytesMax: 128 },

@@ -63,7 +63,17 @@ describe("flags", () => {
     const r = await runCli(["bench", "--script-bytez", "5", "--memoryTrials", "3"]);
     expect(r.code).toBe(2);
     expect(oneLine(r)).toBe(
-      "catchup-bench: Unknown arguments: script-bytez, memoryTrials; see --help for the allowed flags and arguments",
+      "catchup-bench: Unknown arguments: script-bytez, memoryTrials (--script-bytez: did you mean --script-bytes?; --memoryTrials: did you mean --memory-trials?); see --help for the allowed flags and arguments",
+    );
+  });
+
+  it("suggests the nearest flag of the command for a slip, and nothing for a name far from all", async () => {
+    const slip = await runCli(["bench", "--trails", "3"]);
+    expect(slip.code).toBe(2);
+    expect(oneLine(slip)).toContain("Unknown argument: trails (--trails: did you mean --trials?)");
+    const far = await runCli(["report", "x", "--wobble"]);
+    expect(oneLine(far)).toBe(
+      "catchup-bench: Unknown argument: wobble; see --help for the allowed flags and arguments",
     );
   });
 

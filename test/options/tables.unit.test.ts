@@ -152,12 +152,12 @@ describe("unknown flags", () => {
   it("are named once, as typed", () => {
     expect(
       unknownArgumentMessage("Unknown arguments: script-bytez, scriptBytez", ["bench", "--script-bytez", "5"]),
-    ).toBe("Unknown argument: script-bytez");
+    ).toBe("Unknown argument: script-bytez (--script-bytez: did you mean --script-bytes?)");
     expect(unknownArgumentMessage("Unknown argument: such-flag", ["bench", "--no-such-flag"])).toBe(
       "Unknown argument: no-such-flag",
     );
     expect(unknownArgumentMessage("Unknown argument: memoryTrials", ["bench", "--memoryTrials=3"])).toBe(
-      "Unknown argument: memoryTrials",
+      "Unknown argument: memoryTrials (--memoryTrials: did you mean --memory-trials?)",
     );
   });
 });

@@ -17,7 +17,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const GUARD = { ceiling: 1.03, metrics: ["completionMs"] };
+const GUARD = { ceiling: 1.03, minPairs: 1, metrics: ["completionMs"] };
 const CASES = ["snapshot", "resume-none", "resume-one", "resume-many"] as const;
 
 /** Three rounds where resume-many is about 3% slower: its interval straddles 1.03; the rest are clearly faster. */
@@ -75,7 +75,10 @@ describe("auto-sampling", () => {
     const r = straddling();
     expect(cellsToResample(r, GUARD)).toEqual({ latency: ["resume-many"], memory: [] });
     // Not guarded: nothing to decide.
-    expect(cellsToResample(r, { ceiling: 1.03, metrics: ["peakHeapBytes"] })).toEqual({ latency: [], memory: [] });
+    expect(cellsToResample(r, { ceiling: 1.03, minPairs: 1, metrics: ["peakHeapBytes"] })).toEqual({
+      latency: [],
+      memory: [],
+    });
   });
 
   it("adds interleaved rounds (every variant, rotated start) until the cell is decided", () => {

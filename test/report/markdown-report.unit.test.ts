@@ -37,8 +37,8 @@ describe("report.md", () => {
     expect(latency).toMatch(
       /\| snapshot \| 2\d\d\.\d ms \| 1\d\d\.\d ms \| 2 → 1 \| 0\.\d{3} \(0\.\d{3}–0\.\d{3}\) \| 3 \/ 3 \|/,
     );
-    expect(latency).toMatch(/\| resume, one event \| 3\d\d\.\d ms \| 1\d\d\.\d ms \| 3 → 1 \|/);
-    expect(latency).toMatch(/\| resume, all events after the cursor \| 7\d\d\.\d ms \| 5\d\d\.\d ms \| 4 → 1 \|/);
+    expect(latency).toMatch(/\| resume-one \| 3\d\d\.\d ms \| 1\d\d\.\d ms \| 3 → 1 \|/);
+    expect(latency).toMatch(/\| resume-many \| 7\d\d\.\d ms \| 5\d\d\.\d ms \| 4 → 1 \|/);
   });
 
   it("holds the memory table in MiB with VmHWM, MiB through completion and the sample interval", async () => {
@@ -47,12 +47,16 @@ describe("report.md", () => {
     const { markdown } = await writeReports(dir);
     const memory = section(markdown, "Memory");
     expect(memory).toContain(
-      "| script size / subscriptions | mode | ok trials | peak heap | peak RSS | post-GC heap | retained heap |",
+      "| cell | ok trials | peak heap | peak RSS | VmHWM | post-GC heap | retained heap | through completion |",
     );
     // 8 cells: {1, 8 KiB} x {1, 4} x {memory, snapshot}
-    expect(memory.split("\n").filter((l) => /^\| (1|8) KiB \/ (1|4) \|/.test(l))).toHaveLength(8);
-    expect(memory).toMatch(/\| 8 KiB \/ 4 \| memory \| 1 \/ 1 \| \d+\.\d → \d+\.\d MiB \| \d+\.\d → \d+\.\d MiB \|/);
-    expect(memory).toMatch(/10\.1 \/ 1\d\.\d \/ 1\d\.\d → 10\.1 \/ 1\d\.\d \/ 1\d\.\d/);
+    expect(memory.split("\n").filter((l) => /^\| (1|8) KiB × (1|4), (resume|snapshot) \|/.test(l))).toHaveLength(8);
+    expect(memory).toMatch(/\| 8 KiB × 4, resume \| 1 \/ 1 \| \d+\.\d → \d+\.\d \| \d+\.\d → \d+\.\d \|/);
+    // The sampler's cadence has a table of its own, both lanes, without a repeated "gap".
+    const sampler = section(markdown, "Sampler health");
+    expect(sampler).toContain("| cell | RSS lane median / p99 / max (ms) | heap lane median / p99 / max (ms) |");
+    expect(sampler).toMatch(/10\.1 \/ 1\d\.\d \/ 1\d\.\d → 10\.1 \/ 1\d\.\d \/ 1\d\.\d/);
+    expect(markdown).not.toContain("; gap");
   });
 
   it("holds the probe table and, per metric, a per-cell verdict table with the pooled ratio under it", async () => {
@@ -60,19 +64,23 @@ describe("report.md", () => {
     syntheticResults(dir);
     const { markdown } = await writeReports(dir);
     const probe = section(markdown, "Concurrent probe");
-    expect(probe).toContain("| cell | max probe | median probe |");
-    expect(probe).toMatch(/\| memory: 8 KiB \/ 4 \/ snapshot \| \d+\.\d → \d+\.\d ms \| \d+\.\d → \d+\.\d ms \|/);
+    // One aggregation per figure, the same one the verdict beside it judges; the probe RPC named.
+    expect(probe).toContain("| cell | aggregation | probe latency | paired ratio (95% CI) | verdict |");
+    expect(probe).toMatch(
+      /\| 8 KiB × 4, snapshot \| median of per-trial maxima \| \d+\.\d → \d+\.\d ms \| [01]\.\d{3} \(1 pair, indicative\) \| noise \|/,
+    );
+    expect(probe).toMatch(/\| resume-many \| median of trials \| \d+\.\d → \d+\.\d ms \|/);
     const verdicts = section(markdown, "Verdicts per cell");
-    expect(verdicts).toContain("### completionMs: completion time (latency cases)\n");
+    expect(verdicts).toContain("### completionMs: marker received: completion time (latency cases)\n");
     expect(verdicts).toContain(
       "| cell | median paired ratio | 95% CI | pairs | smallest detectable change | verdict |",
     );
     // 3 pairs per case, candidate clearly faster: ranked lower, interval marked indicative
     expect(verdicts).toMatch(
-      /\| resume-many \| 0\.\d{3} \| 0\.\d{3}–0\.\d{3} \(indicative\) \| 3 \/ 3 \| ±\d+\.\d% \| lower \(interval below 1\.0\) \|/,
+      /\| resume-many \| 0\.\d{3} \| 0\.\d{3}–0\.\d{3} \(indicative\) \| 3 \/ 3 \| −\d+\.\d% \/ \+\d+\.\d% \(indicative\) \| lower \(interval below 1\.0\) \|/,
     );
     expect(verdicts).toMatch(
-      /\| 8192x4\/memory \| 0\.\d{3} \| 1 pair, no interval \| 1 \/ 1 \| n\/a \| noise \(1 pair: too few to rank\) \|/,
+      /\| 8 KiB × 4, resume \| [01]\.\d{3} \| 1 pair, no interval \| 1 \/ 1 \| n\/a \| noise \(1 pair: too few to rank\) \|/,
     );
     expect(verdicts).toMatch(
       /Pooled over all cells \(a summary, never a verdict\): median of 12 paired ratios batched\/legacy 0\.\d{3} \(95% CI/,
@@ -114,7 +122,9 @@ describe("report.md", () => {
     const [, median, low] = /\| resume-many \| ([\d.]+) \| ([\d.]+)–/.exec(row) ?? [];
     expect(Number(low)).toBeGreaterThan(1); // the interval alone would call it a difference
     expect(Number(median)).toBeLessThan(1.06);
-    expect(row).toMatch(/\| 0\.9[0-4]\d–1\.0[6-9]\d \| 8 \/ 8 \| ±\d+\.\d% \| noise \(inside the A\/A band\) \|$/);
+    expect(row).toMatch(
+      /\| 0\.9[0-4]\d–1\.0[6-9]\d \| 8 \/ 8 \| −\d+\.\d% \/ \+\d+\.\d% \| noise \(inside the A\/A band\) \|$/,
+    );
   });
 
   it("shows a single target's figures in every table, without ratios, and no verdicts", async () => {
@@ -126,16 +136,16 @@ describe("report.md", () => {
     );
     const latency = section(markdown, "Latency");
     expect(latency).toContain("| case | legacy median | chunks | ok trials |");
-    expect(latency).toMatch(/\| resume, all events after the cursor \| 7\d\d\.\d ms \| 4 \| 3 \|/);
+    expect(latency).toMatch(/\| resume-many \| 7\d\d\.\d ms \| 4 \| 3 \|/);
     const memory = section(markdown, "Memory");
-    expect(memory).toMatch(/\| 8 KiB \/ 4 \| memory \| 1 \| \d+\.\d MiB \| \d+\.\d MiB \|/);
-    expect(section(markdown, "Concurrent probe")).toMatch(/\| latency: snapshot \| \d+\.\d ms \| \d+\.\d ms \|/);
+    expect(memory).toMatch(/\| 8 KiB × 4, resume \| 1 \| \d+\.\d \| \d+\.\d \|/);
+    expect(section(markdown, "Concurrent probe")).toMatch(/\| snapshot \| median of trials \| \d+\.\d ms \|/);
     expect(markdown).not.toContain("→");
     expect(markdown).not.toContain("No latency trials");
     expect(markdown).not.toContain("## Verdicts per cell");
     const html = readFileSync(htmlPath, "utf8");
     expect(html).toContain("A single target");
-    expect(html).toMatch(/<td>resume, all events after the cursor<\/td><td>7\d\d\.\d ms<\/td>/);
+    expect(html).toMatch(/<td>resume-many<\/td><td>7\d\d\.\d ms<\/td>/);
     expect(html).not.toContain("→");
   });
 
@@ -153,7 +163,7 @@ describe("report.md", () => {
       "**Guard (median paired ratio per cell against ceiling 1.03): FAIL in completionMs resume-many.**",
     );
     expect(section(markdown, "Verdicts per cell")).toMatch(
-      /\| resume-many \| 1\.\d{3} \|.*\| fail \(median 1\.\d{3} > ceiling 1\.03\) \|/,
+      /\| resume-many \| 1\.\d{3} \|.*\| FAIL \(median 1\.\d{3} > ceiling 1\.03\) \|/,
     );
   });
 
@@ -164,7 +174,7 @@ describe("report.md", () => {
     expect(section(markdown, "Failed trials")).toContain(
       "- resume-one batched trial 1: socket closed before completion (code 1006)",
     );
-    expect(section(markdown, "Latency")).toMatch(/\| resume, one event \|.*\| 3 \/ 2 \|/);
+    expect(section(markdown, "Latency")).toMatch(/\| resume-one \|.*\| 3 \/ 2 \|/);
     expect(section(markdown, "Verdicts per cell")).toMatch(
       /\| resume-one \|.*\| 2 \/ 3 \| .*\| missing \(2 of 3 pairs\) \|/,
     );

@@ -23,7 +23,7 @@ afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
 
-const GUARD = { ceiling: 1.03, metrics: ["completionMs", "peakHeapBytes"] };
+const GUARD = { ceiling: 1.03, minPairs: 1, metrics: ["completionMs", "peakHeapBytes"] };
 
 describe("the per-cell guard", () => {
   it("passes a faster, leaner candidate in every guarded cell (exit 0)", () => {
@@ -43,7 +43,7 @@ describe("the per-cell guard", () => {
     const pooled = median(metricRatios("completionMs", r, rolesOf(r) as NonNullable<ReturnType<typeof rolesOf>>));
     expect(pooled).toBeGreaterThan(0.98);
     expect(pooled).toBeLessThan(1.03); // the old pooled guard would have passed this run
-    const d = judge(r, { ceiling: 1.03, metrics: ["completionMs"] });
+    const d = judge(r, { ceiling: 1.03, minPairs: 1, metrics: ["completionMs"] });
     expect(d.exitCode).toBe(EXIT.regression);
     expect(d.failed).toEqual(["completionMs resume-many"]);
     expect(d.lines.find((l) => l.startsWith("completionMs resume-many"))).toMatch(
@@ -55,8 +55,8 @@ describe("the per-cell guard", () => {
   it("with --guard-confidence fails only when the interval's lower bound is above the ceiling", () => {
     // A 4% regression on 4% noise: the median is over 1.03, the interval's low end is not.
     const r = results({ candidateFactor: 1.04, trials: 3, seed: 3 });
-    const byMedian = judge(r, { ceiling: 1.03, metrics: ["completionMs"] });
-    const byBound = judge(r, { ceiling: 1.03, metrics: ["completionMs"], confidence: true });
+    const byMedian = judge(r, { ceiling: 1.03, minPairs: 1, metrics: ["completionMs"] });
+    const byBound = judge(r, { ceiling: 1.03, minPairs: 1, metrics: ["completionMs"], confidence: true });
     expect(byMedian.failed.length).toBeGreaterThan(0);
     expect(byBound.failed.length).toBeLessThan(byMedian.failed.length);
     expect(byBound.lines[0]).toMatch(/interval low [\d.]+ (<=|>) ceiling 1\.03/);
@@ -64,18 +64,18 @@ describe("the per-cell guard", () => {
 
   it("leaves a cell with a missing pair without a verdict (exit 3) unless --allow-missing", () => {
     const r = results({ candidateFactor: 0.9, withFailure: true, trials: 8 });
-    const d = judge(r, { ceiling: 1.03, metrics: ["completionMs"] });
+    const d = judge(r, { ceiling: 1.03, minPairs: 1, metrics: ["completionMs"] });
     expect(d.exitCode).toBe(EXIT.noResult);
     expect(d.undecided).toEqual(["completionMs resume-one"]);
     expect(d.lines.find((l) => l.startsWith("completionMs resume-one"))).toMatch(/7 of 8 planned pairs ok: MISSING/);
-    const allowed = judge(r, { ceiling: 1.03, metrics: ["completionMs"], allowMissing: true });
+    const allowed = judge(r, { ceiling: 1.03, minPairs: 1, metrics: ["completionMs"], allowMissing: true });
     expect(allowed.exitCode).toBe(EXIT.ok);
   });
 
   it("counts a trial that never ran (an interrupted run) as missing too", () => {
     const r = results({ candidateFactor: 0.9, trials: 8 });
     r.latency = r.latency.filter((row) => !(row.case === "snapshot" && row.trial === 8));
-    const v = verdictsOf(r, { ceiling: 1.03, metrics: ["completionMs"] }).find(
+    const v = verdictsOf(r, { ceiling: 1.03, minPairs: 1, metrics: ["completionMs"] }).find(
       (x) => x.metric === "completionMs" && x.cell === "snapshot",
     );
     expect(v).toMatchObject({ pairs: 7, plannedPairs: 8, verdict: "missing" });
@@ -85,13 +85,13 @@ describe("the per-cell guard", () => {
     // 5% over the baseline on a machine whose A/A copies differ by ~8%.
     const r = results({ candidateFactor: 1.05, aa: true, trials: 8, latencyNoise: 0.02 });
     for (const row of r.aa?.latency ?? []) if (row.completionMs !== null) row.completionMs *= 1.08;
-    const d = judge(r, { ceiling: 1.03, metrics: ["completionMs"] });
+    const d = judge(r, { ceiling: 1.03, minPairs: 1, metrics: ["completionMs"] });
     expect(d.failed).toEqual([]);
     expect(d.exitCode).toBe(EXIT.noResult);
     expect(d.lines[0]).toMatch(
       /A\/A band 0\.9\d\d–1\.\d{3}\); median > ceiling 1\.03: NO VERDICT \(inside the A\/A band\)$/,
     );
-    const v = verdictsOf(r, { ceiling: 1.03, metrics: ["completionMs"] })[0];
+    const v = verdictsOf(r, { ceiling: 1.03, minPairs: 1, metrics: ["completionMs"] })[0];
     expect(v?.verdict).toBe("noise");
   });
 
@@ -158,7 +158,7 @@ describe("decideCell and the smallest detectable change", () => {
     ).toBe("missing");
     const one = decideCell(
       { metric: "completionMs", cell: "snapshot", summary: summariseRatios([1.2]), plannedPairs: 1, band: null },
-      { ceiling: 1.03, metrics: ["completionMs"] },
+      { ceiling: 1.03, minPairs: 1, metrics: ["completionMs"] },
     );
     expect(one).toMatchObject({ verdict: "fail", ciLow: null, ciHigh: null, detectable: null, indicative: true });
   });

@@ -34,6 +34,9 @@ beforeAll(async () => {
     "10",
     "--ceiling",
     "100",
+    // 2 storm trials: the guard is asked to decide on 2 pairs (its default minimum is 8).
+    "--guard-min-pairs",
+    "2",
     "--fixtures-dir",
     join(dir, "fixtures"),
     "--out",
@@ -96,9 +99,10 @@ describe("storm cells over two rounds", () => {
   });
 
   it("re-judges the run with report --ceiling as bench did: the same guard lines and exit code", async () => {
-    const r = await runCli(["report", runDir, "--ceiling", "100"], { timeoutMs: 60_000 });
+    const r = await runCli(["report", runDir, "--ceiling", "100", "--guard-min-pairs", "2"], { timeoutMs: 60_000 });
     expect(r.code, r.stderr).toBe(0);
-    const benchGuard = readFileSync(join(runDir, "guard.txt"), "utf8").trimEnd();
-    expect(r.stdout.trimEnd().endsWith(benchGuard), r.stdout).toBe(true);
+    const benchGuard = readFileSync(join(runDir, "guard.txt"), "utf8");
+    // The guard's lines are on stderr, before the closing line; guard.txt is written the same.
+    expect(r.stderr, r.stderr).toContain(benchGuard);
   });
 });

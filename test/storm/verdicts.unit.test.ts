@@ -108,7 +108,8 @@ describe("stormPairs", () => {
 });
 
 describe("stormVerdicts and the guard", () => {
-  const guard = (metrics: string[], extra = {}) => ({ ceiling: 1.03, metrics, ...extra });
+  // minPairs 1: these tests are about the ceiling rule on few storm trials (the minimum has its own test).
+  const guard = (metrics: string[], extra = {}) => ({ ceiling: 1.03, metrics, minPairs: 1, ...extra });
 
   it("fails the cell whose candidate peak RSS is above the ceiling, passes the other, per cell", () => {
     const small = trials(1.0);
@@ -201,7 +202,11 @@ describe("stormVerdicts and the guard", () => {
 describe("storm verdicts kept in results.json", () => {
   it("has one entry per storm cell and default figure, shaped like a memory cell's, missing pairs named", () => {
     const rows = trials(1.5).map((r) => (r.variant === "batched" && r.trial === 3 ? { ...r, ok: 98, failed: 2 } : r));
-    const run = results(rows, { ceiling: 1.03, guard: ["stormPeakRssBytes", "stormCompletionMsP99"] });
+    const run = results(rows, {
+      ceiling: 1.03,
+      guard: ["stormPeakRssBytes", "stormCompletionMsP99"],
+      guardMinPairs: 1,
+    });
     const stored = runStormVerdicts(run, guardFromConfig(run.run.config));
     expect(stored.map((v) => `${v.metric} ${v.cell} ${v.verdict}`)).toEqual([
       "stormPeakRssBytes 1024x100 missing",

@@ -1,0 +1,56 @@
+// The run's conditions as the summary states them: settings, machine and command (pure, from results.json).
+import type { Results } from "../results/schema.js";
+import type { MinEffect } from "../verdicts/practical.js";
+
+/** The run's settings as one line, and the command that made it. */
+export interface Conditions {
+  /** "legacy (bundled: node dist/server-under-test/main.js --delivery legacy)", one per variant. */
+  variants: string[];
+  fixture: string | null;
+  trials: number | null;
+  memoryTrials: number | null;
+  ackDelayMs: number | null;
+  holdMs: number | null;
+  rssIntervalMs: number | null;
+  heapIntervalMs: number | null;
+  machine: string;
+  /** "catchup-bench 0.1.0, commit b12b4b50b2c0": the harness's own, never a variant's. */
+  harness: string;
+  command: string | null;
+  minEffect: MinEffect;
+  /** The unary RPC sent as the concurrent probe ("server.getConfig"). */
+  probeTag: string | null;
+}
+
+function num(config: Record<string, unknown>, key: string): number | null {
+  const v = config[key];
+  return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
+
+/** The conditions of a run, from its recorded configuration and machine facts. */
+export function conditionsOf(
+  results: Results,
+  fixture: string | null,
+  variantText: (v: Results["variants"][number]) => string,
+  minEffect: MinEffect,
+): Conditions {
+  const c = results.run.config ?? {};
+  const r = results.run;
+  const load = r.loadAverage[0];
+  const commit = r.gitCommit ? `, commit ${r.gitCommit.slice(0, 12)}` : "";
+  return {
+    variants: results.variants.map(variantText),
+    fixture,
+    trials: results.latency.length > 0 ? num(c, "trials") : null,
+    memoryTrials: results.memory.length > 0 ? num(c, "memoryTrials") : null,
+    ackDelayMs: num(c, "ackDelayMs"),
+    holdMs: num(c, "holdMs"),
+    rssIntervalMs: results.memory.length > 0 ? num(c, "sampleIntervalMs") : null,
+    heapIntervalMs: results.memory.length > 0 ? (num(c, "heapIntervalMs") ?? num(c, "sampleIntervalMs")) : null,
+    machine: `${r.cpuModel}, ${r.cores} cores, Node ${r.node}, load ${typeof load === "number" ? load.toFixed(2) : "n/a"} at start`,
+    harness: `catchup-bench ${r.harnessVersion ?? "(version not recorded)"}${commit}`,
+    command: r.command ?? null,
+    minEffect,
+    probeTag: typeof c.probeTag === "string" ? c.probeTag : null,
+  };
+}

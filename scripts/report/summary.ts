@@ -1,0 +1,309 @@
+// The summary block at the top of report.md and report.html (pure): what was compared under which
+// conditions, the exact command, a headline latency table per case (both timers, each with its paired
+// ratio and 95% interval), a headline memory table per cell, and one sentence per metric naming each
+// verdict class. At most about 30 lines; everything else goes below it, folded.
+
+import { cellName, memoryCellName } from "../results/cell-names.js";
+import type { Metric } from "../results/metrics.js";
+import type { CellVerdict } from "../results/verdict.js";
+import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
+import { MIN_PAIRS } from "../verdicts/cells.js";
+import { minEffectText } from "../verdicts/practical.js";
+import type { Conditions } from "./conditions.js";
+import type { ReportModel } from "./model.js";
+
+export interface SummaryTable {
+  header: string[];
+  rows: string[][];
+}
+
+export interface Summary {
+  title: string;
+  conditions: string;
+  command: string | null;
+  /** One sentence per headline metric, naming each verdict class and its cells. */
+  sentences: string[];
+  latency: SummaryTable | null;
+  memory: SummaryTable | null;
+}
+
+function conditionsLine(c: Conditions): string {
+  const parts = [
+    c.variants.length > 0 ? `variants ${c.variants.join(" vs ")}` : null,
+    c.fixture ? `fixture ${c.fixture}` : null,
+    c.trials !== null ? `${c.trials} trial${c.trials === 1 ? "" : "s"} per latency case` : null,
+    c.memoryTrials !== null ? `${c.memoryTrials} per memory cell` : null,
+    c.ackDelayMs !== null ? `ACK delay ${c.ackDelayMs} ms` : null,
+    c.holdMs !== null ? `hold ${c.holdMs} ms` : null,
+    c.rssIntervalMs !== null ? `sampling RSS every ${c.rssIntervalMs} ms, heap every ${c.heapIntervalMs} ms` : null,
+    `practical floor ${minEffectText(c.minEffect)}`,
+    `machine ${c.machine}`,
+    `harness ${c.harness}`,
+  ].filter((p): p is string => p !== null);
+  return `${parts.join("; ")}.`;
+}
+
+/** "0.596 (0.580–0.612)", "(indicative)" below 8 pairs, "(1 pair)" without an interval. */
+export function ratioWithInterval(v: CellVerdict | undefined): string {
+  if (!v || v.median === null) return "n/a";
+  if (v.ciLow === null || v.ciHigh === null)
+    return `${ratio(v.median)} (${v.pairs} pair${v.pairs === 1 ? "" : "s"}, indicative)`;
+  return `${ratio(v.median)} (${ratio(v.ciLow)}–${ratio(v.ciHigh)}${v.indicative ? ", indicative" : ""})`;
+}
+
+/** A verdict in one or two words, as the headline tables show it. */
+export function verdictWord(v: CellVerdict | undefined): string {
+  if (!v) return "n/a";
+  switch (v.verdict) {
+    case "no-practical-change":
+      return "no practical change";
+    case "too-few-pairs":
+      return "too few pairs";
+    case "higher":
+      return v.expected ? "higher (expected)" : "higher";
+    case "pass":
+    case "fail":
+      return v.verdict.toUpperCase();
+    default:
+      return v.verdict;
+  }
+}
+
+function find(model: ReportModel, metric: Metric, cell: string): CellVerdict | undefined {
+  return model.metrics.find((m) => m.metric === metric)?.cells.find((v) => v.cell === cell);
+}
+
+function latencyTable(model: ReportModel): SummaryTable | null {
+  const r = model.roles;
+  if (!r || model.latency.length === 0) return null;
+  const acknowledged = model.metrics.some((m) => m.metric === "acknowledgedMs");
+  const header = [
+    "case",
+    ...(acknowledged ? ["acknowledged, median ms", "its paired ratio (95% CI)"] : []),
+    "marker received, median ms",
+    "its paired ratio (95% CI)",
+    "chunks",
+    "verdict",
+  ];
+  const rows = model.latency.map((k) => {
+    const ack = find(model, "acknowledgedMs", k.case);
+    const rec = find(model, "completionMs", k.case);
+    const words =
+      acknowledged && verdictWord(ack) !== verdictWord(rec)
+        ? `${verdictWord(ack)} / ${verdictWord(rec)}`
+        : verdictWord(rec);
+    return [
+      k.case,
+      ...(acknowledged
+        ? [arrow(ms(k.acknowledgedMedianMs.baseline), ms(k.acknowledgedMedianMs.candidate)), ratioWithInterval(ack)]
+        : []),
+      arrow(ms(k.completionMedianMs.baseline), ms(k.completionMedianMs.candidate)),
+      ratioWithInterval(rec),
+      arrow(chunkSet(k.chunks.baseline), chunkSet(k.chunks.candidate)),
+      words,
+    ];
+  });
+  return { header, rows };
+}
+
+const MEMORY_HEADLINE: readonly { metric: Metric; short: string }[] = [
+  { metric: "peakHeapBytes", short: "heap" },
+  { metric: "peakRssBytes", short: "RSS" },
+  { metric: "postGcHeapBytes", short: "post-GC" },
+];
+
+function memoryTable(model: ReportModel): SummaryTable | null {
+  if (!model.roles || model.memory.length === 0) return null;
+  const header = [
+    "cell",
+    "peak heap, median MiB",
+    "peak RSS, median MiB",
+    "post-GC heap, median MiB",
+    "pairs",
+    "verdict",
+  ];
+  const rows = model.memory.map((m) => {
+    const id = `${m.scriptBytes}x${m.clients}/${m.mode}`;
+    const verdicts = MEMORY_HEADLINE.map((h) => ({ h, v: find(model, h.metric, id) }));
+    const words = verdicts.map(({ v }) => verdictWord(v));
+    const verdict = words.every((w) => w === words[0])
+      ? `${words[0]} (all three)`
+      : verdicts.map(({ h, v }) => `${h.short} ${verdictWord(v)}`).join(", ");
+    const pairs = verdicts[0]?.v?.pairs ?? 0;
+    return [
+      memoryCellName(m),
+      arrow(mib(m.peakHeapBytes.baseline), mib(m.peakHeapBytes.candidate)),
+      arrow(mib(m.peakRssBytes.baseline), mib(m.peakRssBytes.candidate)),
+      arrow(mib(m.postGcHeapBytes.baseline), mib(m.postGcHeapBytes.candidate)),
+      String(pairs),
+      verdict,
+    ];
+  });
+  return { header, rows };
+}
+
+const SENTENCE_METRICS: readonly { metric: Metric; name: string }[] = [
+  { metric: "acknowledgedMs", name: "completes (marker acknowledged, the study's timer)" },
+  { metric: "completionMs", name: "receives the marker" },
+  { metric: "peakHeapBytes", name: "peak heap" },
+  { metric: "peakRssBytes", name: "peak RSS" },
+  { metric: "postGcHeapBytes", name: "post-GC heap" },
+];
+
+/** "59–60%" of a set of ratios' distance from 1; "×1.27–1.54" past doubling. */
+function sizeRange(medians: number[], lower: boolean): string {
+  const pct = medians.map((m) => Math.abs(m - 1) * 100);
+  const lo = Math.min(...pct);
+  const hi = Math.max(...pct);
+  if (!lower && hi >= 100) {
+    const a = Math.min(...medians).toFixed(2);
+    const b = Math.max(...medians).toFixed(2);
+    return a === b ? `${a}×` : `${a}–${b}×`;
+  }
+  return lo.toFixed(0) === hi.toFixed(0) ? `${lo.toFixed(0)}%` : `${lo.toFixed(0)}–${hi.toFixed(0)}%`;
+}
+
+function cellList(cells: CellVerdict[], all: number, what: string): string {
+  if (cells.length === all && all > 1) return `in every ${what}`;
+  // A long list says its first few cells and how many more: a sentence stays a sentence.
+  const names = cells.map((v) => cellName(v.cell));
+  const shown = names.length > 6 ? [...names.slice(0, 5), `${names.length - 5} more`] : names;
+  return `in ${shown.join(" / ")}`;
+}
+
+/** One sentence for a metric: each of its verdict classes with the cells in it. */
+function sentence(model: ReportModel, metric: Metric, name: string): string | null {
+  const m = model.metrics.find((x) => x.metric === metric);
+  const r = model.roles;
+  if (!m || !r || m.cells.length === 0) return null;
+  const what = metric.endsWith("Ms") ? "case" : "cell";
+  const classes = new Map<string, CellVerdict[]>();
+  for (const v of m.cells) {
+    const key = v.verdict === "higher" && v.expected ? "expected" : v.verdict;
+    classes.set(key, [...(classes.get(key) ?? []), v]);
+  }
+  const parts: string[] = [];
+  const few = (cells: CellVerdict[]) => (cells.some((v) => v.indicative) ? " (indicative: fewer than 8 pairs)" : "");
+  for (const [key, cells] of classes) {
+    const medians = cells.map((v) => v.median).filter((x): x is number => x !== null);
+    const where = cellList(cells, m.cells.length, what);
+    const latency = metric.endsWith("Ms");
+    if (key === "lower" || key === "higher" || key === "expected") {
+      const word = latency ? (key === "lower" ? "faster" : "slower") : key === "lower" ? "lower" : "higher";
+      const expected = key === "expected" ? ", the expected effect of fewer chunks" : "";
+      parts.push(`${sizeRange(medians, key === "lower")} ${word} ${where}${expected}${few(cells)}`);
+    } else if (key === "no-practical-change") parts.push(`no practical change ${where}`);
+    else if (key === "noise") {
+      const few = cells.every((v) => v.pairs < MIN_PAIRS);
+      parts.push(
+        few ? `too few pairs to rank ${where} (${cells[0]?.pairs ?? 0} each)` : `no change told from noise ${where}`,
+      );
+    } else if (key === "too-few-pairs") parts.push(`too few pairs for the guard ${where}`);
+    else parts.push(`${key} ${where}`);
+  }
+  const subject = metric.endsWith("Ms") ? `${r.candidate} ${name}` : `${r.candidate}'s ${name}`;
+  return `${subject}: ${parts.join("; ")}.`;
+}
+
+/** The summary of a run, from its report model. */
+export function summaryOf(model: ReportModel): Summary {
+  const r = model.roles;
+  const title = r
+    ? `catchup-bench: ${r.candidate} vs ${r.baseline}`
+    : model.single
+      ? `catchup-bench: ${model.single}`
+      : "catchup-bench report";
+  const c = model.conditions;
+  return {
+    title,
+    conditions: conditionsLine(c),
+    command: c.command,
+    sentences: SENTENCE_METRICS.map((s) => sentence(model, s.metric, s.name)).filter((x): x is string => x !== null),
+    latency: latencyTable(model),
+    memory: memoryTable(model),
+  };
+}
+
+/** A code span that holds any text inertly (a fence longer than any backtick run inside). */
+export function inlineCode(text: string): string {
+  const runs = text.match(/`+/g) ?? [];
+  const fence = "`".repeat(Math.max(0, ...runs.map((x) => x.length)) + 1);
+  return `${fence} ${text.replace(/\r?\n/g, " ")} ${fence}`;
+}
+
+function mdTable(t: SummaryTable, cell: (s: string) => string): string[] {
+  return [
+    `| ${t.header.join(" | ")} |`,
+    `|${t.header.map(() => "---").join("|")}|`,
+    ...t.rows.map((row) => `| ${row.map(cell).join(" | ")} |`),
+  ];
+}
+
+/**
+ * The block as Markdown. Conditions and command share one paragraph (a hard line break between
+ * them) so that the default run's block fits 30 lines.
+ */
+export function summaryMarkdown(s: Summary, cell: (s: string) => string): string[] {
+  const out = [`# ${s.title}`, ""];
+  out.push(s.command ? `**Conditions:** ${s.conditions}\\` : `**Conditions:** ${s.conditions}`);
+  if (s.command) out.push(`**Command:** ${inlineCode(s.command)}`);
+  out.push("");
+  if (s.sentences.length > 0) out.push(...s.sentences.map((x) => `- ${x}`), "");
+  if (s.latency) out.push(...mdTable(s.latency, cell), "");
+  if (s.memory) out.push(...mdTable(s.memory, cell), "");
+  return out;
+}
+
+/** The block as HTML (esc: the report's escaper). */
+export function summaryHtml(s: Summary, esc: (s: string) => string): string {
+  const table = (t: SummaryTable) =>
+    `<div class="table-scroll"><table class="summary"><thead><tr>${t.header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${t.rows
+      .map((row) => `<tr>${row.map((x) => `<td>${esc(x)}</td>`).join("")}</tr>`)
+      .join("")}</tbody></table></div>`;
+  return [
+    '<section id="summary">',
+    `<p class="conditions"><b>Conditions:</b> ${esc(s.conditions)}</p>`,
+    s.command ? `<p class="command"><b>Command:</b> <code>${esc(s.command)}</code></p>` : "",
+    s.sentences.length > 0 ? `<ul class="sentences">${s.sentences.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>` : "",
+    s.latency ? table(s.latency) : "",
+    s.memory ? table(s.memory) : "",
+    "</section>",
+  ]
+    .filter((x) => x !== "")
+    .join("\n");
+}
+
+/** The cell of a metric whose median moved farthest from 1 (on the log scale). */
+function farthest(model: ReportModel, metric: Metric): CellVerdict | null {
+  const cells = model.metrics.find((m) => m.metric === metric)?.cells ?? [];
+  let best: CellVerdict | null = null;
+  for (const v of cells) {
+    if (v.median === null) continue;
+    if (!best || Math.abs(Math.log(v.median)) > Math.abs(Math.log(best.median as number))) best = v;
+  }
+  return best;
+}
+
+/**
+ * The closing line, in the manner of hyperfine: the largest latency and peak-heap ratios with their
+ * cells, and the guard's decision. "batched: completion 0.47× legacy (resume-many), peak heap 1.07×
+ * (1 KiB × 4, resume); guard PASS".
+ */
+export function closingLine(model: ReportModel): string {
+  const r = model.roles;
+  if (!r) return model.single ? `${model.single}: a single target, nothing compared` : "nothing compared";
+  const parts: string[] = [];
+  const timer = model.metrics.some((m) => m.metric === "acknowledgedMs") ? "acknowledgedMs" : "completionMs";
+  const lat = farthest(model, timer);
+  const tag = (v: CellVerdict) => `${v.indicative ? ", indicative" : ""}${v.verdict === "noise" ? ", noise" : ""}`;
+  if (lat?.median != null) {
+    const name = timer === "acknowledgedMs" ? "completion (acknowledged)" : "completion (marker received)";
+    parts.push(`${name} ${lat.median.toFixed(2)}× ${r.baseline} (${cellName(lat.cell)}${tag(lat)})`);
+  }
+  const heap = farthest(model, "peakHeapBytes");
+  if (heap?.median != null) parts.push(`peak heap ${heap.median.toFixed(2)}× (${cellName(heap.cell)}${tag(heap)})`);
+  const guard = model.guardLines?.at(-1);
+  const word = guard ? /^guard: (PASS|FAIL|NO VERDICT)/.exec(guard)?.[1] : undefined;
+  const decision = word ? `; guard ${word}` : "";
+  return `${r.candidate}: ${parts.length > 0 ? parts.join(", ") : "no paired figures"}${decision}`;
+}

@@ -1,0 +1,73 @@
+// What a reader may call a change (pure): a practical floor below which a measured difference is "no
+// practical change" whatever its interval (a 0.2% lower post-GC heap is real but means nothing), and
+// the effects the change under test is expected to have (one chunk instead of four: the first chunk
+// is the whole catch-up, so it arrives later), which are shown as such rather than as regressions.
+
+/** The practical floor: a change must reach both the relative and the metric's absolute size. */
+export interface MinEffect {
+  /** Relative change, percent (1 = 1%). */
+  percent: number;
+  /** Absolute change of a memory figure, bytes. */
+  bytes: number;
+  /** Absolute change of a latency figure, ms. */
+  ms: number;
+}
+
+export const DEFAULT_MIN_EFFECT: MinEffect = { percent: 1, bytes: 1024 * 1024, ms: 1 };
+
+/** "1%, 1 MiB, 1 ms": the floor as the reports state it. */
+export function minEffectText(m: MinEffect): string {
+  const bytes =
+    m.bytes >= 1024 * 1024 ? `${+(m.bytes / (1024 * 1024)).toFixed(2)} MiB` : `${+(m.bytes / 1024).toFixed(2)} KiB`;
+  return `${+m.percent.toFixed(3)}%, ${bytes}, ${+m.ms.toFixed(3)} ms`;
+}
+
+/** The floor as recorded in a run's config (bench writes `minEffect` there), else the default. */
+export function minEffectFromConfig(config: Record<string, unknown>): MinEffect {
+  const m = config.minEffect as Partial<MinEffect> | undefined;
+  const ok = (v: unknown): v is number => typeof v === "number" && Number.isFinite(v) && v >= 0;
+  if (!m || typeof m !== "object") return DEFAULT_MIN_EFFECT;
+  return {
+    percent: ok(m.percent) ? m.percent : DEFAULT_MIN_EFFECT.percent,
+    bytes: ok(m.bytes) ? m.bytes : DEFAULT_MIN_EFFECT.bytes,
+    ms: ok(m.ms) ? m.ms : DEFAULT_MIN_EFFECT.ms,
+  };
+}
+
+/**
+ * Why a median paired ratio is below the floor ("0.3% (0.08 MiB) < 1%, 1 MiB"), or null when the change
+ * is large enough to speak of. `baseline` is the baseline's median in the cell (the absolute size of
+ * the change is |ratio - 1| x baseline); without it only the relative floor applies.
+ */
+export function belowFloor(
+  ratio: number,
+  baseline: number | null,
+  unit: "bytes" | "ms",
+  floor: MinEffect,
+): string | null {
+  const rel = Math.abs(ratio - 1) * 100;
+  const abs = baseline === null ? null : Math.abs(ratio - 1) * baseline;
+  const absFloor = unit === "bytes" ? floor.bytes : floor.ms;
+  const relBelow = rel < floor.percent;
+  const absBelow = abs !== null && abs < absFloor;
+  if (!relBelow && !absBelow) return null;
+  const absText =
+    abs === null ? "" : unit === "bytes" ? ` (${(abs / (1024 * 1024)).toFixed(2)} MiB)` : ` (${abs.toFixed(1)} ms)`;
+  const floorText = unit === "bytes" ? `${floor.bytes / (1024 * 1024)} MiB` : `${floor.ms} ms`;
+  return `change ${rel.toFixed(1)}%${absText} below the floor ${floor.percent}% / ${floorText}`;
+}
+
+/**
+ * The expected effect of delivering the catch-up in fewer chunks: the first chunk then carries all of
+ * it and arrives later. A higher firstChunkMs where the candidate sends fewer chunks is that effect,
+ * not a regression; returns the reason to show, or null.
+ */
+export function expectedEffect(
+  metric: string,
+  chunks: { baseline: number | null; candidate: number | null },
+): string | null {
+  if (metric !== "firstChunkMs") return null;
+  const { baseline, candidate } = chunks;
+  if (baseline === null || candidate === null || candidate >= baseline) return null;
+  return `expected: ${baseline} → ${candidate} chunks, so the first chunk carries more of the catch-up`;
+}
