@@ -13,6 +13,7 @@ import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
 import { serveCommand } from "./commands/serve.js";
 import { EXIT } from "./exit-codes.js";
+import { checkSwitchValues } from "./options/switches.js";
 import { UsageError } from "./usage.js";
 
 const commands: CommandModule<object, never>[] = [
@@ -89,6 +90,7 @@ export async function main(argv: string[]): Promise<void> {
     });
   for (const command of commands) parser = parser.command(command);
   try {
+    checkSwitchValues(argv);
     await parser.parseAsync();
   } catch (error) {
     if (error instanceof UsageError || (error as Error)?.name === "YError") {

@@ -94,7 +94,7 @@ describe("fillCommand", () => {
     // "run" is also a key of every results file: redacting the text would break the JSON.
     for (const token of ["abc", "run"]) registerSecret(token);
     const file = new ResultsFile(dir, { ...run, config: { token: "abc", note: "abcdef keeps" } }, [
-      { name: "legacy", kind: "foreign", command: "node s.js --token abc --x run", role: "baseline" },
+      { name: "legacy", kind: "command", command: "node s.js --token abc --x run", role: "baseline" },
     ]);
     file.addLatency({ ...latency(1), ok: false, error: "refused abc" });
     file.finish("2026-01-01T00:01:00.000Z", null);
