@@ -14,6 +14,7 @@ import { reportCommand } from "./commands/report.js";
 import { serveCommand } from "./commands/serve.js";
 import { EXIT } from "./exit-codes.js";
 import { checkSwitchValues } from "./options/switches.js";
+import { escapeText } from "./report/failures.js";
 import { UsageError } from "./usage.js";
 
 const commands: CommandModule<object, never>[] = [
@@ -94,7 +95,8 @@ export async function main(argv: string[]): Promise<void> {
     await parser.parseAsync();
   } catch (error) {
     if (error instanceof UsageError || (error as Error)?.name === "YError") {
-      process.stderr.write(`catchup-bench: ${(error as Error).message}\n`);
+      // One line, whatever a quoted path or value held (a newline in --out, an escape sequence).
+      process.stderr.write(`catchup-bench: ${escapeText((error as Error).message)}\n`);
       process.exitCode = EXIT.usage;
     } else {
       process.stderr.write(`catchup-bench: ${(error as Error)?.stack ?? String(error)}\n`);

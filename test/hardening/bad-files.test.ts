@@ -39,6 +39,9 @@ beforeAll(() => {
   writeFileSync(join(inputs, "a-file"), "");
   symlinkSync("/proc/self/mem", join(inputs, "unreadable.sqlite"));
   writeFileSync(join(inputs, "script.js"), "export default function () {}\n");
+  // Output paths that exist as names but cannot be followed: a link to nothing, a link to itself.
+  symlinkSync(join(inputs, "nowhere"), join(inputs, "dangling"));
+  symlinkSync("loop", join(inputs, "loop"));
 
   syntheticResults(join(inputs, "run"), { trials: 2 });
   const good_ = readFileSync(join(inputs, "run", "results.json"), "utf8");
@@ -82,7 +85,21 @@ const BAD_INPUTS: [string, string, RegExp][] = [
 const fixtureInputs = (command: (path: string) => string): Case[] =>
   BAD_INPUTS.map(([, path, says]) => ({ args: command(path), says }));
 
+/** Each output flag given a dangling link and a link loop, itself or as the folder above the path. */
+const LINK_SAYS = (link: string) => new RegExp(`${link} is a (symbolic link to nothing|loop of symbolic links)`);
+const linkOutputs = (command: (link: string) => string): Case[] =>
+  ["dangling", "loop"].map((link) => ({ args: command(link), says: LINK_SAYS(link) }));
+
 const CASES: Record<string, Case[]> = {
+  "output paths through a dangling link or a link loop": [
+    ...linkOutputs((l) => `bench --no-memory --fixture IN/good.sqlite --out IN/${l}`),
+    ...linkOutputs((l) => `bench --no-memory --fixture IN/good.sqlite --out IN/${l}/run`),
+    ...linkOutputs((l) => `bench --no-latency --out OUT/b --fixtures-dir IN/${l}`),
+    ...linkOutputs((l) => `clinic doctor --fixture IN/good.sqlite --out IN/${l}`),
+    ...linkOutputs((l) => `k6-operator IN/script.js --parallelism 2 --out IN/${l}`),
+    ...linkOutputs((l) => `report --merge IN/script.js --out IN/${l}`),
+    ...linkOutputs((l) => `fixture --projects 5 --events 5 --out IN/${l}/f.sqlite`),
+  ],
   "fixture (its --out)": [
     {
       args: "fixture --force --projects 5 --events 5 --out IN/null",
