@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { EXIT } from "../exit-codes.js";
 import { REPORT_OPTIONS } from "../options/report.js";
 import { parseOption } from "../options/spec.js";
+import { escapeText } from "../report/failures.js";
 import { MergeInputError, mergeSummaries, renderMergedMarkdown } from "../report/merge.js";
 import { readRunnerSummaries } from "../report/merge-input.js";
 import { UsageError, writableDirFlag } from "../usage.js";
@@ -48,7 +49,9 @@ export function runMergeReport(args: MergeArgs, out: (text: string) => void): nu
     mkdirSync(outDir, { recursive: true });
     writeAtomically(join(outDir, "merged.json"), `${JSON.stringify(merged, null, 2)}\n`);
     writeAtomically(join(outDir, "merged.md"), markdown);
-    out(`\nmerged.md:   ${join(outDir, "merged.md")}\nmerged.json: ${join(outDir, "merged.json")}\n`);
+    out(
+      `\nmerged.md:   ${escapeText(join(outDir, "merged.md"))}\nmerged.json: ${escapeText(join(outDir, "merged.json"))}\n`,
+    );
   }
   return EXIT.ok;
 }

@@ -5,6 +5,7 @@ import { EXIT } from "../exit-codes.js";
 import { guardFromFlags } from "../options/guard.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
+import { escapeText } from "../report/failures.js";
 import { type GuardOptions, judge, runMatrices } from "../report/guard.js";
 import { ReportInputError, writeReports } from "../report/write.js";
 import { UsageError } from "../usage.js";
@@ -64,7 +65,7 @@ export async function runReport(args: ReportArgs, out: (text: string) => void): 
     throw e;
   }
   out(written.markdown);
-  out(`\nreport.md:   ${written.mdPath}\nreport.html: ${written.htmlPath}\n`);
+  out(`\nreport.md:   ${escapeText(written.mdPath)}\nreport.html: ${escapeText(written.htmlPath)}\n`);
   if (!guard) return EXIT.ok;
   // The same cells and default figures as the bench that made the run: re-rendering gives its verdict.
   const decision = judge(written.results, guardOptions(args, runMatrices(written.results)) ?? guard);

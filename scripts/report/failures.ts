@@ -4,6 +4,7 @@
 // Every text that came from a target is escaped, so a report stays pasteable and a terminal safe.
 import type { MemoryRow, Results, TargetCrash } from "../results.js";
 import { mib } from "./format.js";
+import { mdText } from "./inert.js";
 
 /** At most this many characters of one error kind are shown. */
 export const KIND_CHARS = 240;
@@ -182,30 +183,28 @@ export function crashLine(c: TargetCrash): string {
   return `${c.aa ? "A/A " : ""}${c.matrix} target ${c.variant} died (${exitText(c)}) at ${c.at}, ${c.during}${affects}${tail}`;
 }
 
-const cellText = (s: string) => s.replace(/\|/g, "\\|");
-
 /** The report.md sections for a run's failures (empty when nothing went wrong). */
 export function failuresMarkdown(f: FailureReport): string[] {
   const out: string[] = [];
   if (f.stopReason !== null)
-    out.push("## Stopped early", "", `The run stopped before its plan finished: ${f.stopReason}`, "");
+    out.push("## Stopped early", "", `The run stopped before its plan finished: ${mdText(f.stopReason)}`, "");
   if (f.crashes.length > 0) {
     out.push("## Target crashes", "");
     out.push(
       "A target died on its own during the run. Its trials are failed or flagged; read the figures with that in mind.",
       "",
     );
-    for (const c of f.crashes) out.push(`- ${crashLine(c)}`);
+    for (const c of f.crashes) out.push(`- ${mdText(crashLine(c))}`);
     out.push("");
   }
   if (f.trials.length > 0) {
     out.push("## Failed trials", "");
     if (f.kinds.length > 0) {
       out.push("| error | occurrences | trials |", "|---|---|---|");
-      for (const k of f.kinds) out.push(`| ${cellText(k.kind)} | ${k.count} | ${k.trials} |`);
+      for (const k of f.kinds) out.push(`| ${mdText(k.kind)} | ${k.count} | ${k.trials} |`);
       out.push("");
     }
-    for (const t of f.trials) out.push(`- ${t.what}: ${kindsText(t.kinds)}`);
+    for (const t of f.trials) out.push(`- ${mdText(`${t.what}: ${kindsText(t.kinds)}`)}`);
     if (f.omittedTrials > 0) out.push(`- … and ${f.omittedTrials} more failed trials (every error is in results.json)`);
     out.push("");
   }
@@ -219,7 +218,7 @@ export function failuresMarkdown(f: FailureReport): string[] {
     out.push("|---|---|---|---|---|---|");
     for (const p of f.partialMemory) {
       out.push(
-        `| ${cellText(p.what)} | ${mib(p.peakHeapBytes)} | ${mib(p.peakRssBytes)} | ${mib(p.hwmRssBytes)} | ${mib(p.bytesThroughCompletion)} | ${p.samplesFile ?? "n/a"} |`,
+        `| ${mdText(p.what)} | ${mib(p.peakHeapBytes)} | ${mib(p.peakRssBytes)} | ${mib(p.hwmRssBytes)} | ${mib(p.bytesThroughCompletion)} | ${mdText(p.samplesFile ?? "n/a")} |`,
       );
     }
     out.push("");

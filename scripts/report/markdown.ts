@@ -5,6 +5,7 @@ import { leakMarkdown } from "../leak/report.js";
 import { stormMarkdown } from "../storm/report.js";
 import { failuresMarkdown } from "./failures.js";
 import { arrow, chunkSet, mib, ms, ratio, size } from "./format.js";
+import { mdText } from "./inert.js";
 import type { Metric } from "./metrics.js";
 import type { ReportModel } from "./model.js";
 import type { CellVerdict } from "./verdicts.js";
@@ -29,14 +30,14 @@ export function ratioCell(r: { median: number; n: number; ci: { low: number; hig
   return `${ratio(r.median)} (${ratio(r.ci.low)}–${ratio(r.ci.high)})`;
 }
 
-/** Escapes text for a Markdown table cell. */
+/** Text for a Markdown table cell: inert (a cell can hold a variant name, a case label, an error). */
 export function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return mdText(text);
 }
 
 function table(header: string[], rows: string[][]): string[] {
   return [
-    `| ${header.join(" | ")} |`,
+    `| ${header.map(cell).join(" | ")} |`,
     `|${header.map(() => "---").join("|")}|`,
     ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
   ];
@@ -301,20 +302,23 @@ export function renderMarkdown(model: ReportModel): string {
   const out: string[] = ["# catchup-bench report", ""];
   if (r) {
     out.push(
-      `Baseline **${r.baseline}**, candidate **${r.candidate}**. Ratios are candidate / baseline, paired trial by trial; below 1.0 the candidate is lower (for every figure here, lower is better).`,
+      `Baseline **${mdText(r.baseline)}**, candidate **${mdText(r.candidate)}**. Ratios are candidate / baseline, paired trial by trial; below 1.0 the candidate is lower (for every figure here, lower is better).`,
       "",
     );
   } else if (model.single) {
-    out.push(`A single target, **${model.single}**: its figures, with nothing to compare them with (no ratios).`, "");
+    out.push(
+      `A single target, **${mdText(model.single)}**: its figures, with nothing to compare them with (no ratios).`,
+      "",
+    );
   } else {
     out.push("This run has no variants.", "");
   }
   const guard = guardSummary(model);
-  if (guard) out.push(`**${guard}**`, "");
+  if (guard) out.push(`**${mdText(guard)}**`, "");
   if (model.interrupted) out.push("**This run was interrupted: the tables hold only the trials that finished.**", "");
   if (model.loadWarning) out.push(`**${model.loadWarning}**`, "");
   if (model.otherVariants.length > 0) {
-    out.push(`Variants not compared in these tables: ${model.otherVariants.join(", ")}.`, "");
+    out.push(`Variants not compared in these tables: ${model.otherVariants.map(mdText).join(", ")}.`, "");
   }
   out.push("## Latency: subscribe to completion marker", "", ...latencyTable(model), "");
   out.push(
@@ -336,12 +340,13 @@ export function renderMarkdown(model: ReportModel): string {
     out.push("## Verdicts per cell", "", VERDICT_NOTE, "");
     const auto = autoSampleText(model);
     if (auto) out.push(auto, "");
-    for (const t of tables) out.push(`### ${t.title}`, "", ...table(t.header, t.rows), "", t.pooled, "");
+    for (const t of tables)
+      out.push(`### ${mdText(t.title)}`, "", ...table(t.header, t.rows), "", mdText(t.pooled), "");
   }
   out.push(...failuresMarkdown(model.failureReport));
-  out.push("## Environment", "", `Environment: ${model.environment}`, "", model.notMeasured, "");
+  out.push("## Environment", "", `Environment: ${mdText(model.environment)}`, "", mdText(model.notMeasured), "");
   if (model.variantDescriptions.length > 0) {
-    out.push(`Variants: ${model.variantDescriptions.join("; ")}.`, "");
+    out.push(`Variants: ${model.variantDescriptions.map(mdText).join("; ")}.`, "");
   }
   return out.join("\n");
 }

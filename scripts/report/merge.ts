@@ -6,6 +6,7 @@
 import { emptySessionResult, type SessionResult } from "../../scenarios/lib/session.js";
 import { quantile } from "../stats.js";
 import { ms } from "./format.js";
+import { mdText } from "./inert.js";
 
 export const K6_SUMMARY_SCHEMA = "catchup-bench/k6-summary@1";
 /** The row a runner writes for a session it did not run (scenarios/lib/summary.js). */
@@ -238,7 +239,7 @@ function distributionLine(label: string, d: Distribution | null): string {
 /** The merged report as Markdown. */
 export function renderMergedMarkdown(m: MergedReport): string {
   const out: string[] = [];
-  out.push(`# k6 distributed run: ${m.scenario}, ${m.runners.length} runners`, "");
+  out.push(`# k6 distributed run: ${mdText(m.scenario)}, ${m.runners.length} runners`, "");
   for (const n of m.notes) out.push(`> ${n}`, "");
   out.push("## Totals", "");
   out.push(
@@ -255,7 +256,7 @@ export function renderMergedMarkdown(m: MergedReport): string {
   );
   out.push("## Runners", "");
   out.push("| runner | sessions ran | errors | its own completion median (ms) |", "|---|---:|---:|---:|");
-  for (const r of m.runners) out.push(`| ${r.source} | ${r.ran} | ${r.errors} | ${ms(r.completionMed)} |`);
+  for (const r of m.runners) out.push(`| ${mdText(r.source)} | ${r.ran} | ${r.errors} | ${ms(r.completionMed)} |`);
   out.push("");
   out.push("## Sessions", "");
   out.push(
@@ -264,7 +265,7 @@ export function renderMergedMarkdown(m: MergedReport): string {
   );
   for (const r of m.rows) {
     out.push(
-      `| ${r.session} | ${r.runner ?? "none"} | ${r.ok ? "yes" : "no"} | ${ms(r.completionMs)} | ${ms(r.firstChunkMs)} | ${r.chunks} | ${r.values} | ${r.bytes} | ${ms(r.probeMs)} | ${(r.error ?? "").replace(/\|/g, "\\|")} |`,
+      `| ${r.session} | ${mdText(r.runner ?? "none")} | ${r.ok ? "yes" : "no"} | ${ms(r.completionMs)} | ${ms(r.firstChunkMs)} | ${r.chunks} | ${r.values} | ${r.bytes} | ${ms(r.probeMs)} | ${mdText(r.error ?? "")} |`,
     );
   }
   out.push("");

@@ -112,7 +112,7 @@ describe("failureReport and its Markdown", () => {
     const f = failureReport(r);
     const md = failuresMarkdown(f).join("\n");
     expect(md).toMatch(
-      /## Stopped early\n\nThe run stopped before its plan finished: target b never became ready; last stderr lines: \| boom\\x1b\[2J/,
+      /## Stopped early\n\nThe run stopped before its plan finished: target b never became ready; last stderr lines: \\\| boom\\x1b\[2J/,
     );
     expect(md).toMatch(/## Target crashes/);
     expect(crashLine(f.crashes[0] as NonNullable<Results["targetCrashes"]>[number])).toBe(
