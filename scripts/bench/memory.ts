@@ -10,7 +10,7 @@ import { redact } from "../redact.js";
 import type { MemoryRow, SessionFigures } from "../results.js";
 import { readVmHwm } from "../sampler/procfs.js";
 import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
-import { median } from "../stats.js";
+import { maxValue, median } from "../stats.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
 import { type CellContext, crashOf, exitedWithin, FailFast, targetOptions, trialQueue } from "./latency.js";
@@ -86,7 +86,7 @@ function phaseMarker(sampler: Sampler, clients: number): (index: number, phase: 
 }
 
 function maxOf(xs: number[]): number | null {
-  return xs.length ? Math.max(...xs) : null;
+  return xs.length ? maxValue(xs) : null;
 }
 
 /** Figures of one memory trial from its sessions, heap readings and sampler summary. */

@@ -4,7 +4,7 @@
 // recomputed from those rows. What k6 computed per runner (percentiles, thresholds) cannot be
 // combined, and the report says so. Pure: summaries in, a merged model and Markdown out.
 import { emptySessionResult, type SessionResult } from "../../scenarios/lib/session.js";
-import { quantile } from "../stats.js";
+import { maxValue, minValue, quantile } from "../stats.js";
 import { ms } from "./format.js";
 import { mdText } from "./inert.js";
 
@@ -108,11 +108,11 @@ function distribution(values: number[]): Distribution | null {
   if (values.length === 0) return null;
   return {
     count: values.length,
-    min: Math.min(...values),
+    min: minValue(values),
     median: quantile(values, 0.5),
     p90: quantile(values, 0.9),
     p95: quantile(values, 0.95),
-    max: Math.max(...values),
+    max: maxValue(values),
   };
 }
 
@@ -141,7 +141,7 @@ export function mergeSummaries(inputs: readonly NamedSummary[]): MergedReport {
       );
     }
   }
-  const rowCount = Math.max(...inputs.map((i) => i.summary.rows.length));
+  const rowCount = maxValue(inputs.map((i) => i.summary.rows.length));
   const rows: MergedRow[] = [];
   for (let session = 0; session < rowCount; session++) {
     const owners = inputs.filter((i) => ran(i.summary.rows[session]));

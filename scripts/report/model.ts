@@ -4,7 +4,7 @@
 import type { LeakRow } from "../leak/verdict.js";
 import { describeRef, type RefRecord } from "../refs/plan.js";
 import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results.js";
-import { median, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
+import { maxValue, median, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
 import type { StormRow } from "../storm/row.js";
 import { runStormVerdicts, type StormVerdict } from "../storm/verdicts.js";
 import { type FailureReport, failureReport } from "./failures.js";
@@ -130,7 +130,7 @@ function medianOrNull(xs: readonly number[]): number | null {
 }
 
 function maxOrNull(xs: readonly number[]): number | null {
-  return xs.length > 0 ? Math.max(...xs) : null;
+  return xs.length > 0 ? maxValue(xs) : null;
 }
 
 function pairOf<T>(roles: Roles, f: (variant: string) => T): Pair<T> {
@@ -180,8 +180,8 @@ function pooledInterval(
   if (iv.length === 0) return null;
   return {
     median: median(iv.map((x) => x.median)),
-    p99: Math.max(...iv.map((x) => x.p99)),
-    max: Math.max(...iv.map((x) => x.max)),
+    p99: maxValue(iv.map((x) => x.p99)),
+    max: maxValue(iv.map((x) => x.max)),
   };
 }
 

@@ -13,6 +13,7 @@ import { afterSequenceFor, rotation } from "../bench/plan.js";
 import { sessionSpec, subscribePayloadFor } from "../bench/sessions.js";
 import { startTarget, type Target } from "../bench/target.js";
 import { postGcHeap, startSampler } from "../sampler/sampler.js";
+import { maxValue } from "../stats.js";
 import { runStormClients } from "./driver.js";
 import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "./figures.js";
 import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "./limits.js";
@@ -174,7 +175,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
       if (!ctx.stopped())
         ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
     }
-    const probes = run?.probeMs.length ? Math.max(...run.probeMs) : null;
+    const probes = run?.probeMs.length ? maxValue(run.probeMs) : null;
     return stormRow(base, figures, {
       peakHeapBytes: sampled.peakHeapBytes,
       peakRssBytes: sampled.peakRssBytes,

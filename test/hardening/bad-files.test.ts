@@ -55,6 +55,48 @@ beforeAll(() => {
   mkdirSync(join(inputs, "run-dir", "results.json"), { recursive: true });
   mkdirSync(join(inputs, "run-unreadable"));
   symlinkSync("/proc/self/mem", join(inputs, "run-unreadable", "results.json"));
+  // Hand-edited results: each field the reports read, given a value of the wrong type or no real duration.
+  // biome-ignore lint/suspicious/noExplicitAny: a hand edit reaches into JSON of any shape
+  const edited = (name: string, edit: (r: Record<string, any>) => void) => {
+    const r = JSON.parse(good_);
+    edit(r);
+    runWith(name, JSON.stringify(r));
+  };
+  edited("run-load", (r) => {
+    r.run.loadAverage = [1, 2, "x"];
+  });
+  edited("run-git", (r) => {
+    r.run.gitCommit = 42;
+  });
+  edited("run-error", (r) => {
+    r.latency[0].error = 12345;
+  });
+  edited("run-crash-empty", (r) => {
+    r.targetCrashes = [{}];
+  });
+  edited("run-crash-null", (r) => {
+    r.targetCrashes = [null];
+  });
+  edited("run-negative", (r) => {
+    r.latency[0].completionMs = -5;
+  });
+  edited("run-huge", (r) => {
+    r.latency[0].completionMs = 1e308;
+  });
+  // A run stopped hard (only results.jsonl) whose lines were edited: crash {} and null, stop reason 42.
+  const header = JSON.parse(good_);
+  const jsonl = (name: string, line: unknown) => {
+    mkdirSync(join(inputs, name));
+    const lines = [
+      { kind: "run", schema: header.schema, run: header.run, variants: header.variants },
+      ...header.latency.map((row: unknown) => ({ kind: "latency", row })),
+      line,
+    ];
+    writeFileSync(join(inputs, name, "results.jsonl"), lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+  };
+  jsonl("jsonl-crash-empty", { kind: "crash", crash: {} });
+  jsonl("jsonl-crash-null", { kind: "crash", crash: null });
+  jsonl("jsonl-stop-42", { kind: "stop", reason: 42 });
   // A run folder the report cannot be written into: report.md is a directory.
   runWith("run-unwritable", good_);
   mkdirSync(join(inputs, "run-unwritable", "report.md"));
@@ -159,6 +201,16 @@ const CASES: Record<string, Case[]> = {
       args: "report IN/run-row-shape",
       says: /run-row-shape\/results\.json has memory\[0\] without ok, variant and trial/,
     },
+    { args: "report IN/run-load", says: /run-load\/results\.json has run\.loadAverage\[2\] = "x": expected a finite/ },
+    { args: "report IN/run-git", says: /has run\.gitCommit = 42: expected a string or null/ },
+    { args: "report IN/run-error", says: /has latency\[0\]\.error = 12345: expected a string or null/ },
+    { args: "report IN/run-crash-empty", says: /has targetCrashes\[0\]\.variant = missing: expected a string/ },
+    { args: "report IN/run-crash-null", says: /has targetCrashes\[0\] = null: expected an object/ },
+    { args: "report IN/run-negative", says: /has latency\[0\]\.completionMs = -5: expected a duration from 0/ },
+    { args: "report IN/run-huge", says: /has latency\[0\]\.completionMs = 1e\+308: expected a duration from 0/ },
+    { args: "report IN/jsonl-crash-empty", says: /results\.jsonl has targetCrashes\[0\]\.variant = missing/ },
+    { args: "report IN/jsonl-crash-null", says: /results\.jsonl has targetCrashes\[0\] = null/ },
+    { args: "report IN/jsonl-stop-42", says: /results\.jsonl has run\.stopReason = 42: expected a string or null/ },
     { args: "report IN/run-fifo", says: /cannot read results\.json in .*run-fifo \(not a regular file\)/ },
     { args: "report IN/run-dir", says: /cannot read results\.json in .*run-dir \(not a regular file\)/ },
     { args: "report IN/run-unreadable", says: /cannot read results\.json in .*run-unreadable \(EIO\)/ },
