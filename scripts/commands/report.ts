@@ -56,6 +56,12 @@ export function quietOnClosedStdout(): void {
 export async function runReport(args: ReportArgs, out: (text: string) => void): Promise<number> {
   if (args.merge !== undefined) return runMergeReport(args, out);
   if (args.run === undefined) throw new UsageError("report needs a run directory, or --merge SUMMARY...");
+  // Refused rather than ignored: the reports of a run always go into its own folder.
+  if (args.out !== undefined) {
+    throw new UsageError(
+      `--out is for --merge; \`report RUN\` writes report.md and report.html into RUN (${args.run}) itself`,
+    );
+  }
   const guard = guardOptions(args);
   let written: Awaited<ReturnType<typeof writeReports>>;
   try {

@@ -97,6 +97,28 @@ beforeAll(() => {
   jsonl("jsonl-crash-empty", { kind: "crash", crash: {} });
   jsonl("jsonl-crash-null", { kind: "crash", crash: null });
   jsonl("jsonl-stop-42", { kind: "stop", reason: 42 });
+  // A runner summary for `report --merge`, and an --out whose merged.md is a directory.
+  const session = {
+    ok: true,
+    completionMs: 10,
+    firstChunkMs: 5,
+    chunks: 1,
+    values: 1,
+    bytes: 1,
+    probeMs: 1,
+    error: null,
+  };
+  writeFileSync(
+    join(inputs, "summary-a.json"),
+    JSON.stringify({
+      schema: "catchup-bench/k6-summary@1",
+      scenario: "scaleout",
+      sessions: 1,
+      rows: [session],
+      figures: { completionMs: { count: 1, min: 10, max: 10, avg: 10, med: 10 }, probeMs: null, errors: 0 },
+    }),
+  );
+  mkdirSync(join(inputs, "merge-mdir", "merged.md"), { recursive: true });
   // A run folder the report cannot be written into: report.md is a directory.
   runWith("run-unwritable", good_);
   mkdirSync(join(inputs, "run-unwritable", "report.md"));
@@ -215,6 +237,12 @@ const CASES: Record<string, Case[]> = {
     { args: "report IN/run-dir", says: /cannot read results\.json in .*run-dir \(not a regular file\)/ },
     { args: "report IN/run-unreadable", says: /cannot read results\.json in .*run-unreadable \(EIO\)/ },
     { args: "report IN/run-unwritable", says: /cannot write the reports into .*run-unwritable \(EISDIR\)/ },
+    { args: "report IN/run --out OUT/elsewhere", says: /--out is for --merge; `report RUN` writes report\.md/ },
+    {
+      args: "report --merge IN/summary-a.json --out IN/merge-mdir",
+      says: /merge-mdir already holds merged\.md; a merge never overwrites/,
+    },
+    { args: "report --merge IN/summary-a.json --out IN/run", says: /--out .*run is a bench run's folder/ },
     { args: "report --merge IN/missing.json", says: /--merge .*missing\.json: ENOENT/ },
     { args: "report --merge IN/fifo", says: /--merge .*fifo: not a regular file/ },
     { args: "report --merge IN/null", says: /--merge .*null: not a regular file/ },
