@@ -67,6 +67,15 @@ export const benchCommand: CommandModule = {
       writableDirFlag("out", join(ROOT, "reports"));
     }
     if (config.fixturesDir) writableDirFlag("fixtures-dir", config.fixturesDir);
+    // Checked before any fixture is built: a fixture built into the run folder would make it non-empty.
+    if (config.fixturesDir && config.out) {
+      const [fx, out] = [resolve(config.fixturesDir), resolve(config.out)];
+      if (fx === out || fx.startsWith(`${out}/`) || out.startsWith(`${fx}/`)) {
+        throw new UsageError(
+          `--fixtures-dir ${fx} and --out ${out} overlap: fixtures are shared between runs, a run folder holds one run; give them separate directories`,
+        );
+      }
+    }
     const tmp = tempDirProblem(); // fixture copies go there
     if (tmp) throw new UsageError(tmp);
     // A matrix that cannot fit would only produce servers dead of V8 out-of-memory: say so now.

@@ -146,6 +146,7 @@ const CASES: Record<string, Case[]> = {
     { args: "bench --out OUT/b --ceiling 1.03 --guard bogusMetric", says: /--guard .*completionMs/ },
     { args: "bench --out OUT/b --no-memory --no-latency", says: /--no-memory and --no-latency/ },
     { args: "bench --out OUT/b --bogus", says: /Unknown argument: bogus.*--help/ },
+    { args: "bench --out OUT/b --fixtures-dir OUT/b --no-memory", says: /--fixtures-dir .* and --out .* overlap/ },
     { args: "bench --out OUT/b --quick=maybe", says: /--quick=maybe: --quick is a switch; its value is true or false/ },
     { args: "bench --out OUT/b --quick=yes", says: /--quick is a switch; its value is true or false/ },
     { args: "bench --out OUT/b --quick=1", says: /--quick is a switch; its value is true or false/ },
