@@ -20,6 +20,8 @@ import { K6_OPERATOR_COMMAND } from "./options/k6-operator.js";
 import { REPORT_COMMAND } from "./options/report.js";
 import { SERVE_COMMAND } from "./options/serve.js";
 import { suggestFlag } from "./options/suggest.js";
+import { checkSwitchValues } from "./options/switches.js";
+import { escapeText } from "./util/escape.js";
 import { EXIT } from "./util/exit-codes.js";
 import { UsageError } from "./util/usage.js";
 
@@ -120,10 +122,12 @@ export async function main(argv: string[]): Promise<void> {
     });
   for (const command of commands) parser = parser.command(command);
   try {
+    checkSwitchValues(argv);
     await parser.parseAsync();
   } catch (error) {
     if (error instanceof UsageError || (error as Error)?.name === "YError") {
-      process.stderr.write(`catchup-bench: ${(error as Error).message}\n`);
+      // One line, whatever a quoted path or value held (a newline in --out, an escape sequence).
+      process.stderr.write(`catchup-bench: ${escapeText((error as Error).message)}\n`);
       process.exitCode = EXIT.usage;
     } else {
       process.stderr.write(`catchup-bench: ${(error as Error)?.stack ?? String(error)}\n`);

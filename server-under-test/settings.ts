@@ -1,5 +1,6 @@
 // Command-line flags of the bundled server, parsed with yargs and validated into ServerSettings.
 // Bad input throws SettingsError with a one-line message naming the flag and the allowed values.
+import { isIP } from "node:net";
 import yargs from "yargs";
 import { DEV_TOKEN, parseToken, type TokenGrant } from "./auth.js";
 import { ITEM_SHAPES, type ItemShape } from "./catchup.js";
@@ -114,6 +115,19 @@ function missingValue(message: string): string | undefined {
   return `--${flag} needs a value: --${flag} ${VALUE_FORMS[flag] ?? "VALUE"}`;
 }
 
+/** An IP literal, or a name made of RFC 1123 labels: anything else could only fail at listen(). */
+function isHost(host: string): boolean {
+  if (isIP(host) !== 0) return true;
+  const label = /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?$/;
+  return (
+    host.length <= 253 &&
+    host
+      .replace(/\.$/, "")
+      .split(".")
+      .every((l) => label.test(l))
+  );
+}
+
 function int(flag: string, value: unknown, min: number, max: number): number {
   const n = typeof value === "number" ? value : typeof value === "string" && value.trim() !== "" ? Number(value) : NaN;
   if (!Number.isInteger(n) || n < min || n > max) {
@@ -166,6 +180,11 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
   if (typeof args.db !== "string" || args.db === "")
     throw new SettingsError(`--db FIXTURE is required; usage: ${USAGE}`);
   if (args.host === "") throw new SettingsError(`--host needs a value: --host HOST (e.g. 127.0.0.1)`);
+  if (!isHost(args.host)) {
+    throw new SettingsError(
+      `--host must be an IP address or a host name (letters, digits, "-" and "." only; got ${JSON.stringify(args.host)})`,
+    );
+  }
   const delivery = args.delivery;
   if (!(DELIVERY_STRATEGIES as readonly string[]).includes(delivery)) {
     throw new SettingsError(

@@ -11,7 +11,7 @@ import type { MemoryRow, SessionFigures } from "../results/schema.js";
 import { readVmHwm } from "../sampler/procfs.js";
 import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
 import { redact } from "../util/redact.js";
-import { median } from "../util/stats.js";
+import { maxValue, median } from "../util/stats.js";
 import type { MemoryConfig } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
@@ -89,7 +89,7 @@ function phaseMarker(sampler: Sampler, clients: number): (index: number, phase: 
 }
 
 function maxOf(xs: number[]): number | null {
-  return xs.length ? Math.max(...xs) : null;
+  return xs.length ? maxValue(xs) : null;
 }
 
 /** Figures of one memory trial from its sessions, heap readings and sampler summary. */

@@ -29,6 +29,15 @@ export function preflight(
     writableDirFlag("out", join(root, "reports"));
   }
   if (config.fixtures.fixturesDir) writableDirFlag("fixtures-dir", config.fixtures.fixturesDir);
+  // Checked before any fixture is built: a fixture built into the run folder would make it non-empty.
+  if (config.fixtures.fixturesDir && config.run.out) {
+    const [fx, out] = [resolve(config.fixtures.fixturesDir), resolve(config.run.out)];
+    if (fx === out || fx.startsWith(`${out}/`) || out.startsWith(`${fx}/`)) {
+      throw new UsageError(
+        `--fixtures-dir ${fx} and --out ${out} overlap: fixtures are shared between runs, a run folder holds one run; give them separate directories`,
+      );
+    }
+  }
   const tmp = tempDirProblem(); // fixture copies go there
   if (tmp) throw new UsageError(tmp);
   // A matrix that cannot fit would only produce servers dead of V8 out-of-memory: say so now.

@@ -6,7 +6,7 @@ import { join, resolve } from "node:path";
 import { removeDeadOwners } from "../../fixtures/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
 import { driverFor, requireK6, runClientsInWorker } from "../driver/clients.js";
-import { escapeText, exitText } from "../report/failures.js";
+import { exitText } from "../report/failures.js";
 import type { SummaryJson } from "../report/summary-json.js";
 import { memoryCellName } from "../results/cell-names.js";
 import { ResultsFile } from "../results/journal.js";
@@ -14,6 +14,7 @@ import type { Results, RunFixture, RunInfo, VariantInfo } from "../results/schem
 import { bundledCommandLine } from "../target/bundled.js";
 import { killAllNow } from "../target/process.js";
 import { type TargetRuntime, targetRuntime } from "../target/runtime.js";
+import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { size } from "../util/format.js";
 import { verdictsOf } from "../verdicts/cells.js";

@@ -12,6 +12,7 @@ import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "
 import { runStormClients } from "../storm/fleet.js";
 import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "../storm/limits.js";
 import { stormRow } from "../storm/row.js";
+import { maxValue } from "../util/stats.js";
 import type { MemoryConfig, ProtocolConfig, StormConfig, TargetSpec, TargetsConfig } from "./config.js";
 import { type FixtureRef, privateCopy } from "./fixtures.js";
 import { type CrashReport, crashOf, exitedWithin, targetOptions } from "./latency.js";
@@ -183,7 +184,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
       if (!ctx.stopped())
         ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
     }
-    const probes = run?.probeMs.length ? Math.max(...run.probeMs) : null;
+    const probes = run?.probeMs.length ? maxValue(run.probeMs) : null;
     return stormRow(base, figures, {
       peakHeapBytes: sampled.peakHeapBytes,
       peakRssBytes: sampled.peakRssBytes,

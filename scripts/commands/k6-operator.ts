@@ -3,6 +3,7 @@
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import type { CommandModule } from "yargs";
+import { credentialIn, envSecretProblem } from "../k6operator/env-secrets.js";
 import { DEFAULT_CLIENTS } from "../k6operator/limits.js";
 import {
   ARCHIVE_FILE,
@@ -58,8 +59,8 @@ export function operatorOptions(args: K6OperatorArgs): { options: OperatorOption
     const key = i > 0 ? kv.slice(0, i) : "";
     if (!ENV_KEY.test(key))
       throw new UsageError(`--env must be KEY=VALUE with KEY a variable name (got ${JSON.stringify(kv)})`);
-    if (key === "TOKEN")
-      throw new UsageError("--env TOKEN=... would put the token in the manifest; use --token-secret");
+    const secret = envSecretProblem(key, kv.slice(i + 1));
+    if (secret) throw new UsageError(secret);
     if (key === "SUMMARY")
       throw new UsageError("--env SUMMARY is set by the manifest (each runner's file on the volume)");
     env[key] = kv.slice(i + 1);
@@ -74,6 +75,12 @@ export function operatorOptions(args: K6OperatorArgs): { options: OperatorOption
   }
   if (f.output === "prometheus" && f["prometheus-url"] === undefined) {
     throw new UsageError("--output prometheus needs --prometheus-url (the remote-write endpoint)");
+  }
+  const promCredential = f["prometheus-url"] === undefined ? null : credentialIn(f["prometheus-url"]);
+  if (promCredential) {
+    throw new UsageError(
+      `--prometheus-url carries ${promCredential}, which testrun.json would hold in clear; give the endpoint without it`,
+    );
   }
   const outDir = writableDirFlag("out", f.out);
   return {

@@ -1,11 +1,12 @@
 // `catchup-bench report --merge SUMMARY...`: one report from the per-runner summaries of one
 // distributed k6 run. Prints the Markdown; with --out also writes merged.md and merged.json there.
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { REPORT_OPTIONS } from "../options/report.js";
 import { parseOption } from "../options/spec.js";
 import { MergeInputError, mergeSummaries, renderMergedMarkdown } from "../report/merge.js";
 import { readRunnerSummaries } from "../report/merge-input.js";
+import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { UsageError, writableDirFlag } from "../util/usage.js";
 
@@ -17,10 +18,50 @@ export interface MergeArgs {
   guard?: unknown;
 }
 
-function writeAtomically(path: string, text: string): void {
-  const tmp = `${path}.${process.pid}.tmp`;
-  writeFileSync(tmp, text);
-  renameSync(tmp, path);
+const MERGED_FILES = ["merged.json", "merged.md"] as const;
+
+/**
+ * Why `dir` cannot take merged.md and merged.json, or null: it is a bench run's folder (a merge never
+ * writes among a run's results), or it already holds a merge (never overwritten silently), or an
+ * entry of that name that is not a file.
+ */
+export function mergeOutProblem(dir: string): string | null {
+  if (["results.json", "results.jsonl"].some((f) => existsSync(join(dir, f)))) {
+    return `--out ${dir} is a bench run's folder (it holds its results); write the merge into a folder of its own`;
+  }
+  const taken = MERGED_FILES.filter((f) => {
+    try {
+      lstatSync(join(dir, f));
+      return true;
+    } catch {
+      return false;
+    }
+  });
+  if (taken.length > 0) {
+    return `--out ${dir} already holds ${taken.join(" and ")}; a merge never overwrites another: pick a new directory or remove ${taken.length > 1 ? "them" : "it"}`;
+  }
+  return null;
+}
+
+/** Both files to temp files first, then renamed: on any failure nothing is left, neither file appears. */
+function writeMerged(dir: string, texts: Record<(typeof MERGED_FILES)[number], string>): void {
+  const temps: string[] = [];
+  try {
+    mkdirSync(dir, { recursive: true });
+    for (const f of MERGED_FILES) {
+      const tmp = join(dir, `.${f}.${process.pid}.tmp`);
+      temps.push(tmp);
+      writeFileSync(tmp, texts[f], { flag: "wx" });
+    }
+    MERGED_FILES.forEach((f, i) => {
+      renameSync(temps[i] as string, join(dir, f));
+    });
+  } catch (e) {
+    for (const tmp of temps) rmSync(tmp, { force: true });
+    throw new UsageError(
+      `--out ${dir}: cannot write the merge (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
+    );
+  }
 }
 
 /** The command's work: returns the exit code it would set. */
@@ -34,6 +75,8 @@ export function runMergeReport(args: MergeArgs, out: (text: string) => void): nu
   const paths = parseOption("merge", REPORT_OPTIONS.merge, args.merge) as string[];
   const outDir =
     args.out === undefined ? null : writableDirFlag("out", parseOption("out", REPORT_OPTIONS.out, args.out) as string);
+  const outProblem = outDir ? mergeOutProblem(outDir) : null;
+  if (outProblem) throw new UsageError(outProblem);
   let markdown: string;
   let merged: ReturnType<typeof mergeSummaries>;
   try {
@@ -43,12 +86,13 @@ export function runMergeReport(args: MergeArgs, out: (text: string) => void): nu
     if (e instanceof MergeInputError) throw new UsageError(e.message);
     throw e;
   }
+  // Written before anything is printed: a refusal leaves no half-told story on stdout.
+  if (outDir) writeMerged(outDir, { "merged.json": `${JSON.stringify(merged, null, 2)}\n`, "merged.md": markdown });
   out(markdown);
   if (outDir) {
-    mkdirSync(outDir, { recursive: true });
-    writeAtomically(join(outDir, "merged.json"), `${JSON.stringify(merged, null, 2)}\n`);
-    writeAtomically(join(outDir, "merged.md"), markdown);
-    out(`\nmerged.md:   ${join(outDir, "merged.md")}\nmerged.json: ${join(outDir, "merged.json")}\n`);
+    out(
+      `\nmerged.md:   ${escapeText(join(outDir, "merged.md"))}\nmerged.json: ${escapeText(join(outDir, "merged.json"))}\n`,
+    );
   }
   return EXIT.ok;
 }

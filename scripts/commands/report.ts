@@ -7,6 +7,7 @@ import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
 import { writeJudgedReports } from "../report/judged.js";
 import { ReportInputError, readResults } from "../report/write.js";
+import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { UsageError } from "../util/usage.js";
 import type { GuardConfig } from "../verdicts/cells.js";
@@ -53,6 +54,12 @@ export async function runReport(
 ): Promise<number> {
   if (args.merge !== undefined) return runMergeReport(args, out);
   if (args.run === undefined) throw new UsageError("report needs a run directory, or --merge SUMMARY...");
+  // Refused rather than ignored: the reports of a run always go into its own folder.
+  if (args.out !== undefined) {
+    throw new UsageError(
+      `--out is for --merge; \`report RUN\` writes report.md and report.html into RUN (${args.run}) itself`,
+    );
+  }
   const flagged = guardOptions(args);
   let written: Awaited<ReturnType<typeof writeJudgedReports>>;
   try {
@@ -68,7 +75,11 @@ export async function runReport(
     if (e instanceof ReportInputError) throw new UsageError(e.message);
     throw e;
   }
-  const notes = [`report.md:   ${written.mdPath}`, `report.html: ${written.htmlPath}`, ...(written.guard?.lines ?? [])];
+  const notes = [
+    `report.md:   ${escapeText(written.mdPath)}`,
+    `report.html: ${escapeText(written.htmlPath)}`,
+    ...(written.guard?.lines ?? []),
+  ];
   emitReport(written, args, env, out, err, notes);
   return written.guard ? written.guard.exitCode : EXIT.ok;
 }

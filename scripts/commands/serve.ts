@@ -13,12 +13,20 @@ export async function runServer(args: string[]): Promise<number> {
   const withParent = args.includes("--exit-with-parent") ? args : [...args, "--exit-with-parent"];
   const server = spawnBundled(withParent, { output: "inherit" });
   // The server runs in a process group of its own: a terminal's Ctrl-C reaches it through us.
-  const onInt = () => server.signal("SIGINT");
-  const onTerm = () => server.signal("SIGTERM");
+  let forwarded: NodeJS.Signals | null = null;
+  const forward = (signal: NodeJS.Signals) => () => {
+    forwarded ??= signal;
+    server.signal(signal);
+  };
+  const onInt = forward("SIGINT");
+  const onTerm = forward("SIGTERM");
   process.on("SIGINT", onInt);
   process.on("SIGTERM", onTerm);
   try {
     const { code, signal } = await server.exited;
+    // A server that shut down cleanly on a signal we forwarded exits 0; the user stopped it, so the
+    // exit says so (128 + signal), as a shell reports any program a signal ended.
+    if (code === 0 && forwarded !== null) return 128 + (SIGNALS[forwarded] ?? 1);
     return code ?? 128 + (signal === null ? 0 : (SIGNALS[signal] ?? 1));
   } finally {
     process.off("SIGINT", onInt);

@@ -3,7 +3,9 @@
 // way is one line, not 1,000), and what the failed memory trials measured before they failed.
 // Every text that came from a target is escaped, so a report stays pasteable and a terminal safe.
 import type { MemoryRow, Results, TargetCrash } from "../results/schema.js";
+import { oneLine } from "../util/escape.js";
 import { mib } from "../util/format.js";
+import { mdText } from "./inert.js";
 
 /** At most this many characters of one error kind are shown. */
 export const KIND_CHARS = 240;
@@ -13,35 +15,6 @@ export const KINDS_PER_TRIAL = 4;
 export const TRIALS_LISTED = 40;
 /** At most this many kinds in the run-wide table. */
 export const KINDS_LISTED = 20;
-
-// C0 and C1 controls, DEL, the Unicode line/paragraph separators and the bidirectional overrides
-// (which can make a line read differently from what it holds).
-// biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
-
-/** Text from a target, made safe for one line of a terminal or a Markdown report: "\n", "\x00", "\u202e". */
-export function escapeText(text: string): string {
-  return text.replace(UNSAFE, (c) => {
-    if (c === "\n") return "\\n";
-    if (c === "\r") return "\\r";
-    if (c === "\t") return "\\t";
-    const code = c.charCodeAt(0);
-    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : `\\u${code.toString(16).padStart(4, "0")}`;
-  });
-}
-
-/** Like escapeText but keeps line breaks (for a multi-line stderr tail printed to a terminal). */
-export function escapeLines(text: string): string {
-  return text
-    .split(/\r?\n/)
-    .map((line) => escapeText(line))
-    .join("\n");
-}
-
-/** Multi-line text (a stderr tail, an error with a stack) as one escaped line: lines joined by " | ". */
-export function oneLine(text: string): string {
-  return escapeText(text.trimEnd().replace(/\r?\n/g, " | "));
-}
 
 function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
@@ -182,30 +155,28 @@ export function crashLine(c: TargetCrash): string {
   return `${c.aa ? "A/A " : ""}${c.matrix} target ${c.variant} died (${exitText(c)}) at ${c.at}, ${c.during}${affects}${tail}`;
 }
 
-const cellText = (s: string) => s.replace(/\|/g, "\\|");
-
 /** The report.md sections for a run's failures (empty when nothing went wrong). */
 export function failuresMarkdown(f: FailureReport): string[] {
   const out: string[] = [];
   if (f.stopReason !== null)
-    out.push("## Stopped early", "", `The run stopped before its plan finished: ${f.stopReason}`, "");
+    out.push("## Stopped early", "", `The run stopped before its plan finished: ${mdText(f.stopReason)}`, "");
   if (f.crashes.length > 0) {
     out.push("## Target crashes", "");
     out.push(
       "A target died on its own during the run. Its trials are failed or flagged; read the figures with that in mind.",
       "",
     );
-    for (const c of f.crashes) out.push(`- ${crashLine(c)}`);
+    for (const c of f.crashes) out.push(`- ${mdText(crashLine(c))}`);
     out.push("");
   }
   if (f.trials.length > 0) {
     out.push("## Failed trials", "");
     if (f.kinds.length > 0) {
       out.push("| error | occurrences | trials |", "|---|---|---|");
-      for (const k of f.kinds) out.push(`| ${cellText(k.kind)} | ${k.count} | ${k.trials} |`);
+      for (const k of f.kinds) out.push(`| ${mdText(k.kind)} | ${k.count} | ${k.trials} |`);
       out.push("");
     }
-    for (const t of f.trials) out.push(`- ${t.what}: ${kindsText(t.kinds)}`);
+    for (const t of f.trials) out.push(`- ${mdText(`${t.what}: ${kindsText(t.kinds)}`)}`);
     if (f.omittedTrials > 0) out.push(`- … and ${f.omittedTrials} more failed trials (every error is in results.json)`);
     out.push("");
   }
@@ -219,7 +190,7 @@ export function failuresMarkdown(f: FailureReport): string[] {
     out.push("|---|---|---|---|---|---|");
     for (const p of f.partialMemory) {
       out.push(
-        `| ${cellText(p.what)} | ${mib(p.peakHeapBytes)} | ${mib(p.peakRssBytes)} | ${mib(p.hwmRssBytes)} | ${mib(p.bytesThroughCompletion)} | ${p.samplesFile ?? "n/a"} |`,
+        `| ${mdText(p.what)} | ${mib(p.peakHeapBytes)} | ${mib(p.peakRssBytes)} | ${mib(p.hwmRssBytes)} | ${mib(p.bytesThroughCompletion)} | ${mdText(p.samplesFile ?? "n/a")} |`,
       );
     }
     out.push("");

@@ -1,6 +1,7 @@
 // Leak rows -> the report's leak table (report.md and report.html) and chart data (post-GC heap per
 // cycle with the fitted Theil–Sen line, one chart per variant). Pure.
 
+import { mdText } from "../report/inert.js";
 import type { LeakRow } from "../results/leak.js";
 import { median } from "../util/stats.js";
 
@@ -82,17 +83,17 @@ export function leakMarkdown(
 ): string[] {
   if (!rows || rows.length === 0) return [];
   const { header, rows: body } = leakCells(rows, roles?.baseline ?? null);
-  const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  const esc = mdText;
   const out = [
     "## Leak: post-GC heap per reconnect cycle",
     "",
-    `| ${header.join(" | ")} |`,
+    `| ${header.map(esc).join(" | ")} |`,
     `|${header.map(() => "---").join("|")}|`,
     ...body.map((r) => `| ${r.map(esc).join(" | ")} |`),
     "",
   ];
   const cmp = roles ? leakComparison(rows, roles.baseline, roles.candidate) : null;
-  if (cmp) out.push(cmp, "");
+  if (cmp) out.push(esc(cmp), "");
   out.push(LEAK_NOTE, "");
   return out;
 }

@@ -6,6 +6,7 @@ import type { Metric } from "../results/metrics.js";
 import type { CellVerdict } from "../results/verdict.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { failuresMarkdown } from "./failures.js";
+import { mdText } from "./inert.js";
 import { leakMarkdown } from "./leak.js";
 import type { ReportModel } from "./model.js";
 import { stormMarkdown } from "./storm.js";
@@ -33,14 +34,14 @@ export function ratioCell(r: { median: number; n: number; ci: { low: number; hig
   return `${ratio(r.median)} (${ratio(r.ci.low)}–${ratio(r.ci.high)})`;
 }
 
-/** Escapes text for a Markdown table cell. */
+/** Text for a Markdown table cell: inert (a cell can hold a variant name, a case label, an error). */
 export function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  return mdText(text);
 }
 
 function table(header: string[], rows: string[][]): string[] {
   return [
-    `| ${header.join(" | ")} |`,
+    `| ${header.map(cell).join(" | ")} |`,
     `|${header.map(() => "---").join("|")}|`,
     ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
   ];
@@ -356,22 +357,25 @@ function headMarkdown(model: ReportModel): string[] {
   const out = summaryMarkdown(summaryOf(model), cell);
   const r = model.roles;
   if (!r && model.single) {
-    out.push(`A single target, **${model.single}**: its figures, with nothing to compare them with (no ratios).`, "");
+    out.push(
+      `A single target, **${mdText(model.single)}**: its figures, with nothing to compare them with (no ratios).`,
+      "",
+    );
   } else if (!r) {
     out.push("This run has no variants.", "");
   }
   const guard = guardSummary(model);
-  if (guard) out.push(`**${guard}**`, "");
+  if (guard) out.push(`**${mdText(guard)}**`, "");
   if (model.interrupted) out.push("**This run was interrupted: the tables hold only the trials that finished.**", "");
   if (model.loadWarning) out.push(`**${model.loadWarning}**`, "");
   if (r) {
     out.push(
-      `Ratios are ${r.candidate} / ${r.baseline}, paired trial by trial (lower is better for every figure); medians of the ok trials; intervals from fewer than 8 pairs are indicative. ${MODE_NOTE}`,
+      `Ratios are ${mdText(r.candidate)} / ${mdText(r.baseline)}, paired trial by trial (lower is better for every figure); medians of the ok trials; intervals from fewer than 8 pairs are indicative. ${MODE_NOTE}`,
       "",
     );
   }
   if (model.otherVariants.length > 0) {
-    out.push(`Variants not compared in these tables: ${model.otherVariants.join(", ")}.`, "");
+    out.push(`Variants not compared in these tables: ${model.otherVariants.map(mdText).join(", ")}.`, "");
   }
   return out;
 }
@@ -423,14 +427,14 @@ export function detailsMarkdown(model: ReportModel, compact = false): string[] {
     if (auto) out.push(auto, "");
     for (const t of tables) {
       if (compact && COMPACT_DROPPED.some((m) => t.title.startsWith(`${m}:`))) continue;
-      out.push(`### ${t.title}`, "", ...table(t.header, t.rows), "", t.pooled, "");
+      out.push(`### ${mdText(t.title)}`, "", ...table(t.header, t.rows), "", mdText(t.pooled), "");
     }
   }
   out.push(...failuresMarkdown(model.failureReport));
   out.push(...targetsMarkdown(model.targets));
-  out.push("## Environment", "", `Environment: ${model.environment}`, "", model.notMeasured, "");
+  out.push("## Environment", "", `Environment: ${mdText(model.environment)}`, "", mdText(model.notMeasured), "");
   if (model.variantDescriptions.length > 0) {
-    out.push(`Variants: ${model.variantDescriptions.join("; ")}.`, "");
+    out.push(`Variants: ${model.variantDescriptions.map(mdText).join("; ")}.`, "");
   }
   return out;
 }

@@ -5,7 +5,8 @@
 // combined, and the report says so. Pure: summaries in, a merged model and Markdown out.
 import { emptySessionResult, type SessionResult } from "../../scenarios/lib/session.js";
 import { ms } from "../util/format.js";
-import { quantile } from "../util/stats.js";
+import { maxValue, minValue, quantile } from "../util/stats.js";
+import { mdText } from "./inert.js";
 
 export const K6_SUMMARY_SCHEMA = "catchup-bench/k6-summary@1";
 /** The row a runner writes for a session it did not run (scenarios/lib/summary.js). */
@@ -109,11 +110,11 @@ function distribution(values: number[]): Distribution | null {
   if (values.length === 0) return null;
   return {
     count: values.length,
-    min: Math.min(...values),
+    min: minValue(values),
     median: quantile(values, 0.5),
     p90: quantile(values, 0.9),
     p95: quantile(values, 0.95),
-    max: Math.max(...values),
+    max: maxValue(values),
   };
 }
 
@@ -148,7 +149,7 @@ export function mergeSummaries(inputs: readonly NamedSummary[]): MergedReport {
       );
     }
   }
-  const rowCount = Math.max(...inputs.map((i) => i.summary.rows.length));
+  const rowCount = maxValue(inputs.map((i) => i.summary.rows.length));
   const rows: MergedRow[] = [];
   for (let session = 0; session < rowCount; session++) {
     const owners = inputs.filter((i) => ran(i.summary.rows[session]));
@@ -246,7 +247,7 @@ function distributionLine(label: string, d: Distribution | null): string {
 /** The merged report as Markdown. */
 export function renderMergedMarkdown(m: MergedReport): string {
   const out: string[] = [];
-  out.push(`# k6 distributed run: ${m.scenario}, ${m.runners.length} runners`, "");
+  out.push(`# k6 distributed run: ${mdText(m.scenario)}, ${m.runners.length} runners`, "");
   for (const n of m.notes) out.push(`> ${n}`, "");
   out.push("## Totals", "");
   out.push(
@@ -263,7 +264,7 @@ export function renderMergedMarkdown(m: MergedReport): string {
   );
   out.push("## Runners", "");
   out.push("| runner | sessions ran | errors | its own completion median (ms) |", "|---|---:|---:|---:|");
-  for (const r of m.runners) out.push(`| ${r.source} | ${r.ran} | ${r.errors} | ${ms(r.completionMed)} |`);
+  for (const r of m.runners) out.push(`| ${mdText(r.source)} | ${r.ran} | ${r.errors} | ${ms(r.completionMed)} |`);
   out.push("");
   out.push("## Sessions", "");
   out.push(
@@ -272,7 +273,7 @@ export function renderMergedMarkdown(m: MergedReport): string {
   );
   for (const r of m.rows) {
     out.push(
-      `| ${r.session} | ${r.runner ?? "none"} | ${r.ok ? "yes" : "no"} | ${ms(r.completionMs)} | ${ms(r.firstChunkMs)} | ${r.chunks} | ${r.values} | ${r.bytes} | ${ms(r.probeMs)} | ${(r.error ?? "").replace(/\|/g, "\\|")} |`,
+      `| ${r.session} | ${mdText(r.runner ?? "none")} | ${r.ok ? "yes" : "no"} | ${ms(r.completionMs)} | ${ms(r.firstChunkMs)} | ${r.chunks} | ${r.values} | ${r.bytes} | ${ms(r.probeMs)} | ${mdText(r.error ?? "")} |`,
     );
   }
   out.push("");

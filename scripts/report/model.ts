@@ -9,7 +9,7 @@ import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo
 import type { StormRow } from "../results/storm.js";
 import type { StormVerdict } from "../results/verdict.js";
 import { size } from "../util/format.js";
-import { median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
+import { maxValue, median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import {
   CASE_ORDER,
   type GuardConfig,
@@ -152,7 +152,7 @@ function medianOrNull(xs: readonly number[]): number | null {
 }
 
 function maxOrNull(xs: readonly number[]): number | null {
-  return xs.length > 0 ? Math.max(...xs) : null;
+  return xs.length > 0 ? maxValue(xs) : null;
 }
 
 function pairOf<T>(roles: Roles, f: (variant: string) => T): Pair<T> {
@@ -208,8 +208,8 @@ function pooledInterval(
   if (iv.length === 0) return null;
   return {
     median: median(iv.map((x) => x.median)),
-    p99: Math.max(...iv.map((x) => x.p99)),
-    max: Math.max(...iv.map((x) => x.max)),
+    p99: maxValue(iv.map((x) => x.p99)),
+    max: maxValue(iv.map((x) => x.max)),
   };
 }
 

@@ -1,6 +1,7 @@
 // Storm rows -> the report's storm table (report.md and report.html) and chart data (server RSS and
 // caught-up clients over time, one chart per variant of each cell). Pure: samples come in as data.
 
+import { mdText } from "../report/inert.js";
 import { FAILURE_KINDS, type StormRow } from "../results/storm.js";
 import type { StormVerdict } from "../results/verdict.js";
 import { arrow, mib, ms, size } from "../util/format.js";
@@ -175,18 +176,20 @@ export function stormMarkdown(
 ): string[] {
   if (!rows || rows.length === 0) return [];
   const { header, rows: body } = stormCells(rows, roles);
-  const esc = (s: string) => s.replace(/\|/g, "\\|").replace(/\r?\n/g, " ");
+  const esc = mdText;
   const out = [
     roles
-      ? `## Reconnect storm: N clients at once (${roles.baseline} → ${roles.candidate})`
+      ? `## Reconnect storm: N clients at once (${esc(roles.baseline)} → ${esc(roles.candidate)})`
       : "## Reconnect storm: N clients at once",
     "",
-    `| ${header.join(" | ")} |`,
+    `| ${header.map(esc).join(" | ")} |`,
     `|${header.map(() => "---").join("|")}|`,
     ...body.map((r) => `| ${r.map(esc).join(" | ")} |`),
     "",
   ];
-  const errors = rows.filter((r) => r.error).map((r) => `- ${r.variant}, ${r.clients} clients: ${esc(r.error ?? "")}`);
+  const errors = rows
+    .filter((r) => r.error)
+    .map((r) => `- ${esc(r.variant)}, ${r.clients} clients: ${esc(r.error ?? "")}`);
   if (errors.length) out.push(...errors, "");
   out.push(STORM_NOTE, "");
   if (verdicts.length > 0) {
@@ -194,7 +197,7 @@ export function stormMarkdown(
     out.push(
       "### Storm cells paired across trials",
       "",
-      `| ${t.header.join(" | ")} |`,
+      `| ${t.header.map(esc).join(" | ")} |`,
       `|${t.header.map(() => "---").join("|")}|`,
       ...t.rows.map((r) => `| ${r.map(esc).join(" | ")} |`),
       "",

@@ -6,10 +6,12 @@
 import { cellName, memoryCellName } from "../results/cell-names.js";
 import type { Metric } from "../results/metrics.js";
 import type { CellVerdict } from "../results/verdict.js";
+import { escapeText } from "../util/escape.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { MIN_PAIRS } from "../verdicts/cells.js";
 import { minEffectText } from "../verdicts/practical.js";
 import type { Conditions } from "./conditions.js";
+import { mdText } from "./inert.js";
 import type { ReportModel } from "./model.js";
 
 export interface SummaryTable {
@@ -228,7 +230,7 @@ export function summaryOf(model: ReportModel): Summary {
 export function inlineCode(text: string): string {
   const runs = text.match(/`+/g) ?? [];
   const fence = "`".repeat(Math.max(0, ...runs.map((x) => x.length)) + 1);
-  return `${fence} ${text.replace(/\r?\n/g, " ")} ${fence}`;
+  return `${fence} ${escapeText(text)} ${fence}`;
 }
 
 function mdTable(t: SummaryTable, cell: (s: string) => string): string[] {
@@ -244,11 +246,13 @@ function mdTable(t: SummaryTable, cell: (s: string) => string): string[] {
  * them) so that the default run's block fits 30 lines.
  */
 export function summaryMarkdown(s: Summary, cell: (s: string) => string): string[] {
-  const out = [`# ${s.title}`, ""];
-  out.push(s.command ? `**Conditions:** ${s.conditions}\\` : `**Conditions:** ${s.conditions}`);
+  const out = [`# ${mdText(s.title)}`, ""];
+  // The conditions name the targets' own commands and names: foreign text, rendered inert.
+  const conditions = mdText(s.conditions);
+  out.push(s.command ? `**Conditions:** ${conditions}\\` : `**Conditions:** ${conditions}`);
   if (s.command) out.push(`**Command:** ${inlineCode(s.command)}`);
   out.push("");
-  if (s.sentences.length > 0) out.push(...s.sentences.map((x) => `- ${x}`), "");
+  if (s.sentences.length > 0) out.push(...s.sentences.map((x) => `- ${mdText(x)}`), "");
   if (s.latency) out.push(...mdTable(s.latency, cell), "");
   if (s.memory) out.push(...mdTable(s.memory, cell), "");
   return out;

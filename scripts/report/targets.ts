@@ -2,7 +2,9 @@
 // target's own process), how its checkout and build went when it was measured by git ref, and what
 // each case moved through completion (chunks, items, bytes). Pure: results in, lines out.
 import type { Results, VariantInfo } from "../results/schema.js";
-import { escapeText } from "./failures.js";
+import { escapeText } from "../util/escape.js";
+import { maxValue, minValue } from "../util/stats.js";
+import { mdText } from "./inert.js";
 
 export interface TargetRow {
   variant: string;
@@ -45,8 +47,8 @@ function timing(ms: number | null | undefined, cached: boolean | undefined): str
 /** "2" or "2–3" over the trials, with thousands separators. */
 function spread(values: number[]): string {
   if (values.length === 0) return "n/a";
-  const lo = Math.min(...values);
-  const hi = Math.max(...values);
+  const lo = minValue(values);
+  const hi = maxValue(values);
   return lo === hi ? count(lo) : `${count(lo)}–${count(hi)}`;
 }
 
@@ -103,7 +105,8 @@ function tables(m: TargetsModel) {
   };
 }
 
-const line = (cells: string[]) => `| ${cells.map((c) => c.replace(/\|/g, "\\|")).join(" | ")} |`;
+// Cells name the targets' own commands and runtimes: foreign text, rendered inert (mdText escapes | too).
+const line = (cells: string[]) => `| ${cells.map(mdText).join(" | ")} |`;
 const mdTable = (header: string[], rows: string[][]) => [
   line(header),
   `|${header.map(() => "---").join("|")}|`,
@@ -113,7 +116,7 @@ const mdTable = (header: string[], rows: string[][]) => [
 export function targetsMarkdown(m: TargetsModel | undefined): string[] {
   if (!m || m.rows.length === 0) return [];
   const t = tables(m);
-  const out = ["## Targets", "", ...mdTable(t.targets.header, t.targets.rows), "", t.targets.note, ""];
+  const out = ["## Targets", "", ...mdTable(t.targets.header, t.targets.rows), "", mdText(t.targets.note), ""];
   if (t.through) out.push(t.through.note, "", ...mdTable(t.through.header, t.through.rows), "");
   return out;
 }

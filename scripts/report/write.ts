@@ -10,6 +10,7 @@ import { reportCharts, type SampleSeries } from "./charts.js";
 import { type HtmlAssets, renderHtml } from "./html.js";
 import { renderMarkdown, summaryBlock } from "./markdown.js";
 import { buildModel, type ModelOptions } from "./model.js";
+import { resultsSchemaProblem } from "./results-schema.js";
 import { type SummaryJson, summaryJson } from "./summary-json.js";
 
 /** A run directory that cannot be reported (missing or foreign results.json). */
@@ -50,9 +51,10 @@ export function resultsShapeProblem(value: unknown): string | null {
   if (problem) return problem;
   if (value.aa !== undefined) {
     if (!isObj(value.aa)) return "has an `aa` that is not an object";
-    return rows("aa.latency", value.aa.latency, ["case"]) ?? rows("aa.memory", value.aa.memory, ["scriptBytes"]);
+    const aa = rows("aa.latency", value.aa.latency, ["case"]) ?? rows("aa.memory", value.aa.memory, ["scriptBytes"]);
+    if (aa) return aa;
   }
-  return null;
+  return resultsSchemaProblem(value);
 }
 
 /**

@@ -4,7 +4,7 @@
 import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
-import { redact } from "../util/redact.js";
+import { redactJson } from "../util/redact.js";
 import type { LeakRow } from "./leak.js";
 import {
   type LatencyRow,
@@ -72,7 +72,7 @@ export class ResultsFile {
 
   private appendLine(line: ResultsLine): void {
     // Secrets (the token, credentials in URLs) never reach the file: only their digest does.
-    appendFileSync(this.jsonlPath, `${redact(JSON.stringify(line))}\n`);
+    appendFileSync(this.jsonlPath, `${redactJson(line)}\n`);
   }
 
   private rows(aa: boolean): { latency: LatencyRow[]; memory: MemoryRow[] } {
@@ -125,7 +125,7 @@ export class ResultsFile {
         this.appendLine({ kind: "stop", reason: stop });
       }
     }
-    writeFileAtomic(this.jsonPath, `${redact(JSON.stringify(this.results, null, 2))}\n`);
+    writeFileAtomic(this.jsonPath, `${redactJson(this.results, 2)}\n`);
     return this.results;
   }
 }

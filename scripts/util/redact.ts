@@ -12,11 +12,16 @@ export function secretTag(secret: string): string {
 
 const secrets = new Set<string>();
 
-/** Registers a secret for redaction in everything written from now on (a process-wide set). */
+/**
+ * Registers a secret for redaction in everything written from now on (a process-wide set). Any
+ * length: a short token is still a credential. One shorter than SHORT_SECRET is replaced only where
+ * it stands alone (not inside a longer word), so "abc" does not eat "abcdef".
+ */
 export function registerSecret(secret: string | null | undefined): void {
-  // A very short "secret" would redact ordinary text; such a token is no secret anyway.
-  if (secret && secret.length >= 4) secrets.add(secret);
+  if (secret) secrets.add(secret);
 }
+
+const SHORT_SECRET = 8;
 
 /** Forgets every registered secret (tests). */
 export function clearSecrets(): void {
@@ -46,13 +51,31 @@ export function redact(text: string): string {
   for (const s of [...secrets].sort((a, b) => b.length - a.length)) {
     const tag = secretTag(s);
     for (const form of new Set([s, JSON.stringify(s).slice(1, -1), encodeURIComponent(s)])) {
-      if (out.includes(form)) out = out.replace(new RegExp(escapeRegExp(form), "g"), tag);
+      if (!out.includes(form)) continue;
+      const re = escapeRegExp(form);
+      out = out.replace(new RegExp(s.length < SHORT_SECRET ? `(?<![A-Za-z0-9])${re}(?![A-Za-z0-9])` : re, "g"), tag);
     }
   }
   for (const re of PATTERNS) {
     out = out.replace(re, (_m, prefix: string, value: string) => `${prefix}${secretTag(value)}`);
   }
   return out;
+}
+
+// Values that say what a record is, never user text: a short secret that spells one ("run") must not
+// change the file's shape.
+const STRUCTURAL_KEYS = new Set(["kind", "schema"]);
+
+/**
+ * `value` as JSON with every string value passed through redact(). Keys and the structural values
+ * above are left alone.
+ */
+export function redactJson(value: unknown, space?: number): string {
+  return JSON.stringify(
+    value,
+    (key, v: unknown) => (typeof v === "string" && !STRUCTURAL_KEYS.has(key) ? redact(v) : v),
+    space,
+  );
 }
 
 /**

@@ -173,3 +173,20 @@ export function summariseRatios(ratios: readonly number[], options: BootstrapOpt
   if (ratios.length === 0) return null;
   return { n: ratios.length, median: median(ratios), ci: bootstrapRatioCI(ratios, options), iqr: iqr(ratios) };
 }
+
+/**
+ * The largest value (-Infinity for none). A loop, not Math.max(...xs): spreading a large array
+ * (a million latency rows) overflows the call stack.
+ */
+export function maxValue(values: readonly number[]): number {
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of values) if (v > max || Number.isNaN(v)) max = v;
+  return max;
+}
+
+/** The smallest value (Infinity for none); a loop, as maxValue. */
+export function minValue(values: readonly number[]): number {
+  let min = Number.POSITIVE_INFINITY;
+  for (const v of values) if (v < min || Number.isNaN(v)) min = v;
+  return min;
+}

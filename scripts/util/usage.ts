@@ -1,5 +1,5 @@
 // Usage errors: bad flags or inputs. The CLI prints the message on one line and exits 2.
-import { existsSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { lstatSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 
 export class UsageError extends Error {
@@ -58,6 +58,33 @@ export function jsonFlag(flag: string, value: unknown): unknown {
 }
 
 /**
+ * Whether `p` names something that resolves. A symbolic link that points nowhere, or into a loop,
+ * exists but cannot be followed: mkdir and open would fail on it later with a stack, so it is a
+ * usage error here, naming the link.
+ */
+function entryExists(flag: string, path: string, p: string): boolean {
+  try {
+    statSync(p);
+    return true;
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    let link = false;
+    if (code === "ENOENT" || code === "ELOOP") {
+      try {
+        link = lstatSync(p).isSymbolicLink();
+      } catch {
+        // nothing there (or a path under the link): its parent is checked next
+      }
+    }
+    if (link) {
+      const why = code === "ELOOP" ? "a loop of symbolic links (ELOOP)" : "a symbolic link to nothing (dangling)";
+      throw new UsageError(`--${flag} ${resolve(path)}: ${p} is ${why}; remove it or point it at a directory`);
+    }
+    return false;
+  }
+}
+
+/**
  * Checks that `path` is (or can become) a directory this process can write, WITHOUT creating it: the
  * nearest existing ancestor must be a directory that accepts a probe file (created and removed at
  * once). Failing early matters: Node's recursive mkdir spins forever under /proc. Throws a
@@ -67,7 +94,7 @@ export function jsonFlag(flag: string, value: unknown): unknown {
 export function writableDirFlag(flag: string, path: string, of: "directory" | "file" = "directory"): string {
   const abs = resolve(of === "file" ? dirname(path) : path);
   let p = abs;
-  while (!existsSync(p) && dirname(p) !== p) p = dirname(p);
+  while (!entryExists(flag, path, p) && dirname(p) !== p) p = dirname(p);
   try {
     if (!statSync(p).isDirectory()) throw Object.assign(new Error("not a directory"), { code: "ENOTDIR" });
     const probe = join(p, `.catchup-write-test-${process.pid}`);

@@ -8,6 +8,7 @@ import { emptyRow } from "../../scripts/bench/memory.js";
 import { ResultsFile, resultsFromJsonl } from "../../scripts/results/journal.js";
 import type { LatencyRow, MemoryRow, RunInfo } from "../../scripts/results/schema.js";
 import { fillCommand } from "../../scripts/target/command.js";
+import { clearSecrets, registerSecret, secretTag } from "../../scripts/util/redact.js";
 
 const run: RunInfo = {
   startedAt: "2026-01-01T00:00:00.000Z",
@@ -41,6 +42,7 @@ const memory: MemoryRow = emptyRow(
 let dir: string | undefined;
 afterEach(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
+  clearSecrets();
 });
 
 describe("ResultsFile", () => {
@@ -85,5 +87,25 @@ describe("fillCommand", () => {
       "sh -c 'serve --db /tmp/a-1.sqlite --port 4321' # 4321",
     );
     expect(() => fillCommand("x {db}", 1, "/tmp/my dir/a.sqlite")).toThrow(/unsafe in a shell command/);
+  });
+
+  it("writes a token of any length only as its digest, and keys that spell it stay keys", () => {
+    dir = mkdtempSync(join(tmpdir(), "bench-results-"));
+    // "run" is also a key of every results file: redacting the text would break the JSON.
+    for (const token of ["abc", "run"]) registerSecret(token);
+    const file = new ResultsFile(dir, { ...run, config: { token: "abc", note: "abcdef keeps" } }, [
+      { name: "legacy", kind: "command", command: "node s.js --token abc --x run", role: "baseline" },
+    ]);
+    file.addLatency({ ...latency(1), ok: false, error: "refused abc" });
+    file.finish("2026-01-01T00:01:00.000Z", null);
+    for (const name of ["results.json", "results.jsonl"]) {
+      const text = readFileSync(join(dir, name), "utf8");
+      expect(text, name).not.toMatch(/\babc\b|\brun\b(?!")/);
+      expect(text, name).toContain(secretTag("abc"));
+    }
+    const onDisk = JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
+    expect(onDisk.run.config).toEqual({ token: secretTag("abc"), note: "abcdef keeps" });
+    expect(onDisk.variants[0].command).toBe(`node s.js --token ${secretTag("abc")} --x ${secretTag("run")}`);
+    expect(resultsFromJsonl(join(dir, "results.jsonl")).latency[0]?.error).toBe(`refused ${secretTag("abc")}`);
   });
 });

@@ -39,6 +39,9 @@ beforeAll(() => {
   writeFileSync(join(inputs, "a-file"), "");
   symlinkSync("/proc/self/mem", join(inputs, "unreadable.sqlite"));
   writeFileSync(join(inputs, "script.js"), "export default function () {}\n");
+  // Output paths that exist as names but cannot be followed: a link to nothing, a link to itself.
+  symlinkSync(join(inputs, "nowhere"), join(inputs, "dangling"));
+  symlinkSync("loop", join(inputs, "loop"));
 
   syntheticResults(join(inputs, "run"), { trials: 2 });
   const good_ = readFileSync(join(inputs, "run", "results.json"), "utf8");
@@ -52,6 +55,70 @@ beforeAll(() => {
   mkdirSync(join(inputs, "run-dir", "results.json"), { recursive: true });
   mkdirSync(join(inputs, "run-unreadable"));
   symlinkSync("/proc/self/mem", join(inputs, "run-unreadable", "results.json"));
+  // Hand-edited results: each field the reports read, given a value of the wrong type or no real duration.
+  // biome-ignore lint/suspicious/noExplicitAny: a hand edit reaches into JSON of any shape
+  const edited = (name: string, edit: (r: Record<string, any>) => void) => {
+    const r = JSON.parse(good_);
+    edit(r);
+    runWith(name, JSON.stringify(r));
+  };
+  edited("run-load", (r) => {
+    r.run.loadAverage = [1, 2, "x"];
+  });
+  edited("run-git", (r) => {
+    r.run.gitCommit = 42;
+  });
+  edited("run-error", (r) => {
+    r.latency[0].error = 12345;
+  });
+  edited("run-crash-empty", (r) => {
+    r.targetCrashes = [{}];
+  });
+  edited("run-crash-null", (r) => {
+    r.targetCrashes = [null];
+  });
+  edited("run-negative", (r) => {
+    r.latency[0].completionMs = -5;
+  });
+  edited("run-huge", (r) => {
+    r.latency[0].completionMs = 1e308;
+  });
+  // A run stopped hard (only results.jsonl) whose lines were edited: crash {} and null, stop reason 42.
+  const header = JSON.parse(good_);
+  const jsonl = (name: string, line: unknown) => {
+    mkdirSync(join(inputs, name));
+    const lines = [
+      { kind: "run", schema: header.schema, run: header.run, variants: header.variants },
+      ...header.latency.map((row: unknown) => ({ kind: "latency", row })),
+      line,
+    ];
+    writeFileSync(join(inputs, name, "results.jsonl"), lines.map((l) => `${JSON.stringify(l)}\n`).join(""));
+  };
+  jsonl("jsonl-crash-empty", { kind: "crash", crash: {} });
+  jsonl("jsonl-crash-null", { kind: "crash", crash: null });
+  jsonl("jsonl-stop-42", { kind: "stop", reason: 42 });
+  // A runner summary for `report --merge`, and an --out whose merged.md is a directory.
+  const session = {
+    ok: true,
+    completionMs: 10,
+    firstChunkMs: 5,
+    chunks: 1,
+    values: 1,
+    bytes: 1,
+    probeMs: 1,
+    error: null,
+  };
+  writeFileSync(
+    join(inputs, "summary-a.json"),
+    JSON.stringify({
+      schema: "catchup-bench/k6-summary@1",
+      scenario: "scaleout",
+      sessions: 1,
+      rows: [session],
+      figures: { completionMs: { count: 1, min: 10, max: 10, avg: 10, med: 10 }, probeMs: null, errors: 0 },
+    }),
+  );
+  mkdirSync(join(inputs, "merge-mdir", "merged.md"), { recursive: true });
   // A run folder the report cannot be written into: report.md is a directory.
   runWith("run-unwritable", good_);
   mkdirSync(join(inputs, "run-unwritable", "report.md"));
@@ -82,7 +149,21 @@ const BAD_INPUTS: [string, string, RegExp][] = [
 const fixtureInputs = (command: (path: string) => string): Case[] =>
   BAD_INPUTS.map(([, path, says]) => ({ args: command(path), says }));
 
+/** Each output flag given a dangling link and a link loop, itself or as the folder above the path. */
+const LINK_SAYS = (link: string) => new RegExp(`${link} is a (symbolic link to nothing|loop of symbolic links)`);
+const linkOutputs = (command: (link: string) => string): Case[] =>
+  ["dangling", "loop"].map((link) => ({ args: command(link), says: LINK_SAYS(link) }));
+
 const CASES: Record<string, Case[]> = {
+  "output paths through a dangling link or a link loop": [
+    ...linkOutputs((l) => `bench --no-memory --fixture IN/good.sqlite --out IN/${l}`),
+    ...linkOutputs((l) => `bench --no-memory --fixture IN/good.sqlite --out IN/${l}/run`),
+    ...linkOutputs((l) => `bench --no-latency --out OUT/b --fixtures-dir IN/${l}`),
+    ...linkOutputs((l) => `clinic doctor --fixture IN/good.sqlite --out IN/${l}`),
+    ...linkOutputs((l) => `k6-operator IN/script.js --parallelism 2 --out IN/${l}`),
+    ...linkOutputs((l) => `report --merge IN/script.js --out IN/${l}`),
+    ...linkOutputs((l) => `fixture --projects 5 --events 5 --out IN/${l}/f.sqlite`),
+  ],
   "fixture (its --out)": [
     {
       args: "fixture --force --projects 5 --events 5 --out IN/null",
@@ -142,10 +223,26 @@ const CASES: Record<string, Case[]> = {
       args: "report IN/run-row-shape",
       says: /run-row-shape\/results\.json has memory\[0\] without ok, variant and trial/,
     },
+    { args: "report IN/run-load", says: /run-load\/results\.json has run\.loadAverage\[2\] = "x": expected a finite/ },
+    { args: "report IN/run-git", says: /has run\.gitCommit = 42: expected a string or null/ },
+    { args: "report IN/run-error", says: /has latency\[0\]\.error = 12345: expected a string or null/ },
+    { args: "report IN/run-crash-empty", says: /has targetCrashes\[0\]\.variant = missing: expected a string/ },
+    { args: "report IN/run-crash-null", says: /has targetCrashes\[0\] = null: expected an object/ },
+    { args: "report IN/run-negative", says: /has latency\[0\]\.completionMs = -5: expected a duration from 0/ },
+    { args: "report IN/run-huge", says: /has latency\[0\]\.completionMs = 1e\+308: expected a duration from 0/ },
+    { args: "report IN/jsonl-crash-empty", says: /results\.jsonl has targetCrashes\[0\]\.variant = missing/ },
+    { args: "report IN/jsonl-crash-null", says: /results\.jsonl has targetCrashes\[0\] = null/ },
+    { args: "report IN/jsonl-stop-42", says: /results\.jsonl has run\.stopReason = 42: expected a string or null/ },
     { args: "report IN/run-fifo", says: /cannot read results\.json in .*run-fifo \(not a regular file\)/ },
     { args: "report IN/run-dir", says: /cannot read results\.json in .*run-dir \(not a regular file\)/ },
     { args: "report IN/run-unreadable", says: /cannot read results\.json in .*run-unreadable \(EIO\)/ },
     { args: "report IN/run-unwritable", says: /cannot write the reports into .*run-unwritable \(EISDIR\)/ },
+    { args: "report IN/run --out OUT/elsewhere", says: /--out is for --merge; `report RUN` writes report\.md/ },
+    {
+      args: "report --merge IN/summary-a.json --out IN/merge-mdir",
+      says: /merge-mdir already holds merged\.md; a merge never overwrites/,
+    },
+    { args: "report --merge IN/summary-a.json --out IN/run", says: /--out .*run is a bench run's folder/ },
     { args: "report --merge IN/missing.json", says: /--merge .*missing\.json: ENOENT/ },
     { args: "report --merge IN/fifo", says: /--merge .*fifo: not a regular file/ },
     { args: "report --merge IN/null", says: /--merge .*null: not a regular file/ },

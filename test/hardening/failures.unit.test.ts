@@ -6,12 +6,12 @@ import { emptyRow } from "../../scripts/bench/memory.js";
 import {
   crashLine,
   errorKinds,
-  escapeText,
   failureReport,
   failuresMarkdown,
   TRIALS_LISTED,
 } from "../../scripts/report/failures.js";
 import { type LatencyRow, type MemoryRow, RESULTS_SCHEMA, type Results } from "../../scripts/results/schema.js";
+import { escapeText } from "../../scripts/util/escape.js";
 import { testRunInfo } from "../support/run-info.js";
 
 const results = (over: Partial<Results> = {}): Results => ({
@@ -112,7 +112,7 @@ describe("failureReport and its Markdown", () => {
     const f = failureReport(r);
     const md = failuresMarkdown(f).join("\n");
     expect(md).toMatch(
-      /## Stopped early\n\nThe run stopped before its plan finished: target b never became ready; last stderr lines: \| boom\\x1b\[2J/,
+      /## Stopped early\n\nThe run stopped before its plan finished: target b never became ready; last stderr lines: \\\| boom\\x1b\[2J/,
     );
     expect(md).toMatch(/## Target crashes/);
     expect(crashLine(f.crashes[0] as NonNullable<Results["targetCrashes"]>[number])).toBe(

@@ -132,6 +132,15 @@ describe("catchup-bench k6-operator", () => {
       /storm\.js runs 100 VUs by default \(CLIENTS\), fewer than --parallelism 101/,
     ],
     [["thread.js", "--parallelism", "2"], /thread\.js runs one VU, so --parallelism 2 would leave runners idle/],
+    // Credentials under other names or inside values: the files would hold them in clear.
+    [
+      ["scaleout.js", "--parallelism", "2", "--env", "URL=ws://x/ws?token=s3cr3t"],
+      /URL=\.\.\.: .*query.*--token-secret/,
+    ],
+    [["scaleout.js", "--parallelism", "2", "--env", "CATCHUP_TOKEN=s3cr3t"], /CATCHUP_TOKEN=\.\.\.: .*--token-secret/],
+    [["scaleout.js", "--parallelism", "2", "--env", "AUTH=Bearer s3cr3t"], /AUTH=\.\.\.: .*--token-secret/],
+    [["scaleout.js", "--parallelism", "2", "--env", "URL=ws://user:s3cr3t@x/ws"], /URL=\.\.\.: .*user:pw@/],
+    [["scaleout.js", "--parallelism", "2", "--env", 'HEADERS={"X-Api-Key":"s3cr3t"}'], /HEADERS=\.\.\.: .*X-Api-Key/],
     [["scaleout.js", "--parallelism", "0"], /--parallelism must be an integer from 1 to 1000/],
     [["scaleout.js", "--parallelism", "2", "--env", "CLIENTS=2", "--name", "Bad_Name"], /--name must be a DNS label/],
   ])("refuses %j with exit 2 and one line", async (args, message) => {
@@ -142,5 +151,6 @@ describe("catchup-bench k6-operator", () => {
     expect(run.stderr).toMatch(message);
     expect(run.stderr.trim().split("\n")).toHaveLength(1);
     expect(() => statSync(join(out, "testrun.json"))).toThrow();
+    expect(run.stderr).not.toContain("s3cr3t");
   });
 });

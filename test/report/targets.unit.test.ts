@@ -99,7 +99,7 @@ describe("targets section", () => {
     );
     const md = targetsMarkdown(m).join("\n");
     expect(md).toContain(`| main | baseline | not recorded | main = ${"a".repeat(12)} | 8.0 s (cached) | 12.9 s |`);
-    expect(md).toContain("| head | candidate | not recorded | <b> = aaaaaaaaaaaa | n/a | no --build |");
+    expect(md).toContain("| head | candidate | not recorded | \\<b> = aaaaaaaaaaaa | n/a | no --build |");
     expect(md).toContain("| resume-many | 2 / 1,001 / 1,533,043–1,533,100 | 2 / 2 / 1,479,122 |");
     // The HTML's text is escaped: a ref name cannot inject markup.
     const html = targetsHtml(m, escapeHtml);

@@ -55,7 +55,7 @@ async function gone(pid: number, timeoutMs = 10_000): Promise<boolean> {
   return true;
 }
 
-it("passes flags through, serves, and exits 0 on SIGTERM", async () => {
+it("passes flags through, serves, and exits 143 (128 + SIGTERM) on SIGTERM", async () => {
   const { child, ready } = await serve(["--delivery", "batched"]);
   expect(ready.delivery).toBe("batched");
   expect(ready.pid).not.toBe(child.pid);
@@ -64,8 +64,30 @@ it("passes flags through, serves, and exits 0 on SIGTERM", async () => {
   expect((await conn.next(isExitFor("1"))).exit).toMatchObject({ value: { delivery: "batched" } });
   const exited = once(child, "exit");
   child.kill("SIGTERM");
-  expect(await exited).toEqual([0, null]);
+  expect(await exited).toEqual([143, null]);
   expect(await gone(ready.pid)).toBe(true);
+});
+
+it("exits 130 (128 + SIGINT) after Ctrl-C once ready", async () => {
+  const { child, ready } = await serve([]);
+  const exited = once(child, "exit");
+  child.kill("SIGINT");
+  expect(await exited).toEqual([130, null]);
+  expect(await gone(ready.pid)).toBe(true);
+});
+
+it("a --host that is no address or host name exits 2 with one line naming it", async () => {
+  const child = spawn(process.execPath, [BIN, "serve", "--db", db, "--host", "not a host"], {
+    stdio: ["ignore", "ignore", "pipe"],
+  });
+  let err = "";
+  child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+    err += d;
+  });
+  const [code] = await once(child, "exit");
+  expect(code, err).toBe(2);
+  expect(err.trimEnd().split("\n"), err).toHaveLength(1);
+  expect(err).toMatch(/--host must be an IP address or a host name .*"not a host"/);
 });
 
 it("a server flag error exits 2 through the wrapper", async () => {

@@ -1,0 +1,34 @@
+// k6-operator --env: a credential (by its name, in a URL's query or user info, as a Bearer value, in
+// HEADERS) is refused, never quoted back; ordinary parameters pass.
+import { describe, expect, it } from "vitest";
+import { envSecretProblem } from "../../scripts/k6operator/env-secrets.js";
+
+describe("envSecretProblem", () => {
+  it.each([
+    ["TOKEN", "x"],
+    ["CATCHUP_TOKEN", "x"],
+    ["AUTH", "Bearer x"],
+    ["DB_PASSWORD", "x"],
+    ["URL", "ws://x/ws?token=SEKRIT"],
+    ["URL", "wss://x/ws?a=1&wsTicket=SEKRIT"],
+    ["URL", "ws://user:SEKRIT@x/ws"],
+    ["EXTRA", "Bearer SEKRIT"],
+    ["HEADERS", '{"X-Api-Key":"SEKRIT"}'],
+    ["HEADERS", '{"X-Forwarded":"Basic SEKRIT"}'],
+  ])("refuses %s=%s without quoting the value", (key, value) => {
+    const line = envSecretProblem(key, value);
+    expect(line).toMatch(new RegExp(`^--env ${key}=\\.\\.\\.: .*--token-secret`));
+    expect(line).not.toContain("SEKRIT");
+  });
+
+  it.each([
+    ["URL", "ws://target:8080/ws"],
+    ["URL", "ws://target:8080/ws?cursor=5"],
+    ["CLIENTS", "400"],
+    ["TOKEN_IN", "query"],
+    ["HEADERS", '{"X-Trace":"1"}'],
+    ["SUBSCRIBE_PAYLOAD", '{"tag":"x"}'],
+  ])("accepts %s=%s", (key, value) => {
+    expect(envSecretProblem(key, value)).toBeNull();
+  });
+});
