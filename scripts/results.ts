@@ -3,6 +3,7 @@
 // upgradeResults to read the older version (or drop it from READABLE_RESULTS_SCHEMAS).
 
 import type { LATENCY_CASES } from "../scenarios/lib/protocol.js";
+import type { RunLoad, TrialLoad } from "./bench/disturbance.js";
 import type { LeakRow } from "./leak/verdict.js";
 import type { RefRecord } from "./refs/plan.js";
 import type { CellVerdict } from "./report/verdicts.js";
@@ -42,6 +43,8 @@ export interface LatencyRow extends SessionFigures {
   trial: number;
   /** CPU time (user + system) the target used during this trial's session (ms); absent in older results. */
   targetCpuMs?: number | null;
+  /** The machine's CPU counters over this trial (others' CPU, steal, load average); absent in older results. */
+  load?: TrialLoad | null;
 }
 
 export interface IntervalStats {
@@ -81,6 +84,8 @@ export interface MemoryRow {
   targetCpuMs?: number | null;
   /** Event-loop lag of the Node driver while the clients ran (ms; p50/p99/max): client-side distortion. Absent or null for k6. */
   clientLoopLagMs?: { p50: number; p99: number; max: number } | null;
+  /** The machine's CPU counters over this trial (others' CPU, steal, load average); absent in older results. */
+  load?: TrialLoad | null;
   /** Relative to the run directory, e.g. "samples/memory-s1024-c4-memory-legacy-t1.jsonl". */
   samplesFile: string | null;
   error: string | null;
@@ -173,6 +178,8 @@ export interface Results {
   leak?: LeakRow[];
   /** --storm: per storm cell and variant, N clients reconnecting at once against a fresh server. */
   storm?: StormRow[];
+  /** The machine's load per round of each matrix (others' CPU, steal), which rounds were disturbed, --wait-quiet's pauses. */
+  load?: RunLoad;
 }
 
 export type { LeakPoint, LeakRow } from "./leak/verdict.js";

@@ -115,6 +115,10 @@ export interface BenchConfig {
   stormResumeRatio: number;
   /** --storm-trials: rounds per storm cell. */
   stormTrials: number;
+  /** --disturbed-cores: others' CPU + steal (cores) at which a round of a cell counts as disturbed. */
+  disturbedCores: number;
+  /** --wait-quiet: seconds to wait at most before each round for a quiet machine; null = no waiting. */
+  waitQuietSeconds: number | null;
 }
 
 /** Raw flag values keyed by the flag's name as typed (kebab-case), as yargs leaves them. */
@@ -364,5 +368,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     stormRampMs: f["storm-ramp-ms"],
     stormResumeRatio: f["storm-resume-ratio"],
     stormTrials: f["storm-trials"],
+    disturbedCores: f["disturbed-cores"],
+    waitQuietSeconds: f["wait-quiet"] ?? null,
   };
 }

@@ -18,9 +18,11 @@ import { bundledCommandLine } from "../target/bundled.js";
 import { killAllNow } from "../target/process.js";
 import { createAutoSampler } from "./auto-sample.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
+import { roundLoads } from "./disturbance.js";
 import { driverFor, requireK6, runClientsInWorker } from "./drivers.js";
 import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fixtures.js";
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
+import { createLoadRecorder } from "./load-recorder.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
 import { isThreadCase, latencyPlan, memoryCells, memoryPlan } from "./plan.js";
@@ -233,6 +235,12 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     file.addCrash({ ...c, matrix, ...(aa ? { aa: true } : {}), at: new Date().toISOString() });
     progress.log(`target ${escapeText(c.variant)} died (${exitText(c)}) ${escapeText(c.during)}`);
   };
+  // The machine's load over every trial (others' CPU, steal), and --wait-quiet's pauses between rounds.
+  const load = createLoadRecorder({
+    thresholdCores: config.disturbedCores,
+    waitQuietSeconds: config.waitQuietSeconds,
+    log: (line) => progress.log(line),
+  });
   try {
     const runClients = driverFor(config.driver);
     const latencyRun = async (plan: typeof lPlan, tmap: Map<string, TargetSpec>) => {
@@ -251,7 +259,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         onTrialStart: (t) =>
           progress.trial(roundLabel(`${t.case} ${t.variant}`, t.trial, config.trials, isAa(t.variant))),
         onCrash: (c) => crash(c, "latency", isAa(c.variant)),
-        onRow: (row) => {
+        beforeTrial: (t) => load.beforeTrial("latency", t.trial, abort.signal),
+        onRow: (measured) => {
+          const row = { ...measured, load: load.afterTrial() };
           file.addLatency(row, isAa(row.variant));
           progress.done(roundLabel(`${row.case} ${row.variant}`, row.trial, config.trials, isAa(row.variant)), row.ok);
         },
@@ -276,7 +286,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         onTrialStart: (t) =>
           progress.trial(roundLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant))),
         onCrash: (c) => crash(c, "memory", isAa(c.variant)),
-        onRow: (row) => {
+        beforeTrial: (t) => load.beforeTrial("memory", t.trial, abort.signal),
+        onRow: (measured) => {
+          const row = { ...measured, load: load.afterTrial() };
           file.addMemory(row, isAa(row.variant));
           progress.done(roundLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant)), row.ok);
         },
@@ -349,6 +361,11 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
 
   // The run's verdicts, per metric and cell, kept with the rows they were judged on.
   if (auto) file.results.autoSample = auto.info();
+  file.results.load = {
+    thresholdCores: config.disturbedCores,
+    waitQuietSeconds: config.waitQuietSeconds,
+    rounds: roundLoads(file.results, config.disturbedCores, load.waits()),
+  };
   file.results.verdicts = [
     ...verdictsOf(file.results, guardSettings),
     ...runStormVerdicts(file.results, guardSettings),

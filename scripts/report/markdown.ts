@@ -5,7 +5,8 @@ import { leakMarkdown } from "../leak/report.js";
 import { stormMarkdown } from "../storm/report.js";
 import { failuresMarkdown } from "./failures.js";
 import { arrow, chunkSet, mib, ms, ratio, size } from "./format.js";
-import type { Metric } from "./metrics.js";
+import { loadLine, withDisturbedColumn } from "./load.js";
+import { isLatencyMetric, type Metric } from "./metrics.js";
 import type { ReportModel } from "./model.js";
 import type { CellVerdict } from "./verdicts.js";
 
@@ -252,7 +253,13 @@ export function metricTables(model: ReportModel): MetricTable[] {
     const pooled = p
       ? `Pooled over all cells (a summary, never a verdict): median of ${p.n} paired ratios ${roles.candidate}/${roles.baseline} ${ratio(p.median)}${p.n > 1 ? ` (95% CI ${ratio(p.ci.low)}–${ratio(p.ci.high)})` : ""}.`
       : "Pooled over all cells: no pairs.";
-    return { title, header, rows, pooled };
+    const matrix = isLatencyMetric(m.metric) ? "latency" : "memory";
+    return withDisturbedColumn(
+      model.load,
+      matrix,
+      m.cells.map((v) => v.cell),
+      { title, header, rows, pooled },
+    );
   });
 }
 
@@ -336,6 +343,8 @@ export function renderMarkdown(model: ReportModel): string {
     out.push("## Verdicts per cell", "", VERDICT_NOTE, "");
     const auto = autoSampleText(model);
     if (auto) out.push(auto, "");
+    const load = loadLine(model.load);
+    if (load) out.push(load, "");
     for (const t of tables) out.push(`### ${t.title}`, "", ...table(t.header, t.rows), "", t.pooled, "");
   }
   out.push(...failuresMarkdown(model.failureReport));

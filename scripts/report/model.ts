@@ -9,6 +9,7 @@ import type { StormRow } from "../storm/row.js";
 import { runStormVerdicts, type StormVerdict } from "../storm/verdicts.js";
 import { type FailureReport, failureReport } from "./failures.js";
 import { size } from "./format.js";
+import { type LoadModel, loadModel } from "./load.js";
 import { caseRatios, cellKey, type Roles, rolesOf } from "./metrics.js";
 import {
   CASE_ORDER,
@@ -105,6 +106,8 @@ export interface ReportModel {
   storm: StormRow[];
   /** Storm cells paired across trials and judged per cell (empty without a comparison or storm rows). */
   stormVerdicts: StormVerdict[];
+  /** The machine's load per round and cell (disturbed rounds), or null in results without readings. */
+  load: LoadModel | null;
 }
 
 const CASE_LABELS: Record<string, string> = {
@@ -353,6 +356,7 @@ export function buildModel(results: Results): ReportModel {
     leak: results.leak ?? [],
     storm: results.storm ?? [],
     stormVerdicts: runStormVerdicts(results, guardFromConfig(results.run.config ?? {})),
+    load: loadModel(results),
   };
   if (!roles) {
     if (!single) return { ...base, latency: [], memory: [], metrics: [] };

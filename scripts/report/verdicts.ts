@@ -4,6 +4,7 @@
 // and the smallest change the cell could have shown. A pooled figure is only ever a summary line:
 // pooling hides a regression confined to one cell.
 import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
+import { withBusyReason } from "../bench/disturbance.js";
 import type { LatencyRow, MemoryRow, Results } from "../results.js";
 import { type Interval, type RatioSummary, seedFromString, summariseRatios } from "../stats.js";
 import { isLatencyMetric, METRICS, type Metric, metricRatios, type Roles, rolesOf } from "./metrics.js";
@@ -238,6 +239,8 @@ export function metricVerdicts(results: Results, guard: GuardSettings | null): M
   const roles = rolesOf(results);
   if (!roles) return [];
   const aa = aaPairing(results, roles);
+  // A "noise" cell measured on a busy machine says so in its reason.
+  const busy = withBusyReason(results);
   return presentMetrics(results).map((metric) => {
     const cells = isLatencyMetric(metric) ? latencyCellIds(results.latency) : memoryCellIds(results.memory);
     const verdicts = cells.map((cell) => {
@@ -250,9 +253,12 @@ export function metricVerdicts(results: Results, guard: GuardSettings | null): M
             seed: seed ^ 0xaa,
           })
         : null;
-      return decideCell(
-        { metric, cell, summary, plannedPairs: plannedOf(results, metric, rows), band: aaBandOf(aaSummary) },
-        guard,
+      return busy(
+        decideCell(
+          { metric, cell, summary, plannedPairs: plannedOf(results, metric, rows), band: aaBandOf(aaSummary) },
+          guard,
+        ),
+        isLatencyMetric(metric) ? "latency" : "memory",
       );
     });
     const pooled = summariseRatios(metricRatios(metric, results, roles), {
