@@ -26,16 +26,10 @@ export interface LoadSnapshot {
   loadAvg1: number;
 }
 
-/** What a trial's window saw: kept in its row as `load` (raw ticks, so windows can be summed). */
-export interface TrialLoad {
+/** What a trial's window saw, kept in its row as `load`: the counters' differences (raw ticks, so
+ * windows can be summed), its length in ms, and the 1-minute load average at its end. */
+export interface TrialLoad extends Omit<LoadSnapshot, "t"> {
   ms: number;
-  cores: number;
-  busyTicks: number;
-  stealTicks: number;
-  totalTicks: number;
-  ownTicks: number;
-  /** 1-minute load average at the end of the trial. */
-  loadAvg1: number;
 }
 
 /** A window's load in cores: others' CPU (busy minus ours) and steal. */
