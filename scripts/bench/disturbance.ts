@@ -253,12 +253,15 @@ export async function waitQuiet(options: {
   thresholdCores: number;
   sample: () => Promise<LoadFigures>;
   now: () => number;
+  /** True once the run is being stopped: the pause ends at once, unsettled. */
+  stopped?: () => boolean;
 }): Promise<{ waitedMs: number; settled: boolean; foreignCores: number }> {
   const start = options.now();
   for (;;) {
     const f = await options.sample();
     const foreign = f.otherCores + f.stealCores;
     const waitedMs = options.now() - start;
+    if (options.stopped?.()) return { waitedMs, settled: false, foreignCores: foreign };
     if (foreign < options.thresholdCores) return { waitedMs, settled: true, foreignCores: foreign };
     if (waitedMs >= options.budgetMs) return { waitedMs, settled: false, foreignCores: foreign };
   }

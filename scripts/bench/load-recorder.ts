@@ -35,6 +35,7 @@ export function createLoadRecorder(options: {
           budgetMs,
           thresholdCores: options.thresholdCores,
           now: () => performance.now(),
+          stopped: () => signal?.aborted === true,
           sample: async () => {
             const a = read();
             await sleep(QUIET_WINDOW_MS, undefined, { signal }).catch(() => undefined);

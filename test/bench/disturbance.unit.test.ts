@@ -152,6 +152,21 @@ describe("--wait-quiet", () => {
   });
 });
 
+it("--wait-quiet ends at once, unsettled, when the run is stopped", async () => {
+  let t = 0;
+  const r = await waitQuiet({
+    budgetMs: 60_000,
+    thresholdCores: 0.25,
+    now: () => t,
+    stopped: () => t >= 2000,
+    sample: async () => {
+      t += 1000;
+      return { otherCores: 2, stealCores: 0 };
+    },
+  });
+  expect(r).toEqual({ waitedMs: 2000, settled: false, foreignCores: 2 });
+});
+
 describe("/proc parsers", () => {
   it("reads busy, steal and capacity from /proc/stat (guest time not counted twice)", () => {
     const text =
