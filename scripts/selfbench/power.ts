@@ -37,8 +37,11 @@ const ROOT = here("../../../");
 const BIN = join(ROOT, "bin/catchup-bench.js");
 const SERVER_MAIN = join(ROOT, "dist/server-under-test/main.js");
 const KNOBS = join(ROOT, "scripts/selfbench/targets/power-knobs.mjs");
-/** One bench run that has not finished by then is killed (and counted as a run without verdicts). */
-const RUN_TIMEOUT_MS = 10 * 60_000;
+/**
+ * One bench run that has not finished by then is stopped with SIGTERM (it keeps and judges what
+ * finished; its missing pairs then make those cells "no verdict"), and killed 60 s later.
+ */
+const RUN_TIMEOUT_MS = 30 * 60_000;
 
 const USAGE = `usage: npm run bench:power -- [--runs R] [--delays 5%,10%] [--holds 5%,10%] [--cases resume-many,snapshot] [--out DIR]
   sizes: a number (ms for --delays, MiB for --holds) or a percent of the null runs' baseline median
@@ -139,9 +142,14 @@ function runBench(args: string[], log: string): Promise<{ code: number | null; m
     child.stderr.on("data", (d) => {
       text += d;
     });
-    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
+    let kill: NodeJS.Timeout | undefined;
+    const timer = setTimeout(() => {
+      child.kill("SIGTERM");
+      kill = setTimeout(() => child.kill("SIGKILL"), 60_000);
+    }, RUN_TIMEOUT_MS);
     child.on("close", (code) => {
       clearTimeout(timer);
+      clearTimeout(kill);
       current = null;
       writeFileSync(log, text);
       resolveRun({ code, ms: performance.now() - started });
@@ -252,6 +260,8 @@ async function main(): Promise<void> {
       runs.push({ setting: setting.label, run: r, code, seconds: ms / 1000, dir });
       const results = readResults(dir);
       const verdicts = (results?.verdicts ?? []).filter((v): v is CellVerdict => "undecided" in v);
+      // A run cut short by Ctrl-C judged only what it had: it is not counted.
+      if (stopping) break;
       observations.push(...observationsOf(setting, verdicts));
       if (results?.load) {
         for (const round of results.load.rounds) {
