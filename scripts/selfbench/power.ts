@@ -212,7 +212,7 @@ async function main(): Promise<void> {
     const rows = powerRows(observations, settings);
     const loadAfter = loadavg().map((l) => l.toFixed(2));
     const lines = [
-      `# bench:power: false alarms and detection at --ceiling 1.03 (default flags; ${opts.runs} runs per setting)`,
+      `# bench:power: false alarms and detection at --ceiling 1.03 (default flags; ${opts.runs} run${opts.runs === 1 ? "" : "s"} per setting)`,
       "",
       `Machine: ${machine}. Load average (1, 5, 15 min) ${loadBefore.join(", ")} before, ${loadAfter.join(", ")} ${partial ? "now" : "after"}; rounds disturbed (others' CPU + steal ≥ 0.25 cores, read per round): ${disturbed.rounds} of ${disturbed.of}.`,
       `Baseline medians of the first null run: ${basis?.completionMs?.toFixed(1) ?? "n/a"} ms completion in resume-many, ${basis?.peakHeapMib?.toFixed(1) ?? "n/a"} MiB peak heap in 1 KiB × 1 resume.`,
