@@ -135,6 +135,10 @@ export interface RunConfig {
   autoSampleSeconds: number | null;
   /** --no-memory-check turns off the check that the matrix fits in this machine's memory. */
   memoryCheck: boolean;
+  /** --disturbed-cores: others' CPU + steal (cores) at which a round of a cell counts as disturbed. */
+  disturbedCores: number;
+  /** --wait-quiet: seconds to wait at most before each round for a quiet machine; null = no waiting. */
+  waitQuietSeconds: number | null;
 }
 
 export interface BenchConfig {
@@ -213,5 +217,7 @@ export function recordedConfig(c: BenchConfig): Record<string, unknown> {
     stormRampMs: c.storm.rampMs,
     stormResumeRatio: c.storm.resumeRatio,
     stormTrials: c.storm.trials,
+    disturbedCores: c.run.disturbedCores,
+    waitQuietSeconds: c.run.waitQuietSeconds,
   };
 }

@@ -28,6 +28,8 @@ export interface CellContext<Trial, Row> {
   runClients: RunClients;
   onRow: (row: Row) => void;
   onTrialStart?: (trial: Trial, index: number) => void;
+  /** Awaited right before each trial runs (the run reads the machine's load here, and may wait for quiet). */
+  beforeTrial?: (trial: Trial) => Promise<void>;
   stopped: () => boolean;
   /** Registers a running target so an interrupt can stop it. */
   track: (target: Target) => () => void;
@@ -181,6 +183,7 @@ export async function runLatency(ctx: LatencyContext): Promise<void> {
       let figures: SessionFigures;
       let target = servers.get(t.variant);
       const trialName = `${t.case} ${t.variant} trial ${t.trial}`;
+      await ctx.beforeTrial?.(t);
       try {
         if (!target?.alive()) {
           if (target && !ctx.stopped() && (await exitedWithin(target, 1000))) {

@@ -242,6 +242,7 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
 
 export async function runMemory(ctx: MemoryContext): Promise<void> {
   for (const t of trialQueue(ctx)) {
+    await ctx.beforeTrial?.(t);
     const row = await runTrial(ctx, t);
     if (ctx.stopped() && !row.ok) return; // interrupted mid-trial: not a result
     ctx.onRow(row);

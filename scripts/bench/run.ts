@@ -18,6 +18,7 @@ import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { size } from "../util/format.js";
 import { verdictsOf } from "../verdicts/cells.js";
+import { roundLoads } from "../verdicts/disturbance.js";
 import type { GuardDecision } from "../verdicts/guard.js";
 import { runStormVerdicts } from "../verdicts/storm.js";
 import { createAutoSampler } from "./auto-sample.js";
@@ -27,6 +28,7 @@ import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fi
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
 import type { Target } from "./launch.js";
 import { runLeak } from "./leak.js";
+import { createLoadRecorder } from "./load-recorder.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
 import { isThreadCase, latencyPlan, memoryCells, memoryPlan } from "./plan.js";
@@ -256,6 +258,12 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     file.addCrash({ ...c, matrix, ...(aa ? { aa: true } : {}), at: new Date().toISOString() });
     progress.log(`target ${escapeText(c.variant)} died (${exitText(c)}) ${escapeText(c.during)}`);
   };
+  // The machine's load over every trial (others' CPU, steal), and --wait-quiet's pauses between rounds.
+  const load = createLoadRecorder({
+    thresholdCores: config.run.disturbedCores,
+    waitQuietSeconds: config.run.waitQuietSeconds,
+    log: (line) => progress.log(line),
+  });
   try {
     const runClients = driverFor(launch.driver);
     const latencyRun = async (plan: typeof lPlan, tmap: Map<string, TargetSpec>) => {
@@ -276,7 +284,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         onTrialStart: (t) =>
           progress.trial(roundLabel(`${t.case} ${t.variant}`, t.trial, latency.trials, isAa(t.variant))),
         onCrash: (c) => crash(c, "latency", isAa(c.variant)),
-        onRow: (row) => {
+        beforeTrial: (t) => load.beforeTrial("latency", t.trial, abort.signal),
+        onRow: (measured) => {
+          const row = { ...measured, load: load.afterTrial() };
           file.addLatency(row, isAa(row.variant));
           progress.done(roundLabel(`${row.case} ${row.variant}`, row.trial, latency.trials, isAa(row.variant)), row.ok);
         },
@@ -303,7 +313,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         runClients: launch.driver === "node" ? runClientsInWorker : runClients,
         onTrialStart: (t) => progress.trial(roundLabel(memoryCellLabel(t), t.trial, memory.trials, isAa(t.variant))),
         onCrash: (c) => crash(c, "memory", isAa(c.variant)),
-        onRow: (row) => {
+        beforeTrial: (t) => load.beforeTrial("memory", t.trial, abort.signal),
+        onRow: (measured) => {
+          const row = { ...measured, load: load.afterTrial() };
           file.addMemory(row, isAa(row.variant));
           progress.done(roundLabel(memoryCellLabel(row), row.trial, memory.trials, isAa(row.variant)), row.ok);
         },
@@ -384,6 +396,11 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   }
   // The run's verdicts, per metric and cell, kept with the rows they were judged on.
   if (auto) file.results.autoSample = auto.info();
+  file.results.load = {
+    thresholdCores: config.run.disturbedCores,
+    waitQuietSeconds: config.run.waitQuietSeconds,
+    rounds: roundLoads(file.results, config.run.disturbedCores, load.waits()),
+  };
   file.results.verdicts = [
     ...verdictsOf(file.results, guardConfig, config.minEffect),
     ...runStormVerdicts(file.results, guardConfig),

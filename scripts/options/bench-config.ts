@@ -218,6 +218,8 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
       failFast: f["fail-fast"],
       autoSampleSeconds: f["auto-sample"] ?? null,
       memoryCheck: f["memory-check"],
+      disturbedCores: f["disturbed-cores"],
+      waitQuietSeconds: f["wait-quiet"] ?? null,
     },
     protocol: {
       urlPath: f["url-path"],

@@ -340,6 +340,23 @@ export const BENCH_OPTIONS = {
     group: OUTPUT,
   },
   "fail-fast": { type: "boolean", default: false, describe: "stop at the first failed trial", group: OUTPUT },
+  "disturbed-cores": {
+    type: "number",
+    min: 0.01,
+    max: 1024,
+    default: 0.25,
+    describe:
+      "a round of a cell is disturbed when other processes' CPU plus steal, averaged over its trials, reach this many cores (read from /proc between trials)",
+    group: OUTPUT,
+  },
+  "wait-quiet": {
+    type: "number",
+    min: 1,
+    max: 3600,
+    describe:
+      "before each round, wait until a 1 s window shows less than --disturbed-cores, for at most this many seconds (the waits are reported)",
+    group: OUTPUT,
+  },
   "memory-check": {
     type: "boolean",
     default: true,

@@ -6,6 +6,7 @@ import type { Chart, MemoryChart } from "./charts.js";
 import { failuresMarkdown } from "./failures.js";
 import { CHART_CSS, CHART_JS, chartFigure, memoryFigure } from "./html-charts.js";
 import { leakCharts, leakHtml } from "./leak.js";
+import { loadLine } from "./load.js";
 import {
   autoSampleText,
   guardSummary,
@@ -72,6 +73,7 @@ function verdictsHtml(model: ReportModel): string {
     "<h2>Verdicts per cell</h2>",
     `<p class="note">${escapeHtml(VERDICT_NOTE)}</p>`,
     auto ? `<p>${escapeHtml(auto)}</p>` : "",
+    loadLine(model.load) ? `<p>${escapeHtml(loadLine(model.load) ?? "")}</p>` : "",
     ...tables.map(
       (t) =>
         `<h3>${escapeHtml(t.title)}</h3>\n${table(t.header, t.rows, "num verdicts")}\n<p class="note">${escapeHtml(t.pooled)}</p>`,

@@ -1,9 +1,9 @@
 // Leak rows -> the report's leak table (report.md and report.html) and chart data (post-GC heap per
 // cycle with the fitted Theil–Sen line, one chart per variant). Pure.
 
-import { mdText } from "../report/inert.js";
 import type { LeakRow } from "../results/leak.js";
 import { median } from "../util/stats.js";
+import { mdText } from "./inert.js";
 
 const KIB = 1024;
 const MIB = 1024 * 1024;

@@ -5,9 +5,11 @@ import { cellName, MODE_NOTE, memoryCellName } from "../results/cell-names.js";
 import type { Metric } from "../results/metrics.js";
 import type { CellVerdict } from "../results/verdict.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
+import { isLatencyMetric } from "../verdicts/metrics.js";
 import { failuresMarkdown } from "./failures.js";
 import { mdText } from "./inert.js";
 import { leakMarkdown } from "./leak.js";
+import { loadLine, withDisturbedColumn } from "./load.js";
 import type { ReportModel } from "./model.js";
 import { stormMarkdown } from "./storm.js";
 import { ratioWithInterval, summaryMarkdown, summaryOf, verdictWord } from "./summary.js";
@@ -292,7 +294,13 @@ export function metricTables(model: ReportModel, compact = false): MetricTable[]
     const pooled = p
       ? `Pooled over all cells (a summary, never a verdict): median of ${p.n} paired ratios ${roles.candidate}/${roles.baseline} ${ratio(p.median)}${p.n > 1 ? ` (95% CI ${ratio(p.ci.low)}–${ratio(p.ci.high)})` : ""}.`
       : "Pooled over all cells: no pairs.";
-    return { title, header, rows, pooled };
+    const matrix = isLatencyMetric(m.metric) ? "latency" : "memory";
+    return withDisturbedColumn(
+      model.load,
+      matrix,
+      m.cells.map((v) => v.cell),
+      { title, header, rows, pooled },
+    );
   });
 }
 
@@ -425,6 +433,8 @@ export function detailsMarkdown(model: ReportModel, compact = false): string[] {
     }
     const auto = autoSampleText(model);
     if (auto) out.push(auto, "");
+    const load = loadLine(model.load);
+    if (load) out.push(load, "");
     for (const t of tables) {
       if (compact && COMPACT_DROPPED.some((m) => t.title.startsWith(`${m}:`))) continue;
       out.push(`### ${mdText(t.title)}`, "", ...table(t.header, t.rows), "", mdText(t.pooled), "");

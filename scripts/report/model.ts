@@ -23,6 +23,7 @@ import { type MinEffect, minEffectFromConfig } from "../verdicts/practical.js";
 import { runStormVerdicts } from "../verdicts/storm.js";
 import { type Conditions, conditionsOf } from "./conditions.js";
 import { type FailureReport, failureReport } from "./failures.js";
+import { type LoadModel, loadModel } from "./load.js";
 import { type TargetsModel, targetsModel } from "./targets.js";
 
 export { MIN_PAIRS, RELIABLE_PAIRS, RESAMPLES } from "../verdicts/cells.js";
@@ -118,6 +119,8 @@ export interface ReportModel {
   conditions: Conditions;
   /** The guard's lines (guard.txt) when the report was judged, else null. */
   guardLines: string[] | null;
+  /** The machine's load per round and cell (disturbed rounds), or null in results without readings. */
+  load: LoadModel | null;
 }
 
 /** What a re-render may decide differently from the recorded run: `report --ceiling`, `--min-effect`. */
@@ -408,6 +411,7 @@ export function buildModel(results: Results, options: ModelOptions = {}): Report
     storm: results.storm ?? [],
     stormVerdicts: runStormVerdicts(results, guard),
     targets: targetsModel(results),
+    load: loadModel(results),
   };
   if (!roles) {
     if (!single) return { ...base, latency: [], memory: [], metrics: [] };

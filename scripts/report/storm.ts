@@ -1,11 +1,11 @@
 // Storm rows -> the report's storm table (report.md and report.html) and chart data (server RSS and
 // caught-up clients over time, one chart per variant of each cell). Pure: samples come in as data.
 
-import { mdText } from "../report/inert.js";
 import { FAILURE_KINDS, type StormRow } from "../results/storm.js";
 import type { StormVerdict } from "../results/verdict.js";
 import { arrow, mib, ms, size } from "../util/format.js";
 import { median } from "../util/stats.js";
+import { mdText } from "./inert.js";
 
 export interface StormChart {
   kind: "storm";

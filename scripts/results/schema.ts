@@ -4,6 +4,7 @@
 
 import type { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
 import type { LeakRow } from "./leak.js";
+import type { RunLoad, TrialLoad } from "./load.js";
 import type { RefRecord } from "./ref.js";
 import type { StormRow } from "./storm.js";
 import type { CellVerdict, StormVerdict } from "./verdict.js";
@@ -41,6 +42,8 @@ export interface LatencyRow extends SessionFigures {
   trial: number;
   /** CPU time (user + system) the target used during this trial's session (ms); absent in older results. */
   targetCpuMs?: number | null;
+  /** The machine's CPU counters over this trial (others' CPU, steal, load average); absent in older results. */
+  load?: TrialLoad | null;
 }
 
 export interface IntervalStats {
@@ -80,6 +83,8 @@ export interface MemoryRow {
   targetCpuMs?: number | null;
   /** Event-loop lag of the Node driver while the clients ran (ms; p50/p99/max): client-side distortion. Absent or null for k6. */
   clientLoopLagMs?: { p50: number; p99: number; max: number } | null;
+  /** The machine's CPU counters over this trial (others' CPU, steal, load average); absent in older results. */
+  load?: TrialLoad | null;
   /** Relative to the run directory, e.g. "samples/memory-s1024-c4-memory-legacy-t1.jsonl". */
   samplesFile: string | null;
   error: string | null;
@@ -178,6 +183,8 @@ export interface Results {
   leak?: LeakRow[];
   /** --storm: per storm cell and variant, N clients reconnecting at once against a fresh server. */
   storm?: StormRow[];
+  /** The machine's load per round of each matrix (others' CPU, steal), which rounds were disturbed, --wait-quiet's pauses. */
+  load?: RunLoad;
 }
 
 /** A target process that exited while the harness still needed it: a finding, never silently replaced. */

@@ -8,6 +8,7 @@ import { METRICS, type Metric } from "../results/metrics.js";
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict.js";
 import { type Interval, median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
+import { withBusyReason } from "./disturbance.js";
 import { isLatencyMetric, metricRatios, type Roles, rolesOf } from "./metrics.js";
 import { belowFloor, expectedEffect, type MinEffect } from "./practical.js";
 
@@ -258,6 +259,8 @@ export function metricVerdicts(
   const roles = rolesOf(results);
   if (!roles) return [];
   const aa = aaPairing(results, roles);
+  // A "noise" cell measured on a busy machine says so in its reason.
+  const busy = withBusyReason(results);
   return presentMetrics(results).map((metric) => {
     const cells = isLatencyMetric(metric) ? latencyCellIds(results.latency) : memoryCellIds(results.memory);
     const verdicts = cells.map((cell) => {
@@ -274,18 +277,21 @@ export function metricVerdicts(
         baseline: isLatencyMetric(metric) ? variantMedian(rows, "chunks", roles.baseline) : null,
         candidate: isLatencyMetric(metric) ? variantMedian(rows, "chunks", roles.candidate) : null,
       };
-      return decideCell(
-        {
-          metric,
-          cell,
-          summary,
-          plannedPairs: plannedOf(results, metric, rows),
-          band: aaBandOf(aaSummary),
-          baselineMedian: variantMedian(rows, metric, roles.baseline),
-          floor,
-          expected: expectedEffect(metric, chunks),
-        },
-        guard,
+      return busy(
+        decideCell(
+          {
+            metric,
+            cell,
+            summary,
+            plannedPairs: plannedOf(results, metric, rows),
+            band: aaBandOf(aaSummary),
+            baselineMedian: variantMedian(rows, metric, roles.baseline),
+            floor,
+            expected: expectedEffect(metric, chunks),
+          },
+          guard,
+        ),
+        isLatencyMetric(metric) ? "latency" : "memory",
       );
     });
     const pooled = summariseRatios(metricRatios(metric, results, roles), {
