@@ -81,6 +81,13 @@ export interface MemoryRow {
   targetCpuMs?: number | null;
   /** Event-loop lag of the Node driver while the clients ran (ms; p50/p99/max): client-side distortion. Absent or null for k6. */
   clientLoopLagMs?: { p50: number; p99: number; max: number } | null;
+  /**
+   * Where the trial's wall time went, ms per phase (copy, start, startWait, baselineGc, idle, clients,
+   * samplerStop, postGc, stop; scripts/bench/trial-timing.ts); absent in results written before it existed.
+   */
+  phaseMs?: Record<string, number>;
+  /** Its server was started during the previous trial's settling (after that trial's sampling ended). */
+  startedAhead?: boolean;
   /** Relative to the run directory, e.g. "samples/memory-s1024-c4-memory-legacy-t1.jsonl". */
   samplesFile: string | null;
   error: string | null;
@@ -120,6 +127,8 @@ export interface RunInfo {
   projectRoot?: string;
   /** What the fixtures each matrix used actually hold (from their fixture_meta), for the report. */
   fixtures?: { latency: RunFixture | null; memory: RunFixture[]; leak?: RunFixture };
+  /** Memory trials' CPU pinning (scripts/bench/pinning.ts): which CPUs, or why none. */
+  pinning?: { enabled: boolean; target?: number[]; harness?: number[]; reason?: string; tool?: string };
 }
 
 /** A fixture's shape as a report states it (a subset of fixture_meta). */

@@ -61,6 +61,8 @@ export interface BenchConfig {
   fixturesDir: string | null;
   /** A/A control: a second copy of the baseline ("A2") runs in every round beside baseline and candidate. */
   aa: boolean;
+  /** Pin memory trials' targets and the harness to different CPUs (--no-pin: off). */
+  pin: boolean;
   /** --auto-sample: seconds to spend adding rounds to guarded cells still undecided; null = off. */
   autoSampleSeconds: number | null;
   failFast: boolean;
@@ -329,6 +331,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     fixture: f.fixture ?? null,
     fixturesDir: f["fixtures-dir"] ?? null,
     aa: given(raw, "aa") ? f.aa : !quick && f.aa,
+    pin: f.pin,
     autoSampleSeconds: f["auto-sample"] ?? null,
     failFast: f["fail-fast"],
     driver: f.driver,

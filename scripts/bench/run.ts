@@ -23,6 +23,7 @@ import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fi
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
+import { affinityOf, planPinning } from "./pinning.js";
 import { isThreadCase, latencyPlan, memoryCells, memoryPlan } from "./plan.js";
 import { createProgress, type Progress, trialLabel } from "./progress.js";
 import { renderReport } from "./report.js";
@@ -161,6 +162,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       ...(leakFixture ? { leak: fixtureShape(leakFixture) } : {}),
     },
   };
+  // Memory trials pin the target and the harness to different CPUs when they can; recorded either way.
+  const pinning = config.memory ? planPinning(affinityOf(process.pid), config.pin !== false) : null;
+  if (pinning) info.pinning = pinning;
   const file = new ResultsFile(runDir, info, variantInfos(config.targets));
 
   // Interrupts: stop new trials, stop running targets (their sessions then fail fast), keep results.
@@ -259,28 +263,31 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     };
     const memoryRun = async (plan: typeof mPlan, tmap: Map<string, TargetSpec>) => {
       if (plan.length === 0) return;
-      await runMemory({
-        more: auto ? () => grown(auto.moreMemory()) : undefined,
-        config,
-        fixtures: memoryFixtures,
-        workDir,
-        runDir,
-        targets: tmap,
-        plan,
-        stopped,
-        track,
-        signal: abort.signal,
-        samplesPrefix: "",
-        // Node clients run in a worker thread during memory cells: the sampler owns this thread.
-        runClients: config.driver === "node" ? runClientsInWorker : runClients,
-        onTrialStart: (t) =>
-          progress.trial(roundLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant))),
-        onCrash: (c) => crash(c, "memory", isAa(c.variant)),
-        onRow: (row) => {
-          file.addMemory(row, isAa(row.variant));
-          progress.done(roundLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant)), row.ok);
+      await runMemory(
+        {
+          more: auto ? () => grown(auto.moreMemory()) : undefined,
+          config,
+          fixtures: memoryFixtures,
+          workDir,
+          runDir,
+          targets: tmap,
+          plan,
+          stopped,
+          track,
+          signal: abort.signal,
+          samplesPrefix: "",
+          // Node clients run in a worker thread during memory cells: the sampler owns this thread.
+          runClients: config.driver === "node" ? runClientsInWorker : runClients,
+          onTrialStart: (t) =>
+            progress.trial(roundLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant))),
+          onCrash: (c) => crash(c, "memory", isAa(c.variant)),
+          onRow: (row) => {
+            file.addMemory(row, isAa(row.variant));
+            progress.done(roundLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant)), row.ok);
+          },
         },
-      });
+        pinning ?? undefined,
+      );
     };
     await latencyRun(lPlan, targets);
     await memoryRun(mPlan, targets);

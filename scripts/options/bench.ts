@@ -91,6 +91,13 @@ export const BENCH_OPTIONS = {
     describe: "trials (rounds) per memory cell, each on a fresh server, variants in rotated order",
     group: MEMORY,
   },
+  pin: {
+    type: "boolean",
+    default: true,
+    describe:
+      "with 2 or more CPUs, pin each memory trial's target to one CPU and the harness and clients to the others (taskset; --no-pin to let them float)",
+    group: MEMORY,
+  },
   "hold-ms": {
     type: "int",
     min: 0,
