@@ -173,6 +173,17 @@ export interface Results {
   verdicts?: (CellVerdict | StormVerdict)[];
   /** What --auto-sample did, when it ran. */
   autoSample?: AutoSampleInfo;
+  /**
+   * Sequential memory rounds (scripts/bench/memory-rounds.ts): the budget, the time used, and per cell
+   * its pairs and why it got no more ("pairs": reached targetPairs; "clear": its intervals lie beyond
+   * the A/A band and 1.0; "budget": the time ran out; "missing": a failed pair).
+   */
+  memoryRounds?: {
+    budgetSeconds: number;
+    spentSeconds: number;
+    targetPairs: number;
+    cells: { cell: string; pairs: number; why: "pairs" | "clear" | "budget" | "missing" }[];
+  };
   /** Targets that died on their own during the run (never one the harness stopped), in order. */
   targetCrashes?: TargetCrash[];
   /**

@@ -61,6 +61,8 @@ export interface BenchConfig {
   fixturesDir: string | null;
   /** A/A control: a second copy of the baseline ("A2") runs in every round beside baseline and candidate. */
   aa: boolean;
+  /** Seconds of sequential memory rounds after the planned ones (scripts/bench/memory-rounds.ts); 0 = off. */
+  memorySequentialSeconds?: number;
   /** Pin memory trials' targets and the harness to different CPUs (--no-pin: off). */
   pin: boolean;
   /** --auto-sample: seconds to spend adding rounds to guarded cells still undecided; null = off. */
@@ -331,6 +333,11 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
     fixture: f.fixture ?? null,
     fixturesDir: f["fixtures-dir"] ?? null,
     aa: given(raw, "aa") ? f.aa : !quick && f.aa,
+    memorySequentialSeconds: given(raw, "memory-sequential")
+      ? f["memory-sequential"]
+      : quick
+        ? 0
+        : f["memory-sequential"],
     pin: f.pin,
     autoSampleSeconds: f["auto-sample"] ?? null,
     failFast: f["fail-fast"],

@@ -52,7 +52,8 @@ export function affinityOf(pid: number): number[] | null {
 export function pinThreads(pid: number, cpus: readonly number[]): boolean {
   try {
     execFileSync("taskset", ["-a", "-c", "-p", cpus.join(","), String(pid)], { stdio: "ignore", timeout: 5000 });
-    return true;
+    // taskset -a exits 0 for a pid that is gone (no threads to walk): read the affinity back.
+    return affinityOf(pid)?.join(",") === cpus.join(",");
   } catch {
     return false;
   }

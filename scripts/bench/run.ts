@@ -23,8 +23,9 @@ import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fi
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
+import { createMemoryRounds } from "./memory-rounds.js";
 import { affinityOf, planPinning } from "./pinning.js";
-import { isThreadCase, latencyPlan, memoryCells, memoryPlan } from "./plan.js";
+import { isThreadCase, latencyPlan, type MemoryTrial, memoryCells, memoryPlan } from "./plan.js";
 import { createProgress, type Progress, trialLabel } from "./progress.js";
 import { renderReport } from "./report.js";
 import { ResultsFile } from "./results-file.js";
@@ -232,6 +233,23 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         })
       : null;
 
+  // Sequential memory rounds: cells whose headline verdicts are not yet clear get rounds up to 8 pairs.
+  const seqSeconds = config.memorySequentialSeconds ?? 0;
+  const rounds =
+    seqSeconds > 0 && config.memory && names.length >= 2
+      ? createMemoryRounds({
+          budgetSeconds: seqSeconds,
+          variants: roundVariants,
+          cells,
+          results: () => file.results,
+          now: () => performance.now(),
+        })
+      : null;
+  const moreMemory = (): MemoryTrial[] => {
+    const guarded = auto?.moreMemory() ?? [];
+    return guarded.length > 0 ? guarded : (rounds?.more() ?? []);
+  };
+
   // A target that died on its own is kept in the results (and said at once), never silently replaced.
   const crash = (c: CrashReport, matrix: "latency" | "memory" | "leak" | "storm", aa: boolean) => {
     file.addCrash({ ...c, matrix, ...(aa ? { aa: true } : {}), at: new Date().toISOString() });
@@ -265,7 +283,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       if (plan.length === 0) return;
       await runMemory(
         {
-          more: auto ? () => grown(auto.moreMemory()) : undefined,
+          more: auto || rounds ? () => grown(moreMemory()) : undefined,
           config,
           fixtures: memoryFixtures,
           workDir,
@@ -356,6 +374,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
 
   // The run's verdicts, per metric and cell, kept with the rows they were judged on.
   if (auto) file.results.autoSample = auto.info();
+  if (rounds) file.results.memoryRounds = rounds.info();
   file.results.verdicts = [
     ...verdictsOf(file.results, guardSettings),
     ...runStormVerdicts(file.results, guardSettings),

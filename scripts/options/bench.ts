@@ -91,6 +91,16 @@ export const BENCH_OPTIONS = {
     describe: "trials (rounds) per memory cell, each on a fresh server, variants in rotated order",
     group: MEMORY,
   },
+  "memory-sequential": {
+    type: "number",
+    min: 0,
+    max: 86_400,
+    default: 60,
+    defaultText: "60 (0 with --quick)",
+    describe:
+      "after the planned memory rounds, add rounds (up to 8 pairs) to cells whose peak heap or peak RSS interval is not yet clear of the A/A band and 1.0, for up to this many seconds (0: off)",
+    group: MEMORY,
+  },
   pin: {
     type: "boolean",
     default: true,

@@ -90,6 +90,8 @@ export interface ReportModel {
   hasAa: boolean;
   /** Auto-sampling, when it ran: its budget and the rounds each guarded cell took. */
   autoSample: Results["autoSample"] | null;
+  /** Sequential memory rounds, when they ran: budget, and per cell its pairs and why no more. */
+  memoryRounds: Results["memoryRounds"] | null;
   failures: FailedRow[];
   /** Stop reason, target crashes, failed trials grouped by error kind, figures of failed memory trials. */
   failureReport: FailureReport;
@@ -342,6 +344,7 @@ export function buildModel(results: Results): ReportModel {
     single,
     guard: guardFromConfig(results.run.config ?? {}),
     autoSample: results.autoSample ?? null,
+    memoryRounds: results.memoryRounds ?? null,
     hasAa: Boolean(roles && results.aa && (results.aa.latency.length > 0 || results.aa.memory.length > 0)),
     failures: failuresOf(results),
     failureReport: failureReport(results),
