@@ -89,7 +89,13 @@ export function variantInfos(targets: TargetSpec[]): VariantInfo[] {
   return targets.map((t, i) => ({
     name: t.name,
     kind: t.kind,
-    command: t.kind === "bundled" ? bundledCommandLine(t.delivery, t.serverArgs) : t.command,
+    command:
+      t.kind === "bundled"
+        ? bundledCommandLine(t.delivery, t.serverArgs).replace(
+            /^node /,
+            `node ${(t.nodeArgs ?? []).map((a) => `${a} `).join("")}`,
+          )
+        : t.command,
     role: i === 0 ? "baseline" : "candidate",
     ...(t.kind === "command" ? t.ref : undefined),
   }));

@@ -220,6 +220,12 @@ export const BENCH_OPTIONS = {
       "one word of the bundled server's command line, repeatable, in the = form: --server-arg=--backlog=1024 (`serve --help` lists the flags; the harness sets --db, --host, --port, --delivery, --token, --token-env and --exit-with-parent itself)",
     group: TARGETS,
   },
+  "gc-flags": {
+    type: "string",
+    describe:
+      "V8/Node flags for the bundled server's node, e.g. --predictable-gc-schedule for a deterministic GC schedule: less variance in peak heap, but it measures a server configured unlike production (off by default)",
+    group: TARGETS,
+  },
   target: {
     type: "string",
     repeatable: true,

@@ -5,6 +5,8 @@ import { describe, expect, it } from "vitest";
 import { emptyRow } from "../../scripts/bench/memory.js";
 import { clearOfBand, createMemoryRounds, memoryCellNeeds } from "../../scripts/bench/memory-rounds.js";
 import { type MemoryCell, type MemoryTrial, memoryRound } from "../../scripts/bench/plan.js";
+import { memoryRoundsText } from "../../scripts/report/markdown.js";
+import type { ReportModel } from "../../scripts/report/model.js";
 import type { MemoryRow, Results } from "../../scripts/results.js";
 
 const MIB = 1024 * 1024;
@@ -137,5 +139,25 @@ describe("sequential memory rounds", () => {
     expect(clearOfBand({ ...v, ciLow: 0.6, ciHigh: 0.8 })).toBe(true);
     expect(clearOfBand({ ...v, ciLow: 0.6, ciHigh: 0.95 })).toBe(false);
     expect(clearOfBand({ ...v, aaLow: null, aaHigh: null, ciLow: 1.2, ciHigh: 1.4 })).toBe(false);
+  });
+});
+
+describe("the report's memory-rounds line", () => {
+  it("names each cell's pairs and why it got no more", () => {
+    const text = memoryRoundsText({
+      memoryRounds: {
+        budgetSeconds: 60,
+        spentSeconds: 41.25,
+        targetPairs: 8,
+        cells: [
+          { cell: "8192x4/memory", pairs: 3, why: "clear" },
+          { cell: "1024x4/memory", pairs: 5, why: "budget" },
+        ],
+      },
+    } as ReportModel);
+    expect(text).toBe(
+      "Memory rounds (peak heap, peak RSS; up to 8 pairs per cell): budget 60 s, used 41.3 s; 8192x4/memory: 3 pairs, clear of the A/A band and 1.0 (indicative below 8 pairs); 1024x4/memory: 5 pairs, budget spent.",
+    );
+    expect(memoryRoundsText({ memoryRounds: null } as ReportModel)).toBeNull();
   });
 });
