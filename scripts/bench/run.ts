@@ -51,10 +51,8 @@ export interface BenchOutcome {
 }
 
 /** A progress label; a round past the plan is auto-sampling's, and says so. */
-function roundLabel(cell: string, trial: number, planned: number, aa: boolean): string {
-  return trial > planned
-    ? `${aa ? "A/A " : ""}${cell}, auto-sample round ${trial}`
-    : trialLabel(cell, trial, planned, aa);
+function roundLabel(cell: string, trial: number, planned: number, aa: boolean, added = "auto-sample round"): string {
+  return trial > planned ? `${aa ? "A/A " : ""}${cell}, ${added} ${trial}` : trialLabel(cell, trial, planned, aa);
 }
 
 /** The A/A copy of the baseline is "A2" (the baseline itself is A1), unless a target already has that name. */
@@ -303,11 +301,16 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
           // Node clients run in a worker thread during memory cells: the sampler owns this thread.
           runClients: config.driver === "node" ? runClientsInWorker : runClients,
           onTrialStart: (t) =>
-            progress.trial(roundLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant))),
+            progress.trial(
+              roundLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant), "added round"),
+            ),
           onCrash: (c) => crash(c, "memory", isAa(c.variant)),
           onRow: (row) => {
             file.addMemory(row, isAa(row.variant));
-            progress.done(roundLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant)), row.ok);
+            progress.done(
+              roundLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant), "added round"),
+              row.ok,
+            );
           },
         },
         pinning ?? undefined,
