@@ -294,9 +294,9 @@ async function startServer(ctx: MemoryContext, t: MemoryTrial): Promise<Started<
 }
 
 export async function runMemory(
-  ctx: Omit<MemoryContext, "starts" | "next" | "pinning">,
-  pinning: PinningInfo = { enabled: false },
+  ctx: Omit<MemoryContext, "starts" | "next" | "pinning"> & { pinning?: PinningInfo },
 ): Promise<void> {
+  const pinning = ctx.pinning ?? { enabled: false };
   const full: MemoryContext = {
     ...ctx,
     pinning,

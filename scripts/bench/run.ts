@@ -51,6 +51,9 @@ export interface BenchOutcome {
 }
 
 /** A progress label; a round past the plan is auto-sampling's, and says so. */
+/** Memory rounds past the plan come from sequential rounds or auto-sampling. */
+const ADDED = "added round";
+
 function roundLabel(cell: string, trial: number, planned: number, aa: boolean, added = "auto-sample round"): string {
   return trial > planned ? `${aa ? "A/A " : ""}${cell}, ${added} ${trial}` : trialLabel(cell, trial, planned, aa);
 }
@@ -285,36 +288,32 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     };
     const memoryRun = async (plan: typeof mPlan, tmap: Map<string, TargetSpec>) => {
       if (plan.length === 0) return;
-      await runMemory(
-        {
-          more: auto || rounds ? () => grown(moreMemory()) : undefined,
-          config,
-          fixtures: memoryFixtures,
-          workDir,
-          runDir,
-          targets: tmap,
-          plan,
-          stopped,
-          track,
-          signal: abort.signal,
-          samplesPrefix: "",
-          // Node clients run in a worker thread during memory cells: the sampler owns this thread.
-          runClients: config.driver === "node" ? runClientsInWorker : runClients,
-          onTrialStart: (t) =>
-            progress.trial(
-              roundLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant), "added round"),
-            ),
-          onCrash: (c) => crash(c, "memory", isAa(c.variant)),
-          onRow: (row) => {
-            file.addMemory(row, isAa(row.variant));
-            progress.done(
-              roundLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant), "added round"),
-              row.ok,
-            );
-          },
+      await runMemory({
+        more: auto || rounds ? () => grown(moreMemory()) : undefined,
+        config,
+        fixtures: memoryFixtures,
+        workDir,
+        runDir,
+        targets: tmap,
+        plan,
+        stopped,
+        track,
+        signal: abort.signal,
+        samplesPrefix: "",
+        pinning: pinning ?? undefined,
+        // Node clients run in a worker thread during memory cells: the sampler owns this thread.
+        runClients: config.driver === "node" ? runClientsInWorker : runClients,
+        onTrialStart: (t) =>
+          progress.trial(roundLabel(memoryCellLabel(t), t.trial, config.memoryTrials, isAa(t.variant), ADDED)),
+        onCrash: (c) => crash(c, "memory", isAa(c.variant)),
+        onRow: (row) => {
+          file.addMemory(row, isAa(row.variant));
+          progress.done(
+            roundLabel(memoryCellLabel(row), row.trial, config.memoryTrials, isAa(row.variant), ADDED),
+            row.ok,
+          );
         },
-        pinning ?? undefined,
-      );
+      });
     };
     await latencyRun(lPlan, targets);
     await memoryRun(mPlan, targets);
