@@ -20,6 +20,8 @@ export type TargetSpec =
       delivery: Delivery;
       /** --server-arg words, after the harness's own flags. */
       serverArgs: readonly string[];
+      /** --gc-flags: node's own flags before the entry point (absent: none). */
+      nodeArgs?: readonly string[];
     }
   | {
       name: string;
@@ -103,6 +105,10 @@ export interface MemoryConfig {
   sampleIntervalMs: number;
   /** The heap lane's interval (ms); null = the sampler's default (defaultHeapIntervalMs). */
   heapIntervalMs: number | null;
+  /** Seconds of sequential memory rounds after the planned ones (bench/memory-rounds.ts); 0 = off. */
+  sequentialSeconds: number;
+  /** Pin memory trials' targets and the harness to different CPUs (--no-pin: off). */
+  pin: boolean;
 }
 
 export interface LeakConfig {
@@ -217,6 +223,8 @@ export function recordedConfig(c: BenchConfig): Record<string, unknown> {
     stormRampMs: c.storm.rampMs,
     stormResumeRatio: c.storm.resumeRatio,
     stormTrials: c.storm.trials,
+    memorySequentialSeconds: c.memory.sequentialSeconds,
+    pin: c.memory.pin,
     disturbedCores: c.run.disturbedCores,
     waitQuietSeconds: c.run.waitQuietSeconds,
   };

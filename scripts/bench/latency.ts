@@ -44,13 +44,18 @@ export interface CellContext<Trial, Row> {
  * plan is done; stops when nothing is added or the run was stopped. Each trial comes with its index,
  * and ctx.onTrialStart hears of it before it is yielded.
  */
-export function* trialQueue<Trial, Row>(ctx: CellContext<Trial, Row>): Generator<Trial> {
+export function* trialQueue<Trial, Row>(
+  ctx: CellContext<Trial, Row>,
+  upcoming?: { next: Trial | null },
+): Generator<Trial> {
   const queue = [...ctx.plan];
   for (let index = 0; ; index++) {
     if (index >= queue.length) queue.push(...(ctx.stopped() ? [] : (ctx.more?.() ?? [])));
     const t = queue[index];
     if (!t || ctx.stopped()) return;
     ctx.onTrialStart?.(t, index);
+    // The trial after this one, if already queued (never asks ctx.more: that waits for this row).
+    if (upcoming) upcoming.next = queue[index + 1] ?? null;
     yield t;
   }
 }

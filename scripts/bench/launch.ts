@@ -108,6 +108,7 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
       const server = await startBundled({
         db: options.db,
         inspect: options.inspect,
+        nodeArgs: spec.nodeArgs ? [...spec.nodeArgs] : undefined,
         // The token goes through the environment: on the command line, ps would show it to every user.
         extra: [
           "--delivery",

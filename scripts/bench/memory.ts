@@ -13,15 +13,30 @@ import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../
 import { redact } from "../util/redact.js";
 import { maxValue, median } from "../util/stats.js";
 import type { MemoryConfig } from "./config.js";
+import { type EarlyStarts, earlyStarts, type Started } from "./early-start.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
 import { type CellContext, crashOf, exitedWithin, FailFast, targetOptions, trialQueue } from "./latency.js";
 import { startTarget, type Target } from "./launch.js";
+import { type PinningInfo, pinHarness, pinThreads } from "./pinning.js";
 import { afterSequenceFor, type MemoryTrial, memoryTrialId } from "./plan.js";
 import { sessionSpec } from "./sessions.js";
+import { type TrialClock, trialClock } from "./trial-timing.js";
+
+/** A running trial server and how to stop tracking it. */
+interface TrialServer {
+  target: Target;
+  untrack: () => void;
+}
 
 export interface MemoryContext extends CellContext<MemoryTrial, MemoryRow> {
   memory: Pick<MemoryConfig, "sampleIntervalMs" | "heapIntervalMs">;
+  /** Servers started ahead of their trial (filled in by runMemory). */
+  starts: EarlyStarts<MemoryTrial, TrialServer>;
+  /** The trial after the one running, when the plan already holds it (its server may start early). */
+  next: MemoryTrial | null;
+  /** Where targets and harness run (run.pinning in results.json). */
+  pinning: PinningInfo;
   /** Fixtures by script size. */
   fixtures: Map<number, FixtureRef>;
   runDir: string;
@@ -156,27 +171,39 @@ export async function closingHeap(
   return { postGc, hwm, error };
 }
 
+/** One trial, with where its wall time went (phaseMs). */
 async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> {
+  const clock = trialClock();
+  const ahead = { early: false };
+  const row = await measureTrial(ctx, t, clock, ahead);
+  return { ...row, phaseMs: clock.done(), startedAhead: ahead.early };
+}
+
+async function measureTrial(
+  ctx: MemoryContext,
+  t: MemoryTrial,
+  clock: TrialClock,
+  ahead: { early: boolean },
+): Promise<MemoryRow> {
   const samplesFile = `samples/${memoryTrialId(t, ctx.samplesPrefix)}.jsonl`;
   const fixture = ctx.fixtures.get(t.scriptBytes);
-  const spec = ctx.targets.get(t.variant);
-  if (!fixture || !spec) return emptyRow(t, null, `no fixture or target for ${memoryTrialId(t)}`);
-  let target: Target;
-  try {
-    // Ready once it upgrades a WebSocket (no warm-up session: it would change the memory measured).
-    target = await startTarget(spec, {
-      ...targetOptions(ctx, privateCopy(fixture, ctx.workDir, t.variant), true),
-      warmUpSession: null,
-    });
-  } catch (e) {
-    return emptyRow(t, null, (e as Error).message);
-  }
-  const untrack = ctx.track(target);
+  if (!fixture) return emptyRow(t, null, `no fixture or target for ${memoryTrialId(t)}`);
+  clock.lap("startWait");
+  const { started, early } = ctx.starts.take(t);
+  const { server, error, copyMs, startMs } = await started;
+  // Where startWait went; a server started ahead spent it during the previous trial's settling.
+  clock.record("copy", copyMs);
+  clock.record("start", startMs);
+  ahead.early = early;
+  if (!server) return emptyRow(t, null, error ?? "no target");
+  const { target, untrack } = server;
   try {
     const inspector = target.inspector;
     if (!inspector) return emptyRow(t, null, `target ${t.variant}: no inspector`);
     const origin = performance.now();
+    clock.lap("baselineGc");
     const baselineHeap = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+    clock.lap("idle");
     // A short idle window before clients connect: the timeline shows the resting level, and the
     // cadence figures include the sampler's idle rhythm, not only the busy catch-up.
     let idleRss = 0;
@@ -202,6 +229,7 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
     sampler.mark("baseline", { heapUsed: baselineHeap, pid: target.pid, command: commandLine(target.pid) });
     void sampler.ended.then(() => idleDone());
     await idle;
+    clock.lap("clients");
     const spec = sessionSpec(ctx.protocol, target.url, afterSequenceFor(t.mode, fixture.meta), ctx.protocol.holdMs);
     let rows: SessionFigures[] = [];
     let loopLag: ClientsRun["loopLag"] = null;
@@ -213,7 +241,11 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
     }
     // Sampling ends before the forced GC: a full GC holds the target's inspector for a while, and
     // those stalls are ours, not the target's, so they must not count in the cadence figures.
+    clock.lap("samplerStop");
     const sampled = await sampler.stop();
+    // Nothing of this trial is sampled any more: the next trial's server may start now.
+    if (ctx.next) ctx.starts.ahead(ctx.next);
+    clock.lap("postGc");
     const closing = await closingHeap(target, inspector, sampled.hwmRssBytes, (heapUsed) =>
       appendFileSync(
         join(ctx.runDir, samplesFile),
@@ -235,19 +267,66 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
     const why = died ? target.describeExit() : (e as Error).message;
     return emptyRow(t, null, why);
   } finally {
+    clock.lap("stop");
     await target.stop();
     untrack();
   }
 }
 
-export async function runMemory(ctx: MemoryContext): Promise<void> {
-  for (const t of trialQueue(ctx)) {
-    await ctx.beforeTrial?.(t);
-    const row = await runTrial(ctx, t);
-    if (ctx.stopped() && !row.ok) return; // interrupted mid-trial: not a result
-    ctx.onRow(row);
-    if (!row.ok && ctx.failFast) {
-      throw new FailFast(`--fail-fast: ${memoryTrialId(t)} failed: ${row.error}`);
+/** A trial's fresh server: the fixture (a private copy for a foreign target), started, tracked, pinned. */
+async function startServer(ctx: MemoryContext, t: MemoryTrial): Promise<Started<TrialServer>> {
+  const fixture = ctx.fixtures.get(t.scriptBytes);
+  const spec = ctx.targets.get(t.variant);
+  if (!fixture || !spec)
+    return { server: null, error: `no fixture or target for ${memoryTrialId(t)}`, copyMs: 0, startMs: 0 };
+  const t0 = performance.now();
+  let t1 = t0;
+  try {
+    // The bundled server opens its fixture read-only (fixtures/meta.ts openFixture) and never writes
+    // it: it needs no copy. A foreign target might write to its store, so it gets its own.
+    const db = spec.kind === "bundled" ? fixture.path : privateCopy(fixture, ctx.workDir, t.variant);
+    t1 = performance.now();
+    // Ready once it upgrades a WebSocket (no warm-up session: it would change the memory measured).
+    const target = await startTarget(spec, { ...targetOptions(ctx, db, true), warmUpSession: null });
+    const untrack = ctx.track(target);
+    if (ctx.pinning.enabled && ctx.pinning.target) pinThreads(target.pid, ctx.pinning.target);
+    return { server: { target, untrack }, error: null, copyMs: t1 - t0, startMs: performance.now() - t1 };
+  } catch (e) {
+    return { server: null, error: (e as Error).message, copyMs: t1 - t0, startMs: performance.now() - t1 };
+  }
+}
+
+export async function runMemory(
+  ctx: Omit<MemoryContext, "starts" | "next" | "pinning"> & { pinning?: PinningInfo },
+): Promise<void> {
+  const pinning = ctx.pinning ?? { enabled: false };
+  const full: MemoryContext = {
+    ...ctx,
+    pinning,
+    next: null,
+    starts: earlyStarts<MemoryTrial, TrialServer>(
+      (t) => startServer(full, t),
+      async (s) => {
+        await s.target.stop();
+        s.untrack();
+      },
+    ),
+  };
+  const upcoming: { next: MemoryTrial | null } = { next: null };
+  const restore = pinHarness(pinning);
+  try {
+    for (const t of trialQueue(full, upcoming)) {
+      full.next = upcoming.next;
+      await full.beforeTrial?.(t);
+      const row = await runTrial(full, t);
+      if (full.stopped() && !row.ok) return; // interrupted mid-trial: not a result
+      full.onRow(row);
+      if (!row.ok && full.failFast) {
+        throw new FailFast(`--fail-fast: ${memoryTrialId(t)} failed: ${row.error}`);
+      }
     }
+  } finally {
+    await full.starts.discard();
+    restore();
   }
 }

@@ -31,7 +31,9 @@ import { runLeak } from "./leak.js";
 import { createLoadRecorder } from "./load-recorder.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
-import { isThreadCase, latencyPlan, memoryCells, memoryPlan } from "./plan.js";
+import { createMemoryRounds } from "./memory-rounds.js";
+import { affinityOf, planPinning } from "./pinning.js";
+import { isThreadCase, latencyPlan, type MemoryTrial, memoryCells, memoryPlan } from "./plan.js";
 import { preflight } from "./preflight.js";
 import { createProgress, type Progress, trialLabel } from "./progress.js";
 import { withRefTargets } from "./refs.js";
@@ -66,10 +68,11 @@ export interface BenchOutcome {
 }
 
 /** A progress label; a round past the plan is auto-sampling's, and says so. */
-function roundLabel(cell: string, trial: number, planned: number, aa: boolean): string {
-  return trial > planned
-    ? `${aa ? "A/A " : ""}${cell}, auto-sample round ${trial}`
-    : trialLabel(cell, trial, planned, aa);
+/** Memory rounds past the plan come from sequential rounds or auto-sampling. */
+const ADDED = "added round";
+
+function roundLabel(cell: string, trial: number, planned: number, aa: boolean, added = "auto-sample round"): string {
+  return trial > planned ? `${aa ? "A/A " : ""}${cell}, ${added} ${trial}` : trialLabel(cell, trial, planned, aa);
 }
 
 /** The A/A copy of the baseline is "A2" (the baseline itself is A1), unless a target already has that name. */
@@ -93,7 +96,13 @@ export function variantInfos(targets: TargetSpec[]): VariantInfo[] {
   return targets.map((t, i) => ({
     name: t.name,
     kind: t.kind,
-    command: t.kind === "bundled" ? bundledCommandLine(t.delivery, t.serverArgs) : t.command,
+    command:
+      t.kind === "bundled"
+        ? bundledCommandLine(t.delivery, t.serverArgs).replace(
+            /^node /,
+            `node ${(t.nodeArgs ?? []).map((a) => `${a} `).join("")}`,
+          )
+        : t.command,
     role: i === 0 ? "baseline" : "candidate",
     ...(t.kind === "command" ? t.ref : undefined),
   }));
@@ -174,6 +183,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
       ...(leakFixture ? { leak: fixtureShape(leakFixture) } : {}),
     },
   };
+  // Memory trials pin the target and the harness to different CPUs when they can; recorded either way.
+  const pinning = memory.enabled ? planPinning(affinityOf(process.pid), memory.pin) : null;
+  if (pinning) info.pinning = pinning;
   const file = new ResultsFile(runDir, info, variantInfos(launch.targets));
 
   // Interrupts: stop new trials, stop running targets (their sessions then fail fast), keep results.
@@ -253,6 +265,23 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         })
       : null;
 
+  // Sequential memory rounds: cells whose headline verdicts are not yet clear get rounds up to 8 pairs.
+  const seqSeconds = memory.sequentialSeconds;
+  const rounds =
+    seqSeconds > 0 && memory.enabled && names.length >= 2
+      ? createMemoryRounds({
+          budgetSeconds: seqSeconds,
+          variants: roundVariants,
+          cells,
+          results: () => file.results,
+          now: () => performance.now(),
+        })
+      : null;
+  const moreMemory = (): MemoryTrial[] => {
+    const guarded = auto?.moreMemory() ?? [];
+    return guarded.length > 0 ? guarded : (rounds?.more() ?? []);
+  };
+
   // A target that died on its own is kept in the results (and said at once), never silently replaced.
   const crash = (c: CrashReport, matrix: "latency" | "memory" | "leak" | "storm", aa: boolean) => {
     file.addCrash({ ...c, matrix, ...(aa ? { aa: true } : {}), at: new Date().toISOString() });
@@ -295,7 +324,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     const memoryRun = async (plan: typeof mPlan, tmap: Map<string, TargetSpec>) => {
       if (plan.length === 0) return;
       await runMemory({
-        more: auto ? () => grown(auto.moreMemory()) : undefined,
+        more: auto || rounds ? () => grown(moreMemory()) : undefined,
         protocol,
         launch,
         memory,
@@ -309,15 +338,17 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         track,
         signal: abort.signal,
         samplesPrefix: "",
+        pinning: pinning ?? undefined,
         // Node clients run in a worker thread during memory cells: the sampler owns this thread.
         runClients: launch.driver === "node" ? runClientsInWorker : runClients,
-        onTrialStart: (t) => progress.trial(roundLabel(memoryCellLabel(t), t.trial, memory.trials, isAa(t.variant))),
+        onTrialStart: (t) =>
+          progress.trial(roundLabel(memoryCellLabel(t), t.trial, memory.trials, isAa(t.variant), ADDED)),
         onCrash: (c) => crash(c, "memory", isAa(c.variant)),
         beforeTrial: (t) => load.beforeTrial("memory", t.trial, abort.signal),
         onRow: (measured) => {
           const row = { ...measured, load: load.afterTrial() };
           file.addMemory(row, isAa(row.variant));
-          progress.done(roundLabel(memoryCellLabel(row), row.trial, memory.trials, isAa(row.variant)), row.ok);
+          progress.done(roundLabel(memoryCellLabel(row), row.trial, memory.trials, isAa(row.variant), ADDED), row.ok);
         },
       });
     };
@@ -401,6 +432,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     waitQuietSeconds: config.run.waitQuietSeconds,
     rounds: roundLoads(file.results, config.run.disturbedCores, load.waits()),
   };
+  if (rounds) file.results.memoryRounds = rounds.info();
   file.results.verdicts = [
     ...verdictsOf(file.results, guardConfig, config.minEffect),
     ...runStormVerdicts(file.results, guardConfig),

@@ -53,6 +53,17 @@ function serverArgsFlag(words: string[] | undefined): string[] {
   return words ?? [];
 }
 
+/** --gc-flags: node/V8 flags (--name or --name=value), separated by spaces or commas. */
+function gcFlagsFlag(text: string | undefined): string[] {
+  const words = (text ?? "").split(/[\s,]+/).filter(Boolean);
+  for (const w of words) {
+    if (!/^--[A-Za-z0-9][\w-]*(=[\w.:-]+)?$/.test(w)) {
+      throw new UsageError(`--gc-flags takes node flags such as --predictable-gc-schedule (got ${JSON.stringify(w)})`);
+    }
+  }
+  return words;
+}
+
 function parseTargets(
   raw: RawFlags,
   variants: readonly Delivery[],
@@ -174,10 +185,18 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
       `--server-arg applies to the bundled variants only; a ${refs ? "--ref's" : "--target's"} flags go in its command`,
     );
   }
+  const gcFlags = gcFlagsFlag(f["gc-flags"]);
+  if (gcFlags.length > 0 && (refs || f.target !== undefined)) {
+    throw new UsageError(
+      `--gc-flags applies to the bundled variants only; a ${refs ? "--ref's" : "--target's"} node flags go in its command`,
+    );
+  }
   // A --ref target's command runs in its checkout, set once the checkouts exist (scripts/refs/).
   const targets = refs
     ? refVariantNames(refs).map((name): TargetSpec => ({ name, kind: "command", command: refs.start }))
-    : parseTargets(raw, f.variants, f.target, serverArgs);
+    : parseTargets(raw, f.variants, f.target, serverArgs).map((t) =>
+        t.kind === "bundled" && gcFlags.length > 0 ? { ...t, nodeArgs: gcFlags } : t,
+      );
   const leakCycles = f["leak-cycles"] ?? 0;
   if (f["leak-only"] && leakCycles === 0) throw new UsageError("--leak-only needs --leak-cycles N");
   // --leak-only: neither matrix runs, only the leak cycles.
@@ -262,6 +281,8 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
       modes: [...MEMORY_MODES],
       sampleIntervalMs: f["sample-interval-ms"],
       heapIntervalMs: f["heap-interval-ms"] ?? null,
+      sequentialSeconds: quick && !given(raw, "memory-sequential") ? 0 : f["memory-sequential"],
+      pin: f.pin,
     },
     leak: {
       cycles: leakCycles,

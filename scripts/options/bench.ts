@@ -101,6 +101,23 @@ export const BENCH_OPTIONS = {
     describe: "trials (rounds) per memory cell, each on a fresh server, variants in rotated order",
     group: MEMORY,
   },
+  "memory-sequential": {
+    type: "number",
+    min: 0,
+    max: 86_400,
+    default: 60,
+    defaultText: "60 (0 with --quick)",
+    describe:
+      "after the planned memory rounds, add rounds (up to 8 pairs) to cells whose peak heap or peak RSS interval is not yet clear of the A/A band and 1.0, for up to this many seconds (0: off)",
+    group: MEMORY,
+  },
+  pin: {
+    type: "boolean",
+    default: true,
+    describe:
+      "with 2 or more CPUs, pin each memory trial's target to one CPU and the harness and clients to the others (taskset; --no-pin to let them float)",
+    group: MEMORY,
+  },
   "hold-ms": {
     type: "int",
     min: 0,
@@ -211,6 +228,12 @@ export const BENCH_OPTIONS = {
     repeatable: true,
     describe:
       "one word of the bundled server's command line, repeatable, in the = form: --server-arg=--backlog=1024 (`serve --help` lists the flags; the harness sets --db, --host, --port, --delivery, --token, --token-env and --exit-with-parent itself)",
+    group: TARGETS,
+  },
+  "gc-flags": {
+    type: "string",
+    describe:
+      "V8/Node flags for the bundled server's node, e.g. --predictable-gc-schedule for a deterministic GC schedule: less variance in peak heap, but it measures a server configured unlike production (off by default)",
     group: TARGETS,
   },
   target: {

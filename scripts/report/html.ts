@@ -12,6 +12,7 @@ import {
   guardSummary,
   latencyCells,
   memoryCells,
+  memoryRoundsText,
   metricTables,
   probeCells,
   VERDICT_NOTE,
@@ -69,11 +70,13 @@ function verdictsHtml(model: ReportModel): string {
   const tables = metricTables(model);
   if (tables.length === 0) return "";
   const auto = autoSampleText(model);
+  const rounds = memoryRoundsText(model);
   return [
     "<h2>Verdicts per cell</h2>",
     `<p class="note">${escapeHtml(VERDICT_NOTE)}</p>`,
     auto ? `<p>${escapeHtml(auto)}</p>` : "",
     loadLine(model.load) ? `<p>${escapeHtml(loadLine(model.load) ?? "")}</p>` : "",
+    rounds ? `<p>${escapeHtml(rounds)}</p>` : "",
     ...tables.map(
       (t) =>
         `<h3>${escapeHtml(t.title)}</h3>\n${table(t.header, t.rows, "num verdicts")}\n<p class="note">${escapeHtml(t.pooled)}</p>`,

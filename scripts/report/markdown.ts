@@ -338,6 +338,21 @@ export function autoSampleText(model: ReportModel): string | null {
   return `Auto-sampling: budget ${a.budgetSeconds} s, used ${a.spentSeconds.toFixed(1)} s; ${cells}.`;
 }
 
+const ROUNDS_WHY = {
+  pairs: "reached",
+  clear: "clear of the A/A band and 1.0 (indicative below 8 pairs)",
+  budget: "budget spent",
+  missing: "a pair missing",
+} as const;
+
+/** Sequential memory rounds: per cell, the pairs its headline verdicts rest on and why no more. */
+export function memoryRoundsText(model: ReportModel): string | null {
+  const m = model.memoryRounds;
+  if (!m) return null;
+  const cells = m.cells.map((c) => `${c.cell}: ${c.pairs} pairs, ${ROUNDS_WHY[c.why] ?? c.why}`).join("; ");
+  return `Memory rounds (peak heap, peak RSS; up to ${m.targetPairs} pairs per cell): budget ${m.budgetSeconds} s, used ${m.spentSeconds.toFixed(1)} s; ${cells}.`;
+}
+
 export const VERDICT_NOTE =
   "Each cell is judged on its own: the median of its paired ratios candidate/baseline (trial i of one with trial i of the other, same round), with a seeded, smoothed percentile-bootstrap 95% interval. " +
   "Intervals from fewer than 8 pairs are marked indicative: they cover the true ratio less often than 95% of the time (about 85% at 3 pairs), so read them as a hint, not a bound. " +
@@ -435,6 +450,8 @@ export function detailsMarkdown(model: ReportModel, compact = false): string[] {
     if (auto) out.push(auto, "");
     const load = loadLine(model.load);
     if (load) out.push(load, "");
+    const rounds = memoryRoundsText(model);
+    if (rounds) out.push(rounds, "");
     for (const t of tables) {
       if (compact && COMPACT_DROPPED.some((m) => t.title.startsWith(`${m}:`))) continue;
       out.push(`### ${mdText(t.title)}`, "", ...table(t.header, t.rows), "", mdText(t.pooled), "");

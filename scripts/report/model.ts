@@ -98,6 +98,8 @@ export interface ReportModel {
   hasAa: boolean;
   /** Auto-sampling, when it ran: its budget and the rounds each guarded cell took. */
   autoSample: Results["autoSample"] | null;
+  /** Sequential memory rounds, when they ran: budget, and per cell its pairs and why no more. */
+  memoryRounds: Results["memoryRounds"] | null;
   failures: FailedRow[];
   /** Stop reason, target crashes, failed trials grouped by error kind, figures of failed memory trials. */
   failureReport: FailureReport;
@@ -399,6 +401,7 @@ export function buildModel(results: Results, options: ModelOptions = {}): Report
     conditions: conditionsOf(results, fixture, (v) => variantConditions(v, results.run.projectRoot), minEffect),
     guardLines: options.guardLines ?? null,
     autoSample: results.autoSample ?? null,
+    memoryRounds: results.memoryRounds ?? null,
     hasAa: Boolean(roles && results.aa && (results.aa.latency.length > 0 || results.aa.memory.length > 0)),
     failures: failuresOf(results),
     failureReport: failureReport(results),

@@ -85,6 +85,13 @@ export interface MemoryRow {
   clientLoopLagMs?: { p50: number; p99: number; max: number } | null;
   /** The machine's CPU counters over this trial (others' CPU, steal, load average); absent in older results. */
   load?: TrialLoad | null;
+  /**
+   * Where the trial's wall time went, ms per phase (copy, start, startWait, baselineGc, idle, clients,
+   * samplerStop, postGc, stop; scripts/bench/trial-timing.ts); absent in results written before it existed.
+   */
+  phaseMs?: Record<string, number>;
+  /** Its server was started during the previous trial's settling (after that trial's sampling ended). */
+  startedAhead?: boolean;
   /** Relative to the run directory, e.g. "samples/memory-s1024-c4-memory-legacy-t1.jsonl". */
   samplesFile: string | null;
   error: string | null;
@@ -128,6 +135,8 @@ export interface RunInfo {
   harnessVersion?: string;
   /** What the fixtures each matrix used actually hold (from their fixture_meta), for the report. */
   fixtures?: { latency: RunFixture | null; memory: RunFixture[]; leak?: RunFixture };
+  /** Memory trials' CPU pinning (scripts/bench/pinning.ts): which CPUs, or why none. */
+  pinning?: { enabled: boolean; target?: number[]; harness?: number[]; reason?: string; tool?: string };
 }
 
 /** A fixture's shape as a report states it (a subset of fixture_meta). */
@@ -174,6 +183,17 @@ export interface Results {
   verdicts?: (CellVerdict | StormVerdict)[];
   /** What --auto-sample did, when it ran. */
   autoSample?: AutoSampleInfo;
+  /**
+   * Sequential memory rounds (scripts/bench/memory-rounds.ts): the budget, the time used, and per cell
+   * its pairs and why it got no more ("pairs": reached targetPairs; "clear": its intervals lie beyond
+   * the A/A band and 1.0; "budget": the time ran out; "missing": a failed pair).
+   */
+  memoryRounds?: {
+    budgetSeconds: number;
+    spentSeconds: number;
+    targetPairs: number;
+    cells: { cell: string; pairs: number; why: "pairs" | "clear" | "budget" | "missing" }[];
+  };
   /** Targets that died on their own during the run (never one the harness stopped), in order. */
   targetCrashes?: TargetCrash[];
   /**

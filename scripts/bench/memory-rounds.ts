@@ -1,0 +1,110 @@
+// Sequential memory rounds, on by default: the memory plan starts with --memory-trials rounds, then adds
+// one interleaved round at a time to the cells whose headline verdicts (peak heap, peak RSS) are not yet
+// clear, until each has RELIABLE_PAIRS pairs or the time budget is spent. A cell is clear early when,
+// for both metrics, the interval lies wholly beyond the A/A band and 1.0: more rounds would narrow it,
+// not move it across the band. Pure apart from the clock, which is passed in.
+
+import type { Metric } from "../results/metrics.js";
+import type { Results } from "../results/schema.js";
+import { memoryCellId, RELIABLE_PAIRS, verdictsOf } from "../verdicts/cells.js";
+import { type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
+
+/** The metrics whose verdicts decide whether a memory cell gets another round. */
+export const HEADLINE_MEMORY_METRICS: readonly Metric[] = ["peakHeapBytes", "peakRssBytes"];
+
+/** Why a cell got no more rounds, per cell, for results.json and the report. */
+export interface MemoryRoundsInfo {
+  budgetSeconds: number;
+  spentSeconds: number;
+  targetPairs: number;
+  cells: { cell: string; pairs: number; why: "pairs" | "clear" | "budget" | "missing" }[];
+}
+
+type Judged = {
+  pairs: number;
+  ciLow: number | null;
+  ciHigh: number | null;
+  aaLow: number | null;
+  aaHigh: number | null;
+  verdict: string;
+};
+
+/** Pure: a verdict clear of its A/A band and of 1.0 (an interval, wholly on one side of both). */
+export function clearOfBand(v: Judged): boolean {
+  if (v.ciLow === null || v.ciHigh === null || v.aaLow === null || v.aaHigh === null) return false;
+  return v.ciLow > Math.max(1, v.aaHigh) || v.ciHigh < Math.min(1, v.aaLow);
+}
+
+/** Pure: per memory cell, whether it needs another round and, if not, why. */
+export function memoryCellNeeds(
+  results: Results,
+  targetPairs = RELIABLE_PAIRS,
+): Map<string, "more" | "pairs" | "clear" | "missing"> {
+  const byCell = new Map<string, Judged[]>();
+  for (const v of verdictsOf(results, null)) {
+    if (!HEADLINE_MEMORY_METRICS.includes(v.metric)) continue;
+    byCell.set(v.cell, [...(byCell.get(v.cell) ?? []), v]);
+  }
+  const needs = new Map<string, "more" | "pairs" | "clear" | "missing">();
+  for (const [cell, vs] of byCell) {
+    // A failed pair is not brought back by more rounds (the verdict stays "missing").
+    if (vs.some((v) => v.verdict === "missing")) needs.set(cell, "missing");
+    else if (vs.every((v) => v.pairs >= targetPairs)) needs.set(cell, "pairs");
+    else if (vs.every(clearOfBand)) needs.set(cell, "clear");
+    else needs.set(cell, "more");
+  }
+  return needs;
+}
+
+export interface MemoryRounds {
+  /** The next round for the cells that need one, or [] when done. */
+  more: () => MemoryTrial[];
+  info: () => MemoryRoundsInfo;
+}
+
+export function createMemoryRounds(o: {
+  budgetSeconds: number;
+  variants: readonly string[];
+  cells: readonly MemoryCell[];
+  results: () => Results;
+  now: () => number;
+  targetPairs?: number;
+}): MemoryRounds {
+  const target = o.targetPairs ?? RELIABLE_PAIRS;
+  let spentMs = 0;
+  let roundStart: number | null = null;
+  const rows = () => [...o.results().memory, ...(o.results().aa?.memory ?? [])];
+  const lastRound = (id: string) => rows().reduce((m, r) => (memoryCellId(r) === id ? Math.max(m, r.trial) : m), 0);
+  return {
+    more() {
+      const now = o.now();
+      if (roundStart !== null) spentMs += now - roundStart;
+      roundStart = null;
+      if (spentMs >= o.budgetSeconds * 1000) return [];
+      const needs = memoryCellNeeds(o.results(), target);
+      const trials = o.cells
+        .filter((c) => needs.get(memoryCellId(c)) === "more")
+        .flatMap((c) => memoryRound([c], o.variants, lastRound(memoryCellId(c)) + 1));
+      if (trials.length > 0) roundStart = now;
+      return trials;
+    },
+    info() {
+      const needs = memoryCellNeeds(o.results(), target);
+      const verdicts = verdictsOf(o.results(), null).filter((v) => v.metric === "peakHeapBytes");
+      return {
+        budgetSeconds: o.budgetSeconds,
+        spentSeconds: Math.round(spentMs) / 1000,
+        targetPairs: target,
+        cells: o.cells.map((c) => {
+          const id = memoryCellId(c);
+          const need = needs.get(id) ?? "missing";
+          return {
+            cell: id,
+            pairs: verdicts.find((v) => v.cell === id)?.pairs ?? 0,
+            why: need === "more" ? "budget" : need,
+          };
+        }),
+      };
+    },
+  };
+}

@@ -1,0 +1,163 @@
+// Sequential memory rounds: a cell whose peak heap and peak RSS intervals lie beyond the A/A band
+// stops at the planned rounds ("clear"); a noisy cell gets interleaved rounds until 8 pairs
+// ("pairs") or until the budget is spent ("budget"); a cell with a failed pair gets none ("missing").
+import { describe, expect, it } from "vitest";
+import { emptyRow } from "../../scripts/bench/memory.js";
+import { clearOfBand, createMemoryRounds, memoryCellNeeds } from "../../scripts/bench/memory-rounds.js";
+import { type MemoryCell, type MemoryTrial, memoryRound } from "../../scripts/bench/plan.js";
+import { memoryRoundsText } from "../../scripts/report/markdown.js";
+import type { ReportModel } from "../../scripts/report/model.js";
+import type { MemoryRow, Results } from "../../scripts/results/schema.js";
+
+const MIB = 1024 * 1024;
+const VARIANTS = ["legacy", "batched", "A2"];
+const CLEAR: MemoryCell = { scriptBytes: 8192, clients: 4, mode: "memory" };
+const NOISY: MemoryCell = { scriptBytes: 1024, clients: 1, mode: "memory" };
+
+/** A deterministic wobble in [-1, 1] per trial and variant. */
+const wobble = (trial: number, variant: string) => Math.sin(trial * 7.3 + variant.length * 1.9);
+
+function row(t: MemoryTrial, ok = true): MemoryRow {
+  const noisy = t.scriptBytes === NOISY.scriptBytes;
+  const factor = t.variant === "batched" && !noisy ? 1.5 : 1;
+  const heap = 100 * MIB * factor * (1 + (noisy ? 0.05 : 0.005) * wobble(t.trial, t.variant));
+  return {
+    ...emptyRow(t, null, ""),
+    ok,
+    error: ok ? null : "client 1: boom",
+    peakHeapBytes: heap,
+    peakRssBytes: heap * 2,
+    postGcHeapBytes: 20 * MIB,
+  };
+}
+
+function results(): Results {
+  return {
+    schema: "catchup-bench/results@2",
+    run: {
+      startedAt: "",
+      finishedAt: null,
+      node: "",
+      cpuModel: "",
+      cores: 2,
+      loadAverage: [0, 0, 0],
+      gitCommit: null,
+      config: { memoryTrials: 3 },
+    },
+    variants: [
+      { name: "legacy", kind: "bundled", command: "", role: "baseline" },
+      { name: "batched", kind: "bundled", command: "", role: "candidate" },
+    ],
+    latency: [],
+    memory: [],
+    aa: { latency: [], memory: [] },
+  } as Results;
+}
+
+function add(r: Results, trials: MemoryTrial[], failed?: (t: MemoryTrial) => boolean): void {
+  for (const t of trials)
+    (t.variant === "A2" ? (r.aa as NonNullable<Results["aa"]>).memory : r.memory).push(row(t, !failed?.(t)));
+}
+
+function planned(r: Results, cells: MemoryCell[], rounds = 3): void {
+  for (let round = 1; round <= rounds; round++) add(r, memoryRound(cells, VARIANTS, round));
+}
+
+describe("sequential memory rounds", () => {
+  it("stops a cell clear of its A/A band and gives a noisy one interleaved rounds up to 8 pairs", () => {
+    const r = results();
+    planned(r, [CLEAR, NOISY]);
+    expect(memoryCellNeeds(r).get("8192x4/memory")).toBe("clear");
+    expect(memoryCellNeeds(r).get("1024x1/memory")).toBe("more");
+    let clock = 0;
+    const rounds = createMemoryRounds({
+      budgetSeconds: 600,
+      variants: VARIANTS,
+      cells: [CLEAR, NOISY],
+      results: () => r,
+      now: () => clock,
+    });
+    const asked: MemoryTrial[][] = [];
+    for (let next = rounds.more(); next.length > 0; next = rounds.more()) {
+      asked.push(next);
+      add(r, next);
+      clock += 1000;
+    }
+    // Rounds 4..8 of the noisy cell only, every variant once per round, the start rotated.
+    expect(asked.map((a) => a.map((t) => `${t.scriptBytes}:${t.trial}:${t.variant}`))).toEqual(
+      [4, 5, 6, 7, 8].map((round) => memoryRound([NOISY], VARIANTS, round).map((t) => `1024:${round}:${t.variant}`)),
+    );
+    const info = rounds.info();
+    expect(info.cells).toEqual([
+      { cell: "8192x4/memory", pairs: 3, why: "clear" },
+      { cell: "1024x1/memory", pairs: 8, why: "pairs" },
+    ]);
+    expect(info.spentSeconds).toBe(5);
+  });
+
+  it("stops adding rounds once the budget is spent, and says so per cell", () => {
+    const r = results();
+    planned(r, [NOISY]);
+    let clock = 0;
+    const rounds = createMemoryRounds({
+      budgetSeconds: 2,
+      variants: VARIANTS,
+      cells: [NOISY],
+      results: () => r,
+      now: () => clock,
+    });
+    const first = rounds.more();
+    expect(first).toHaveLength(3);
+    add(r, first);
+    clock += 2500;
+    expect(rounds.more()).toEqual([]);
+    expect(rounds.info().cells).toEqual([{ cell: "1024x1/memory", pairs: 4, why: "budget" }]);
+  });
+
+  it("gives a cell with a failed pair no more rounds", () => {
+    const r = results();
+    add(
+      r,
+      [1, 2, 3].flatMap((round) => memoryRound([NOISY], VARIANTS, round)),
+      (t) => t.trial === 2 && t.variant === "batched",
+    );
+    const rounds = createMemoryRounds({
+      budgetSeconds: 600,
+      variants: VARIANTS,
+      cells: [NOISY],
+      results: () => r,
+      now: () => 0,
+    });
+    expect(rounds.more()).toEqual([]);
+    expect(rounds.info().cells[0]?.why).toBe("missing");
+  });
+
+  it("calls an interval clear only when it lies beyond both the A/A band and 1.0", () => {
+    const v = { pairs: 3, verdict: "higher", aaLow: 0.9, aaHigh: 1.1 };
+    expect(clearOfBand({ ...v, ciLow: 1.2, ciHigh: 1.4 })).toBe(true);
+    expect(clearOfBand({ ...v, ciLow: 1.05, ciHigh: 1.4 })).toBe(false);
+    expect(clearOfBand({ ...v, ciLow: 0.6, ciHigh: 0.8 })).toBe(true);
+    expect(clearOfBand({ ...v, ciLow: 0.6, ciHigh: 0.95 })).toBe(false);
+    expect(clearOfBand({ ...v, aaLow: null, aaHigh: null, ciLow: 1.2, ciHigh: 1.4 })).toBe(false);
+  });
+});
+
+describe("the report's memory-rounds line", () => {
+  it("names each cell's pairs and why it got no more", () => {
+    const text = memoryRoundsText({
+      memoryRounds: {
+        budgetSeconds: 60,
+        spentSeconds: 41.25,
+        targetPairs: 8,
+        cells: [
+          { cell: "8192x4/memory", pairs: 3, why: "clear" },
+          { cell: "1024x4/memory", pairs: 5, why: "budget" },
+        ],
+      },
+    } as ReportModel);
+    expect(text).toBe(
+      "Memory rounds (peak heap, peak RSS; up to 8 pairs per cell): budget 60 s, used 41.3 s; 8192x4/memory: 3 pairs, clear of the A/A band and 1.0 (indicative below 8 pairs); 1024x4/memory: 5 pairs, budget spent.",
+    );
+    expect(memoryRoundsText({ memoryRounds: null } as ReportModel)).toBeNull();
+  });
+});
