@@ -13,10 +13,11 @@ import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { CASES, cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
 import { runRecorded, scenarioSummary } from "./lib/k6-summary.js";
+import { DEFAULT_HOLD_MS } from "./lib/protocol.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
 import { createSessionMetrics, scenarioOptions } from "./lib/summary.js";
 
-const config = scenarioConfigFromEnv(__ENV, { holdMs: 100 });
+const config = scenarioConfigFromEnv(__ENV, { holdMs: DEFAULT_HOLD_MS });
 const clients = intEnv(__ENV, "CLIENTS", 1, 1, 100000);
 const { caseName, explicitAfter } = cursorFromEnv(__ENV, CASES, "many");
 const runtime = { WebSocket, now: Date.now, setTimeout, clearTimeout };

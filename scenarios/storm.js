@@ -25,11 +25,11 @@ import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
 import { runRecorded, scenarioSummary } from "./lib/k6-summary.js";
-import { SCENARIO_CASES } from "./lib/protocol.js";
+import { DEFAULT_HOLD_MS, SCENARIO_CASES } from "./lib/protocol.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
 import { createSessionMetrics, scenarioOptions } from "./lib/summary.js";
 
-const config = scenarioConfigFromEnv(__ENV, { holdMs: 100 });
+const config = scenarioConfigFromEnv(__ENV, { holdMs: DEFAULT_HOLD_MS });
 const clients = intEnv(__ENV, "CLIENTS", 100, 1, 100000);
 const rampMs = intEnv(__ENV, "RAMP_MS", 0, 0, 3600000);
 const startAt = startAtEnv(__ENV.START_AT);

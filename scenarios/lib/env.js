@@ -3,7 +3,11 @@
 import {
   SCENARIO_CASES as CASES,
   COMPLETION_MARKER,
+  DEFAULT_ACK_DELAY_MS,
+  DEFAULT_SESSION_TIMEOUT_MS,
   DEV_TOKEN,
+  MAX_DELAY_MS,
+  MAX_SESSION_TIMEOUT_MS,
   PROBE_TAG,
   SUBSCRIBE_TAG,
   SUBSCRIBE_TEMPLATE,
@@ -57,11 +61,12 @@ export function scenarioConfigFromEnv(env, defaults = {}) {
     subscribeTag: env.SUBSCRIBE_TAG || defaults.subscribeTag || SUBSCRIBE_TAG,
     template,
     completion: parseCompletion(env.COMPLETION),
-    ackDelayMs: intEnv(env, "ACK_DELAY_MS", 100, 0, 600_000),
-    holdMs: intEnv(env, "HOLD_MS", defaults.holdMs ?? 0, 0, 600_000),
+    ackDelayMs: intEnv(env, "ACK_DELAY_MS", DEFAULT_ACK_DELAY_MS, 0, MAX_DELAY_MS),
+    // No hold unless the script holds (memory.js, storm.js and scaleout.js pass DEFAULT_HOLD_MS).
+    holdMs: intEnv(env, "HOLD_MS", defaults.holdMs ?? 0, 0, MAX_DELAY_MS),
     probe:
       probeTag === "" || probeTag === "none" ? null : { tag: probeTag, payload: jsonEnv(env, "PROBE_PAYLOAD", {}) },
-    timeoutMs: intEnv(env, "TIMEOUT_MS", 30_000, 1, 3_600_000),
+    timeoutMs: intEnv(env, "TIMEOUT_MS", DEFAULT_SESSION_TIMEOUT_MS, 1, MAX_SESSION_TIMEOUT_MS),
   };
 }
 

@@ -39,3 +39,16 @@ export const THREAD_CASES = /** @type {const} */ (["thread-snapshot", "thread-re
 export const THREAD_SCENARIO_CASES = /** @type {const} */ (["snapshot", "resume"]);
 /** The k6 scripts' CASE names (the same cases, shorter). */
 export const SCENARIO_CASES = /** @type {const} */ (["snapshot", "none", "one", "many"]);
+
+// The client's timing defaults and ranges, defined once: the option tables (scripts/options), the
+// k6 scripts' environment (env.js) and the drivers read them from here.
+/** The ACK delay per chunk a client uses unless told otherwise, ms (the reference study's). */
+export const DEFAULT_ACK_DELAY_MS = 100;
+/** How long a memory, storm or scale-out session holds the completion chunk's ACK before closing, ms. */
+export const DEFAULT_HOLD_MS = 100;
+/** The largest ACK delay or hold accepted, ms (by the option tables and by the k6 scripts alike). */
+export const MAX_DELAY_MS = 60_000;
+/** A session's deadline unless told otherwise, ms. */
+export const DEFAULT_SESSION_TIMEOUT_MS = 30_000;
+/** The longest session deadline accepted, ms. */
+export const MAX_SESSION_TIMEOUT_MS = 3_600_000;

@@ -4,7 +4,7 @@
 // optionally hold the completion chunk's ACK, close. No Node or k6 imports: the WebSocket class and
 // the clock are passed in. Figures cover everything up to and including the completion frame.
 import { clip, decodeFrame, encodeAck, encodeRequest, errorText, utf8ByteLength } from "./framing.js";
-import { COMPLETION_MARKER, PROBE_TAG, SUBSCRIBE_TAG } from "./protocol.js";
+import { COMPLETION_MARKER, DEFAULT_SESSION_TIMEOUT_MS, PROBE_TAG, SUBSCRIBE_TAG } from "./protocol.js";
 
 const SUBSCRIBE_ID = "1";
 const PROBE_ID = "2";
@@ -26,7 +26,7 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  * @property {string | null} [token]  bearer token; null or "" sends none
  * @property {"header" | "query"} [tokenIn]  Authorization header (default) or ?token= when headers are unavailable
  * @property {Record<string, string>} [headers]  extra headers of the WebSocket upgrade request
- * @property {number} [timeoutMs]  the whole session's deadline (default 30000)
+ * @property {number} [timeoutMs]  the whole session's deadline (default DEFAULT_SESSION_TIMEOUT_MS)
  *
  * @typedef {object} SessionExtra
  * @property {string} [subscribeTag]
@@ -162,10 +162,12 @@ export function runSession(options) {
     subscribeTag = SUBSCRIBE_TAG,
     subscribePayload = {},
     completion = COMPLETION_MARKER,
+    // Not DEFAULT_ACK_DELAY_MS / DEFAULT_HOLD_MS: those are measurement conditions the callers choose
+    // (env.js and the option tables apply them); the library itself adds no delay it was not asked for.
     ackDelayMs = 0,
     holdMs = 0,
     probe = { tag: PROBE_TAG, payload: {} },
-    timeoutMs = 30_000,
+    timeoutMs = DEFAULT_SESSION_TIMEOUT_MS,
     onPhase,
     utf8Length = utf8ByteLength,
   } = options;
@@ -383,7 +385,7 @@ export function callUnary(options) {
     token = null,
     tokenIn = "header",
     tag,
-    timeoutMs = 30_000,
+    timeoutMs = DEFAULT_SESSION_TIMEOUT_MS,
   } = options;
   return new Promise((resolve) => {
     /** @type {any} */

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { removeDeadOwners } from "../../fixtures/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
 import {
+  DEFAULT_SESSION_TIMEOUT_MS,
   DEV_TOKEN,
   SUBSCRIBE_TAG,
   SUBSCRIBE_TEMPLATE,
@@ -191,7 +192,7 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
         subscribePayload: buildSubscribePayload(template, after),
         ackDelayMs: options.ackDelayMs,
         holdMs: 0,
-        timeoutMs: 30_000,
+        timeoutMs: DEFAULT_SESSION_TIMEOUT_MS,
       });
       for (const r of rows) {
         sessions++;

@@ -6,11 +6,16 @@ import { accessSync, constants, existsSync, mkdtempSync, readFileSync, rmSync } 
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { COMPLETION_MARKER, PROBE_TAG, SUBSCRIBE_TAG } from "../../scenarios/lib/protocol.js";
+import {
+  COMPLETION_MARKER,
+  DEFAULT_SESSION_TIMEOUT_MS,
+  PROBE_TAG,
+  SUBSCRIBE_TAG,
+} from "../../scenarios/lib/protocol.js";
 import type { SessionResult } from "../../scenarios/lib/session.js";
 import { spawnProcess, type TargetProcess } from "../target/process.js";
 import { k6ProcessEnv } from "./k6-env.js";
-import type { DriverSessionOptions } from "./node.js";
+import type { DriverSessionOptions } from "./node-session.js";
 
 export const K6_NOT_FOUND = "k6 not found on PATH; install k6 >= 1.6 or use --driver node";
 /** scenarios/ of this package, from dist/scripts/driver/ (compiled) or scripts/driver/ (tests run the source). */
@@ -97,7 +102,7 @@ export function k6EnvFor(options: K6SessionsOptions, summaryPath: string): Recor
     COMPLETION: completion === "exit" ? "exit" : `${completion.field}=${String(completion.value)}`,
     PROBE_TAG: options.probe === null ? "none" : (options.probe?.tag ?? PROBE_TAG),
     PROBE_PAYLOAD: JSON.stringify(options.probe?.payload ?? {}),
-    TIMEOUT_MS: String(options.timeoutMs ?? 30_000),
+    TIMEOUT_MS: String(options.timeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS),
     SUMMARY: summaryPath,
   };
   return env;
@@ -127,7 +132,7 @@ export async function runSessionsK6(options: K6SessionsOptions): Promise<K6Sessi
     const env = k6EnvFor(options, summaryPath);
     // Parameters travel in the environment (k6 copies it into __ENV), not argv: the token stays out of `ps`.
     const args = ["run", "--quiet", join(options.scenariosDir ?? defaultScenariosDir(), "memory.js")];
-    const timeoutMs = options.processTimeoutMs ?? k6ProcessDeadlineMs(options.timeoutMs ?? 30_000);
+    const timeoutMs = options.processTimeoutMs ?? k6ProcessDeadlineMs(options.timeoutMs ?? DEFAULT_SESSION_TIMEOUT_MS);
     // Only what k6 needs of our environment: K6_* and scenario variables would change the run.
     const { code, stderr } = await runProcess(k6, args, k6ProcessEnv(process.env, env), timeoutMs);
     if (code !== 0 && code !== 99) {

@@ -1,13 +1,13 @@
 // The healthy client that runs beside the fuzzer: one long-lived subscription that ACKs every chunk
 // and checks that every live event arrives exactly once and in sequence order, a steady trickle of
 // commands whose events it expects to see, and repeated catch-ups through the shared protocol client
-// (scenarios/lib runSession). Any error it sees is a fuzz failure: bad traffic on other connections
+// (scenarios/lib runSession, wired by driver/node-session). Any error it sees is a fuzz failure: bad traffic on other connections
 // must not disturb it.
 import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { decodeFrame, encodeAck, encodeRequest } from "../../scenarios/lib/framing.js";
 import { COMPLETION_MARKER, SUBSCRIBE_TAG } from "../../scenarios/lib/protocol.js";
-import { runSession } from "../../scenarios/lib/session.js";
+import { runNodeSession } from "../driver/node-session.js";
 import { DISPATCH_TAG } from "./frames.js";
 import { closeWithin } from "./ws-close.js";
 
@@ -209,11 +209,7 @@ export function startHealthyClient(options: HealthyOptions): HealthyClient {
     for (let n = 0; !stopping; n++) {
       // Alternate cold snapshots and resumes from a little behind the live position.
       const after = n % 2 === 0 ? null : Math.max(0, lastSequence - 10);
-      const result = await runSession({
-        WebSocket,
-        now: () => performance.now(),
-        setTimeout,
-        clearTimeout,
+      const result = await runNodeSession({
         url: options.url,
         token: options.token,
         subscribePayload:

@@ -2,7 +2,11 @@
 import { defaultFixturePath, FIXTURE_DATA_DIR } from "../../fixtures/options.js";
 import {
   COMPLETION_MARKER,
+  DEFAULT_ACK_DELAY_MS,
+  DEFAULT_HOLD_MS,
   LATENCY_CASES,
+  MAX_DELAY_MS,
+  MAX_SESSION_TIMEOUT_MS,
   PROBE_TAG,
   SUBSCRIBE_TAG,
   SUBSCRIBE_TEMPLATE,
@@ -11,6 +15,7 @@ import {
   URL_PATH,
 } from "../../scenarios/lib/protocol.js";
 import { DRIVERS } from "../driver/clients.js";
+import { DEFAULT_RSS_INTERVAL_MS, FAST_RSS_HEAP_INTERVAL_MS, MIN_HEAP_INTERVAL_MS } from "../sampler/lane-defaults.js";
 import { DELIVERIES } from "../target/bundled.js";
 import { GUARD_OPTIONS } from "./guard.js";
 import { SUMMARY_OPTIONS } from "./output.js";
@@ -58,8 +63,8 @@ export const BENCH_OPTIONS = {
   "ack-delay-ms": {
     type: "int",
     min: 0,
-    max: 60_000,
-    default: 100,
+    max: MAX_DELAY_MS,
+    default: DEFAULT_ACK_DELAY_MS,
     describe: "client ACK delay per chunk, ms",
     group: MATRIX,
   },
@@ -121,8 +126,8 @@ export const BENCH_OPTIONS = {
   "hold-ms": {
     type: "int",
     min: 0,
-    max: 60_000,
-    default: 100,
+    max: MAX_DELAY_MS,
+    default: DEFAULT_HOLD_MS,
     describe: "hold the completion chunk this long, then close, ms",
     group: MEMORY,
   },
@@ -140,17 +145,16 @@ export const BENCH_OPTIONS = {
     type: "int",
     min: 1,
     max: 1_000,
-    default: 10,
+    default: DEFAULT_RSS_INTERVAL_MS,
     describe: "RSS lane's sampling interval, ms (read from /proc on a thread of its own)",
     group: MEMORY,
   },
   "heap-interval-ms": {
     type: "int",
-    min: 10,
+    min: MIN_HEAP_INTERVAL_MS,
     max: 1_000,
-    defaultText: "--sample-interval-ms; 100 when that is under 10",
-    describe:
-      "heap lane's interval, ms (each request goes through the target's inspector and costs the harness about 0.5 ms of CPU, so beside a sub-10 ms RSS lane it defaults to 100, where it costs about 0.5% of a core)",
+    defaultText: `--sample-interval-ms; ${FAST_RSS_HEAP_INTERVAL_MS} when that is under ${MIN_HEAP_INTERVAL_MS}`,
+    describe: `heap lane's interval, ms (each request goes through the target's inspector and costs the harness about 0.5 ms of CPU, so beside a sub-${MIN_HEAP_INTERVAL_MS} ms RSS lane it defaults to ${FAST_RSS_HEAP_INTERVAL_MS}, where it costs about 0.5% of a core)`,
     group: MEMORY,
   },
   "leak-cycles": {
@@ -253,7 +257,9 @@ export const BENCH_OPTIONS = {
   "trial-timeout-ms": {
     type: "int",
     min: 100,
-    max: 3_600_000,
+    max: MAX_SESSION_TIMEOUT_MS,
+    // Not DEFAULT_SESSION_TIMEOUT_MS: the bench's catch-ups run under load (memory and storm cells of
+    // large fixtures), so it waits twice the client's own default.
     default: 60_000,
     describe: "a session that has not completed by then fails, ms",
     group: TARGETS,

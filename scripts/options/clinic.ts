@@ -1,6 +1,6 @@
 // `clinic` flags: the one table from which yargs, --help, docs/cli.md and validation come.
 import { FIXTURE_LIMITS } from "../../fixtures/options.js";
-import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
+import { DEFAULT_ACK_DELAY_MS, LATENCY_CASES, MAX_DELAY_MS } from "../../scenarios/lib/protocol.js";
 import { CLINIC_TOOLS } from "../clinic/tools.js";
 import { DELIVERIES } from "../target/bundled.js";
 import type { CommandSpec } from "./spec.js";
@@ -17,7 +17,13 @@ export const CLINIC_OPTIONS = {
   },
   variant: { type: "enum", choices: DELIVERIES, default: "legacy", describe: "delivery strategy" },
   "duration-s": { type: "number", min: 0.5, max: 3600, default: 10, describe: "how long to drive the server, s" },
-  "ack-delay-ms": { type: "int", min: 0, max: 60_000, default: 100, describe: "client ACK delay, ms" },
+  "ack-delay-ms": {
+    type: "int",
+    min: 0,
+    max: MAX_DELAY_MS,
+    default: DEFAULT_ACK_DELAY_MS,
+    describe: "client ACK delay, ms",
+  },
   out: { type: "string", defaultText: "reports/clinic-<timestamp>", describe: "run directory" },
   fixture: { type: "string", describe: "use this fixture instead of the default one" },
 } as const satisfies CommandSpec["options"];

@@ -14,6 +14,7 @@ import type { IntervalStats } from "../results/schema.js";
 import { cpuDelta, cpuTimeMsOrNull } from "./cpu.js";
 import type { HeapUsage, InspectorClient } from "./inspector.js";
 import { distribution, intervalStats } from "./interval-stats.js";
+import { defaultHeapIntervalMs } from "./lane-defaults.js";
 import { isAlive, openRssReader, readVmHwm, resetVmHwm } from "./procfs.js";
 import { type RssBatch, type RssLane, type RssLaneScheduling, startRssLane } from "./rss-lane.js";
 
@@ -32,22 +33,6 @@ export interface HeapSample {
   heapTotal: number;
 }
 
-/** The heap lane asks at most this often: every inspector call interrupts the target's JavaScript. */
-export const MIN_HEAP_INTERVAL_MS = 10;
-
-/** The heap lane's default beside an RSS lane faster than MIN_HEAP_INTERVAL_MS. */
-export const FAST_RSS_HEAP_INTERVAL_MS = 100;
-
-/**
- * The heap lane's cadence when none is given: the RSS lane's, but at least 10 ms; beside an RSS lane
- * under 10 ms, 100 ms. A heap request costs the harness about 0.5 ms of CPU (two event-loop
- * wake-ups), so at 10 ms the heap lane alone takes about 5% of a core, and with a 1 ms RSS lane
- * (about 3%) the sampler took 9-14%; asking for a fast RSS lane means RSS is what is watched.
- */
-export function defaultHeapIntervalMs(rssIntervalMs: number): number {
-  return rssIntervalMs < MIN_HEAP_INTERVAL_MS ? FAST_RSS_HEAP_INTERVAL_MS : rssIntervalMs;
-}
-
 /** A stretch without a heap answer longer than this is written to the samples file as a gap. */
 export function heapGapThresholdMs(heapIntervalMs: number): number {
   return Math.max(3 * heapIntervalMs, 30);
@@ -58,7 +43,7 @@ export interface SamplerOptions {
   pid: number;
   /** A connected inspector of that same process (connectInspector / findInspector). */
   inspector: InspectorClient;
-  /** Target interval of the RSS lane (ms), e.g. 10. */
+  /** Target interval of the RSS lane (ms), e.g. DEFAULT_RSS_INTERVAL_MS. */
   intervalMs: number;
   /** Target interval of the heap lane (ms). Default: defaultHeapIntervalMs(intervalMs). */
   heapIntervalMs?: number;

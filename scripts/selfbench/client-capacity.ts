@@ -1,10 +1,10 @@
 // bench:client part 2: can one Node process drive many delayed-ACK sessions without distorting
 // them? C concurrent sessions through the Node driver; its event-loop lag p99 is the figure
 // (target under 10 ms).
-import { monitorEventLoopDelay } from "node:perf_hooks";
 import { SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
-import { type LoopLag, runSessions } from "../driver/node.js";
+import { runSessions } from "../driver/node.js";
+import { type LoopLag, startLoopLag } from "../driver/node-session.js";
 import { median, quantile } from "../util/stats.js";
 
 export interface CapacityResult {
@@ -29,13 +29,9 @@ export interface CapacityResult {
  * processes' CPU use shows up as lag too, so the sessions' lag is read beside this.
  */
 export async function idleLoopLag(ms: number): Promise<LoopLag> {
-  const resolution = 5;
-  const h = monitorEventLoopDelay({ resolution });
-  h.enable();
+  const stopLag = startLoopLag();
   await new Promise((resolve) => setTimeout(resolve, ms));
-  h.disable();
-  const excess = (ns: number) => Math.max(0, ns / 1e6 - resolution);
-  return { p50: excess(h.percentile(50)), p99: excess(h.percentile(99)), max: excess(h.max) };
+  return stopLag();
 }
 
 export async function measureCapacity(

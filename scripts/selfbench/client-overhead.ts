@@ -4,7 +4,12 @@
 // A B B A ..., so the ratio is measured side by side in one run.
 import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
-import { COMPLETION_MARKER, SUBSCRIBE_TAG, SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
+import {
+  COMPLETION_MARKER,
+  SUBSCRIBE_TAG,
+  SUBSCRIBE_TEMPLATE,
+  DEFAULT_SESSION_TIMEOUT_MS as TIMEOUT_MS,
+} from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload } from "../../scenarios/lib/session.js";
 import { runSessions } from "../driver/node.js";
 import { median, quantile } from "../util/stats.js";
@@ -31,8 +36,6 @@ async function withCpu(run: () => Promise<{ ms: number; chunks: number }>) {
   const cpu = process.cpuUsage(before);
   return { ...r, cpuMs: (cpu.user + cpu.system) / 1000 };
 }
-
-const TIMEOUT_MS = 30_000;
 
 /** The raw loop: subscribe, ACK each chunk at once, stop at the marker. Returns ms and chunks. */
 export function rawSession(url: string, token: string, payload: unknown): Promise<{ ms: number; chunks: number }> {

@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { generateFixture } from "../../fixtures/generate.js";
-import { DEV_TOKEN as TOKEN } from "../../scenarios/lib/protocol.js";
+import { DEFAULT_ACK_DELAY_MS, DEV_TOKEN as TOKEN } from "../../scenarios/lib/protocol.js";
 import { measureStormCapacity } from "../storm/capacity.js";
 import { idleLoopLag, measureCapacity } from "./client-capacity.js";
 import { measureOverhead } from "./client-overhead.js";
@@ -136,7 +136,7 @@ async function stormCapacity(dir: string, load: () => string): Promise<void> {
       const c = await measureStormCapacity(server.url, TOKEN, after, clients, {
         rampMs,
         holdMs: rampMs + 5000,
-        ackDelayMs: 100,
+        ackDelayMs: DEFAULT_ACK_DELAY_MS,
         timeoutMs: 3 * rampMs + 60_000,
       });
       const ctl = c.controlLoopLag;

@@ -3,11 +3,10 @@
 // reports every session with wall-clock-comparable times (performance.timeOrigin + now), so sessions
 // from several workers share one time axis.
 // Protocol: workerData = StormWorkerData; posts {ready}; receives {go: epochMs}; posts {result}.
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
-import WebSocket from "ws";
-import { runSession } from "../../scenarios/lib/session.js";
 import { driverOptions } from "../driver/clients.js";
+import { type LoopLag, runNodeSession, startLoopLag } from "../driver/node-session.js";
 import type { SessionSpec } from "../driver/session-spec.js";
 
 export interface StormWorkerData {
@@ -32,10 +31,9 @@ export interface StormWorkerSession {
 
 export interface StormWorkerResult {
   sessions: StormWorkerSession[];
-  loopLag: { p50: number; p99: number; max: number };
+  loopLag: LoopLag;
 }
 
-const LAG_RESOLUTION_MS = 5;
 const epochNow = () => performance.timeOrigin + performance.now();
 
 const port = parentPort;
@@ -43,8 +41,7 @@ if (!port) throw new Error("storm worker must run as a worker thread");
 const data = workerData as StormWorkerData;
 
 async function run(goAt: number): Promise<StormWorkerResult> {
-  const histogram = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
-  histogram.enable();
+  const stopLag = startLoopLag();
   const base = driverOptions(1, data.spec);
   const sessions = await Promise.all(
     data.clients.map(async ({ index, offsetMs, resume, probe }): Promise<StormWorkerSession> => {
@@ -52,15 +49,10 @@ async function run(goAt: number): Promise<StormWorkerResult> {
       if (wait > 0) await new Promise((r) => setTimeout(r, wait));
       let connectAt = epochNow();
       let caughtUpAt: number | null = null;
-      const r = await runSession({
+      const r = await runNodeSession({
         ...base,
         subscribePayload: resume ? data.spec.subscribePayload : data.snapshotPayload,
         probe: probe ? base.probe : null,
-        WebSocket,
-        now: () => performance.now(),
-        setTimeout: (fn: () => void, ms: number) => setTimeout(fn, ms),
-        clearTimeout: (h: ReturnType<typeof setTimeout>) => clearTimeout(h),
-        utf8Length: (s: string) => Buffer.byteLength(s, "utf8"),
         onPhase: (name: string) => {
           if (name === "connect") connectAt = epochNow();
           else if (name === "completion") caughtUpAt = epochNow();
@@ -78,13 +70,7 @@ async function run(goAt: number): Promise<StormWorkerResult> {
       };
     }),
   );
-  histogram.disable();
-  const excess = (ns: number) => Math.max(0, ns / 1e6 - LAG_RESOLUTION_MS);
-  const loopLag =
-    histogram.count === 0
-      ? { p50: 0, p99: 0, max: 0 }
-      : { p50: excess(histogram.percentile(50)), p99: excess(histogram.percentile(99)), max: excess(histogram.max) };
-  return { sessions, loopLag };
+  return { sessions, loopLag: stopLag() };
 }
 
 port.on("message", (m: { go?: number }) => {

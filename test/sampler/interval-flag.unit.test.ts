@@ -2,7 +2,7 @@
 // naming the flag.
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/options/bench-config.js";
-import { defaultHeapIntervalMs } from "../../scripts/sampler/sampler.js";
+import { defaultHeapIntervalMs } from "../../scripts/sampler/lane-defaults.js";
 import { UsageError } from "../../scripts/util/usage.js";
 
 describe("--sample-interval-ms", () => {

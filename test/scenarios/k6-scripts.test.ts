@@ -121,7 +121,7 @@ describe("k6 scripts under the k6 double, against the bundled server", () => {
   it("refuses bad env in the init stage with a message naming the variable", async () => {
     const result = await runUnderDouble("resume.js", { URL: legacy.url, ACK_DELAY_MS: "soon" });
     expect(result.code).toBe(107);
-    expect(result.stderr).toMatch(/ACK_DELAY_MS must be an integer from 0 to 600000 \(got "soon"\)/);
+    expect(result.stderr).toMatch(/ACK_DELAY_MS must be an integer from 0 to 60000 \(got "soon"\)/);
   });
 });
 

@@ -31,7 +31,9 @@ describe("scenarioConfigFromEnv", () => {
 
   it.each([
     [{}, /^URL must be a ws:\/\/ or wss:\/\/ address/],
-    [{ ACK_DELAY_MS: "-1" }, /^ACK_DELAY_MS must be an integer from 0 to 600000 \(got "-1"\)$/],
+    [{ ACK_DELAY_MS: "-1" }, /^ACK_DELAY_MS must be an integer from 0 to 60000 \(got "-1"\)$/],
+    [{ ACK_DELAY_MS: "60001" }, /^ACK_DELAY_MS must be an integer from 0 to 60000 \(got "60001"\)$/],
+    [{ HOLD_MS: "60001" }, /^HOLD_MS must be an integer from 0 to 60000 \(got "60001"\)$/],
     [{ HOLD_MS: "1.5" }, /^HOLD_MS must be an integer/],
     [{ TOKEN_IN: "cookie" }, /^TOKEN_IN must be one of header, query \(got "cookie"\)$/],
     [{ COMPLETION: "kind" }, /^COMPLETION must be "exit" or FIELD=VALUE/],
