@@ -13,6 +13,7 @@ import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
 import { serveCommand } from "./commands/serve.js";
 import { EXIT } from "./exit-codes.js";
+import { sinkStandardStreamsOnError } from "./output-streams.js";
 import { UsageError } from "./usage.js";
 
 const commands: CommandModule<object, never>[] = [
@@ -68,6 +69,8 @@ export function unknownArgumentMessage(msg: string, argv: readonly string[]): st
  * failed to produce its result (commands set 1, 130 and 143 themselves).
  */
 export async function main(argv: string[]): Promise<void> {
+  // A closed or full stdout/stderr only loses that output, never the run.
+  sinkStandardStreamsOnError();
   let parser = yargs(argv)
     .scriptName("catchup-bench")
     .usage("$0 <command> [options]")
