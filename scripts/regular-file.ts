@@ -7,7 +7,8 @@ export function readRegularFile(path: string): string {
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of waiting for one.
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    if (!fstatSync(fd).isFile()) throw Object.assign(new Error(`${path}: not a regular file`), { code: "not a regular file" });
+    if (!fstatSync(fd).isFile())
+      throw Object.assign(new Error(`${path}: not a regular file`), { code: "not a regular file" });
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);

@@ -1,9 +1,19 @@
 // Results on disk. Every finished row is appended to results.jsonl at once (a crash loses at most
 // the trial in progress); results.json is written whole, through a temp file and a rename, so a
 // reader never sees half of it.
-import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
 import { redact } from "../redact.js";
 import {
   type LatencyRow,
@@ -70,9 +80,34 @@ export class ResultsFile {
     this.appendLine({ kind: "run", schema: RESULTS_SCHEMA, run, variants });
   }
 
+  /** Trials journaled so far (every kind of row): a full disk is said as "at trial N" of them. */
+  private journaledRows = 0;
+
   private appendLine(line: ResultsLine): void {
     // Secrets (the token, credentials in URLs) never reach the file: only their digest does.
-    appendFileSync(this.jsonlPath, `${redact(JSON.stringify(line))}\n`);
+    const text = Buffer.from(`${redact(JSON.stringify(line))}\n`);
+    // A write the disk cannot take is cut back to where it began: the journal always ends on a whole line.
+    const fd = openSync(this.jsonlPath, "a");
+    const before = fstatSync(fd).size;
+    try {
+      for (let at = 0; at < text.length; ) at += writeSync(fd, text, at);
+    } catch (e) {
+      ftruncateSync(fd, before);
+      if (!isDiskFull(e)) throw e;
+      throw new DiskFullError(this.jsonlPath, line.kind === "run" ? null : `at trial ${this.journaledRows + 1}`);
+    } finally {
+      closeSync(fd);
+    }
+    if (line.kind !== "run" && line.kind !== "stop") this.journaledRows++;
+  }
+
+  /** The stop line, when the disk still takes it (after a full disk it may not). */
+  private appendStop(reason: string): void {
+    try {
+      this.appendLine({ kind: "stop", reason });
+    } catch (e) {
+      if (!(e instanceof DiskFullError)) throw e;
+    }
   }
 
   private rows(aa: boolean): { latency: LatencyRow[]; memory: MemoryRow[] } {
@@ -122,10 +157,18 @@ export class ResultsFile {
       this.results.run.interrupted = true;
       if (typeof stop === "string") {
         this.results.run.stopReason = stop;
-        this.appendLine({ kind: "stop", reason: stop });
+        this.appendStop(stop);
       }
     }
-    writeFileAtomic(this.jsonPath, `${redact(JSON.stringify(this.results, null, 2))}\n`);
+    try {
+      writeFileAtomic(this.jsonPath, `${redact(JSON.stringify(this.results, null, 2))}\n`);
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      // Every row is in the journal; its last line says why results.json is missing (when it fits).
+      const full = new DiskFullError(this.jsonPath, `after trial ${this.journaledRows}`);
+      if (!stop) this.appendStop(full.message);
+      throw full;
+    }
     return this.results;
   }
 }

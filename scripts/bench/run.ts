@@ -354,7 +354,12 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     ...runStormVerdicts(file.results, guardSettings),
   ];
   // The reason is kept with the results (a fatal stop too), so `report` can say later why the run ended.
-  const results = file.finish(new Date().toISOString(), stopReason);
+  let results: Results;
+  try {
+    results = file.finish(new Date().toISOString(), stopReason);
+  } catch (e) {
+    throw fatal ?? e; // a full disk at the journal is the first cause, results.json failing after it the second
+  }
   if (fatal) {
     await renderReport(runDir, results, config).catch(() => undefined); // the fatal error is what to report
     throw fatal;

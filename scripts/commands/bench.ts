@@ -3,6 +3,7 @@
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
+import { DiskFullError } from "../../fixtures/disk-full.js";
 import { FixtureError } from "../../fixtures/meta.js";
 import { FixtureInputError } from "../../fixtures/options.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
@@ -133,6 +134,13 @@ export const benchCommand: CommandModule = {
         process.stderr.write(`catchup-bench: ${oneLine(outcome.stopReason)}\n`);
       }
     } catch (e) {
+      if (e instanceof DiskFullError) {
+        // Before any trial nothing was measured (a usage-like refusal); after, the journal keeps every row.
+        const kept = e.during === null ? "" : "; results.jsonl keeps every trial finished before it";
+        process.stderr.write(`catchup-bench: ${e.message}${kept}\n`);
+        process.exitCode = e.during === null ? EXIT.usage : EXIT.noResult;
+        return;
+      }
       if (e instanceof FixtureError || e instanceof FixtureInputError) throw new UsageError(e.message);
       if (e instanceof RunDirNotEmptyError) throw new UsageError(`--out ${e.message}`);
       if (e instanceof StormLimitError) throw new UsageError(e.message);

@@ -1,6 +1,7 @@
 // `catchup-bench report <run>`: re-render report.md and report.html from a run's results.json and
 // samples (never re-measures), print the Markdown, and judge the regression guard when --ceiling is given.
 import type { CommandModule } from "yargs";
+import { DiskFullError } from "../../fixtures/disk-full.js";
 import { EXIT } from "../exit-codes.js";
 import { guardFromFlags } from "../options/guard.js";
 import { REPORT_COMMAND } from "../options/report.js";
@@ -46,7 +47,7 @@ export function guardOptions(
 export function quietOnClosedStdout(): void {
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    process.stderr.write(`catchup-bench: cannot write to stdout (${e.code ?? e.message})\n`);
+    // The CLI's stream guard has said which error it was (scripts/output-streams.ts).
     process.exit(EXIT.noResult);
   });
 }
@@ -61,6 +62,10 @@ export async function runReport(args: ReportArgs, out: (text: string) => void): 
     written = await writeReports(args.run);
   } catch (e) {
     if (e instanceof ReportInputError) throw new UsageError(e.message);
+    if (e instanceof DiskFullError) {
+      process.stderr.write(`catchup-bench: ${e.message}; the run's results are unchanged\n`);
+      return EXIT.noResult;
+    }
     throw e;
   }
   out(written.markdown);

@@ -4,6 +4,7 @@ import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync }
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import { tempPathFor } from "../../fixtures/atomic-file.js";
+import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
 import { resultsFromJsonl } from "../bench/results-file.js";
 import { READABLE_RESULTS_SCHEMAS, type Results, type SampleLine, upgradeResults } from "../results.js";
 import { reportCharts, type SampleSeries } from "./charts.js";
@@ -185,8 +186,12 @@ export async function writeReports(
     [htmlPath, html],
   ];
   const tmps = files.map(([path]) => tempPathFor(path));
+  let writing = mdPath;
   try {
-    for (const [i, [, text]] of files.entries()) writeFileSync(tmps[i] as string, text);
+    for (const [i, [path, text]] of files.entries()) {
+      writing = path;
+      writeFileSync(tmps[i] as string, text);
+    }
     for (const [i, [path]] of files.entries()) renameSync(tmps[i] as string, path);
   } catch (e) {
     for (const tmp of tmps) {
@@ -196,6 +201,8 @@ export async function writeReports(
         // not ours to remove
       }
     }
+    // A full disk is not a bad input: the results are whole, the reports can be rendered again later.
+    if (isDiskFull(e)) throw new DiskFullError(writing, "writing the reports");
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     throw new ReportInputError(`cannot write the reports into ${runDir} (${code}); the run's results are unchanged`);
   }
