@@ -128,6 +128,8 @@ export interface RunFixture {
   events: number;
   scriptBytesMin: number;
   scriptBytesMax: number;
+  /** The content digest of the one file every trial of the run measured (its pinned copy's). */
+  contentSha256?: string;
 }
 
 /** A variant measured by git ref (--repo/--ref) also carries its RefRecord fields: ref, commit, dirty, build, ... */

@@ -19,6 +19,7 @@ import { killAllNow } from "../target/process.js";
 import { createAutoSampler } from "./auto-sample.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
 import { driverFor, requireK6, runClientsInWorker } from "./drivers.js";
+import { pinFixture } from "./fixture-pin.js";
 import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fixtures.js";
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
 import { runDirName, runInfo } from "./machine.js";
@@ -103,54 +104,72 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const progress = io.progress ?? createProgress();
   if (config.driver === "k6") requireK6();
   const fixturesDir = resolve(config.fixturesDir ?? join(io.root, FIXTURE_DATA_DIR));
-  const build = (bytes: number): FixtureRef =>
-    withSequences(
-      ensureFixture(fixturesDir, config.projects, bytes, config.events, config.seed, (path, why) =>
-        progress.log(
-          `building fixture ${path} (${config.projects} projects × ${size(bytes)}, ${config.events} events; ${why})`,
+  sweepStaleWorkDirs();
+  // Fixture copies live here: the pinned copy of each fixture (a run measures exactly one), and each target's.
+  const workDir = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
+  const builtFor = new Map<number, FixtureRef>();
+  const build = (bytes: number): FixtureRef => {
+    const known = builtFor.get(bytes);
+    if (known) return known;
+    const ref = withSequences(
+      pinFixture(
+        ensureFixture(fixturesDir, config.projects, bytes, config.events, config.seed, (path, why) =>
+          progress.log(
+            `building fixture ${path} (${config.projects} projects × ${size(bytes)}, ${config.events} events; ${why})`,
+          ),
         ),
+        workDir,
       ),
       config.sequences,
     );
-  const latencyFixture = config.latency
-    ? config.fixture
-      ? withSequences(userFixture(config.fixture), config.sequences)
-      : build(1024)
-    : null;
+    builtFor.set(bytes, ref);
+    return ref;
+  };
+  let latencyFixture: FixtureRef | null;
+  const memoryFixtures = new Map<number, FixtureRef>();
+  // Leak cycles resume from the first memory fixture's cursor, as the memory cells' resume case does.
+  const leakBytes = config.scriptBytes[0] ?? 1024;
+  // Storm cells use the memory cells' fixtures (one per script size), built here when memory cells are off.
+  const stormFixtures = new Map<number, FixtureRef>();
+  let leakFixture: FixtureRef | null;
+  try {
+    latencyFixture = config.latency
+      ? config.fixture
+        ? withSequences(pinFixture(userFixture(config.fixture), workDir), config.sequences)
+        : build(1024)
+      : null;
+    if (config.memory) for (const b of config.scriptBytes) memoryFixtures.set(b, build(b));
+    leakFixture = config.leakCycles > 0 ? build(leakBytes) : null;
+    if (config.stormClients.length > 0) for (const b of config.scriptBytes) stormFixtures.set(b, build(b));
+  } catch (e) {
+    rmSync(workDir, { recursive: true, force: true });
+    throw e;
+  }
   // A fixture without threads (one built before threads, or with --threads 0) has no thread cases to run.
   const cases =
     latencyFixture && latencyFixture.meta.threads === 0 ? config.cases.filter((c) => !isThreadCase(c)) : config.cases;
   if (cases.length < config.cases.length) {
     progress.log(
-      `thread cases skipped: fixture ${latencyFixture?.path} has no threads (build one with: npm run fixture -- --threads N)`,
+      `thread cases skipped: fixture ${latencyFixture?.source ?? latencyFixture?.path} has no threads (build one with: npm run fixture -- --threads N)`,
     );
   }
-  const memoryFixtures = new Map<number, FixtureRef>();
-  if (config.memory) for (const b of config.scriptBytes) memoryFixtures.set(b, build(b));
-  // Leak cycles resume from the first memory fixture's cursor, as the memory cells' resume case does.
-  const leakBytes = config.scriptBytes[0] ?? 1024;
-  const leakFixture = config.leakCycles > 0 ? (memoryFixtures.get(leakBytes) ?? build(leakBytes)) : null;
-  // Storm cells use the memory cells' fixtures (one per script size), built here when memory cells are off.
-  const stormFixtures = new Map<number, FixtureRef>();
-  if (config.stormClients.length > 0)
-    for (const b of config.scriptBytes) stormFixtures.set(b, memoryFixtures.get(b) ?? build(b));
 
   const runDir = resolve(config.out ?? join(io.root, "reports", runDirName()));
   mkdirSync(runDir, { recursive: true });
-  sweepStaleWorkDirs();
-  const workDir = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
+  const sourceOf = (f: FixtureRef) => f.source ?? f.path;
   const resolvedConfig = {
     ...config,
     cases,
     out: runDir,
-    fixture: latencyFixture?.path ?? null,
-    memoryFixtures: Object.fromEntries([...memoryFixtures].map(([b, f]) => [b, f.path])),
+    fixture: latencyFixture ? sourceOf(latencyFixture) : null,
+    memoryFixtures: Object.fromEntries([...memoryFixtures].map(([b, f]) => [b, sourceOf(f)])),
   };
   const fixtureShape = ({ meta }: FixtureRef): RunFixture => ({
     projects: meta.projects,
     events: meta.events,
     scriptBytesMin: meta.scriptBytesMin,
     scriptBytesMax: meta.scriptBytesMax,
+    contentSha256: meta.contentSha256,
   });
   const info: RunInfo = {
     ...runInfo(resolvedConfig, io.root),
