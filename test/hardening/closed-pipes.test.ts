@@ -94,7 +94,7 @@ describe.concurrent("a closed or full output stream loses only that output", () 
     const child = spawn(process.execPath, benchArgs(out), { stdio: ["ignore", full, "pipe"] });
     closeSync(full);
     let stderr = "";
-    child.stderr.setEncoding("utf8").on("data", (d: string) => {
+    child.stderr?.setEncoding("utf8").on("data", (d: string) => {
       stderr += d;
     });
     const code = await new Promise<number | null>((resolve) => child.once("close", (c) => resolve(c)));
