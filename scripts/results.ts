@@ -51,6 +51,8 @@ export interface IntervalStats {
 }
 
 export interface MemoryRow {
+  /** Its target could not be started (never ready, exited first): nothing was measured; the run has no result. */
+  startFailed?: true;
   scriptBytes: number;
   clients: number;
   mode: MemoryMode;

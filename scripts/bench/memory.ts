@@ -166,7 +166,7 @@ async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> 
       warmUpSession: null,
     });
   } catch (e) {
-    return emptyRow(t, null, (e as Error).message);
+    return { ...emptyRow(t, null, (e as Error).message), startFailed: true };
   }
   const untrack = ctx.track(target);
   try {
