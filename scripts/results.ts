@@ -202,7 +202,14 @@ export interface TargetCrash {
 
 /** A line of results.jsonl: the run header first, then one line per finished row, in completion order. */
 export type ResultsLine =
-  | { kind: "run"; schema: typeof RESULTS_SCHEMA; run: RunInfo; variants: VariantInfo[] }
+  | {
+      kind: "run";
+      schema: typeof RESULTS_SCHEMA;
+      run: RunInfo;
+      variants: VariantInfo[];
+      /** The bench process writing this journal (journal-owner.ts): alive means the run is in progress. */
+      owner?: { pid: number; startTicks: number | null };
+    }
   | { kind: "latency"; aa?: true; row: LatencyRow }
   | { kind: "memory"; aa?: true; row: MemoryRow }
   | { kind: "leak"; row: LeakRow }

@@ -29,6 +29,7 @@ import {
   upgradeResults,
   type VariantInfo,
 } from "../results.js";
+import { currentOwner } from "./journal-owner.js";
 
 /** A run directory that already holds files: a run never writes into another run's folder. */
 export class RunDirNotEmptyError extends Error {
@@ -77,7 +78,7 @@ export class ResultsFile {
       throw e;
     }
     mkdirSync(join(runDir, "samples"), { recursive: true });
-    this.appendLine({ kind: "run", schema: RESULTS_SCHEMA, run, variants });
+    this.appendLine({ kind: "run", schema: RESULTS_SCHEMA, run, variants, owner: currentOwner() });
   }
 
   /** Trials journaled so far (every kind of row): a full disk is said as "at trial N" of them. */

@@ -7,7 +7,7 @@ import { guardFromFlags } from "../options/guard.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
 import { type GuardOptions, judge, runMatrices } from "../report/guard.js";
-import { ReportInputError, writeReports } from "../report/write.js";
+import { ReportInputError, RunInProgressError, writeReports } from "../report/write.js";
 import { UsageError } from "../usage.js";
 import { runMergeReport } from "./report-merge.js";
 
@@ -62,6 +62,10 @@ export async function runReport(args: ReportArgs, out: (text: string) => void): 
     written = await writeReports(args.run);
   } catch (e) {
     if (e instanceof ReportInputError) throw new UsageError(e.message);
+    if (e instanceof RunInProgressError) {
+      process.stderr.write(`catchup-bench: ${e.message}\n`);
+      return EXIT.noResult;
+    }
     if (e instanceof DiskFullError) {
       process.stderr.write(`catchup-bench: ${e.message}; the run's results are unchanged\n`);
       return EXIT.noResult;

@@ -2,9 +2,10 @@
 // report.md and report.html, and write both atomically (temp file, then rename). Never re-measures.
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { tempPathFor } from "../../fixtures/atomic-file.js";
 import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
+import { ownerAlive } from "../bench/journal-owner.js";
 import { resultsFromJsonl } from "../bench/results-file.js";
 import { READABLE_RESULTS_SCHEMAS, type Results, type SampleLine, upgradeResults } from "../results.js";
 import { reportCharts, type SampleSeries } from "./charts.js";
@@ -15,6 +16,11 @@ import { buildModel } from "./model.js";
 /** A run directory that cannot be reported (missing or foreign results.json). */
 export class ReportInputError extends Error {
   override readonly name = "ReportInputError";
+}
+
+/** A run whose bench is still running: it is reported once it has finished, and never written into meanwhile. */
+export class RunInProgressError extends Error {
+  override readonly name = "RunInProgressError";
 }
 
 /**
@@ -104,10 +110,32 @@ function resultsOfJsonl(path: string): Results {
   }
   const problem = resultsShapeProblem(results);
   if (problem) throw new ReportInputError(`${path} ${problem}`);
+  const owner = journalOwner(path);
+  if (ownerAlive(owner)) {
+    const rows =
+      results.latency.length +
+      results.memory.length +
+      (results.aa?.latency.length ?? 0) +
+      (results.aa?.memory.length ?? 0);
+    throw new RunInProgressError(
+      `${dirname(path)} is in progress (bench pid ${owner?.pid} is still writing results.jsonl; ${rows} rows so far): nothing written; run report again once it has finished`,
+    );
+  }
   // Rows after the last one written are lost; say the run did not finish.
   results.run.interrupted = true;
   results.run.stopReason ??= "results.json was never written (the run was stopped hard); rebuilt from results.jsonl";
   return results;
+}
+
+/** The owner named by a journal's run line (its first line), or null. */
+function journalOwner(path: string): { pid: number } | null {
+  try {
+    const first = readFileSync(path, "utf8").split("\n", 1)[0] ?? "";
+    const line = JSON.parse(first) as { kind?: string; owner?: { pid: number } };
+    return line.kind === "run" ? (line.owner ?? null) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Parses a samples JSONL file; skips blank and unparsable lines (a crash can truncate the last one). */
