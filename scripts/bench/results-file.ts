@@ -9,6 +9,8 @@ import {
   openSync,
   readdirSync,
   readFileSync,
+  rmSync,
+  writeFileSync,
   writeSync,
 } from "node:fs";
 import { join } from "node:path";
@@ -52,6 +54,12 @@ export function runDirProblem(dir: string): string | null {
   return `${dir} is not empty (holds ${shown}); a run never overwrites another: pick a new directory or remove this one`;
 }
 
+/**
+ * A run keeps this much disk in reserve (a file in its folder, freed when it finishes or the disk
+ * fills): a full disk still leaves room for the journal's last line, which says why it ends there.
+ */
+const RESERVE_BYTES = 4096;
+
 export class ResultsFile {
   readonly results: Results;
   readonly jsonlPath: string;
@@ -79,6 +87,21 @@ export class ResultsFile {
     }
     mkdirSync(join(runDir, "samples"), { recursive: true });
     this.appendLine({ kind: "run", schema: RESULTS_SCHEMA, run, variants, owner: currentOwner() });
+    this.reservePath = join(runDir, ".disk-reserve");
+    try {
+      writeFileSync(this.reservePath, Buffer.alloc(RESERVE_BYTES));
+    } catch (e) {
+      rmSync(this.reservePath, { force: true });
+      if (isDiskFull(e)) throw new DiskFullError(this.reservePath);
+      throw e;
+    }
+  }
+
+  private readonly reservePath: string;
+
+  /** Frees the reserve: room for the journal's last line (the reason) and results.json. */
+  private release(): void {
+    rmSync(this.reservePath, { force: true });
   }
 
   /** Trials journaled so far (every kind of row): a full disk is said as "at trial N" of them. */
@@ -95,6 +118,7 @@ export class ResultsFile {
     } catch (e) {
       ftruncateSync(fd, before);
       if (!isDiskFull(e)) throw e;
+      this.release();
       throw new DiskFullError(this.jsonlPath, line.kind === "run" ? null : `at trial ${this.journaledRows + 1}`);
     } finally {
       closeSync(fd);
@@ -153,6 +177,7 @@ export class ResultsFile {
    * (a signal, --fail-fast, a fatal error) or null/true/false for the older boolean form.
    */
   finish(finishedAt: string, stop: string | boolean | null): Results {
+    this.release();
     this.results.run.finishedAt = finishedAt;
     if (stop) {
       this.results.run.interrupted = true;

@@ -3,31 +3,24 @@
 // or whose stdout is a full device (/dev/full: every write fails with ENOSPC) finishes every trial,
 // writes results.json and the reports, and exits with the run's own code.
 import { spawn } from "node:child_process";
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { CLI, rowsOf } from "./support/harness.js";
 
+let fixtures: TempFixtures;
 let root: string;
 let fixture: string;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "catchup-pipes-"));
-  fixture = generateFixture({
-    projects: 20,
-    scriptBytesMin: 256,
-    scriptBytesMax: 256,
-    scriptsPerProject: 1,
-    events: 20,
-    seed: 3,
-    out: join(root, "f.sqlite"),
-  }).path;
+  fixtures = tempFixtures("catchup-pipes");
+  root = fixtures.dir;
+  fixture = fixtures.make("f", { projects: 20, scriptBytes: 256, events: 20, seed: 3 });
 });
 
 afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
+  fixtures?.cleanup();
 });
 
 const benchArgs = (out: string) => [

@@ -3,17 +3,20 @@
 // (2 before), the journal ends on a whole line, no temp file is left, and `report` on a copy of the
 // folder (once there is room) says where the disk filled.
 //
-// Real full disks: small tmpfs mounts (the tests run as root). 4 KiB takes the run line and a few
-// rows; 8 KiB the whole journal of a short run but not results.json; 48 KiB results.json but not
-// report.html (its inlined chart library alone is larger); 1 MiB is less than the default fixture.
+// Real full disks: small tmpfs mounts (the tests run as root; tmpfs hands out 4 KiB pages). A run
+// keeps one page in reserve (.disk-reserve, freed when the disk fills or the run finishes), so the
+// journal's last line can say why it ends. 4 KiB takes the run line but not the reserve; 8 KiB a
+// journal page and the reserve (four rounds overflow the journal; one round's results.json needs two
+// pages); 48 KiB results.json but not report.html (its inlined chart library alone is larger); 1 MiB
+// is less than the default fixture.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { runCli } from "./support/harness.js";
 
+let fixtures: TempFixtures;
 let root: string;
 let fixture: string;
 const mounts: string[] = [];
@@ -32,16 +35,9 @@ function smallDisk(name: string, size: string): string {
 }
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "catchup-full-"));
-  fixture = generateFixture({
-    projects: 20,
-    scriptBytesMin: 256,
-    scriptBytesMax: 256,
-    scriptsPerProject: 1,
-    events: 20,
-    seed: 3,
-    out: join(root, "f.sqlite"),
-  }).path;
+  fixtures = tempFixtures("catchup-full");
+  root = fixtures.dir;
+  fixture = fixtures.make("f", { projects: 20, scriptBytes: 256, events: 20, seed: 3 });
 });
 
 afterAll(() => {
@@ -52,7 +48,7 @@ afterAll(() => {
       execFileSync("umount", ["-l", dir], { stdio: "pipe" }); // a straggler still holds a file: detach it
     }
   }
-  if (root) rmSync(root, { recursive: true, force: true });
+  fixtures?.cleanup();
 });
 
 const bench = (out: string, trials: number) =>
@@ -94,8 +90,16 @@ async function reportOfCopy(run: string): Promise<string> {
 }
 
 describe.concurrent("a full disk: one line naming the file, the journal whole, nothing torn", () => {
-  it("4 KiB: the journal fills at a row; exit 3, the journal keeps the trials before it", async () => {
+  it("4 KiB: the run's first line fits, its reserve does not: nothing ran, exit 2, one line", async () => {
     const run = join(smallDisk("d4k", "4k"), "run");
+    const r = await bench(run, 1);
+    expect(r.code, r.stderr).toBe(2);
+    expect(errorLine(r.stderr)).toMatch(/^catchup-bench: disk full: cannot write .*\.disk-reserve \(ENOSPC\)$/);
+    noTemps(run);
+  }, 240_000);
+
+  it("8 KiB: the journal fills at a row; exit 3, the journal keeps the trials before it and the reason", async () => {
+    const run = join(smallDisk("d8k", "8k"), "run");
     const r = await bench(run, 4);
     expect(r.code, r.stderr).toBe(3);
     const line = errorLine(r.stderr);
@@ -115,16 +119,16 @@ describe.concurrent("a full disk: one line naming the file, the journal whole, n
     expect(readdirSync(run).sort()).toEqual(before);
   }, 240_000);
 
-  it("8 KiB: results.json does not fit; exit 3, every row and the reason are in the journal", async () => {
-    const run = join(smallDisk("d8k", "8k"), "run");
-    const r = await bench(run, 2);
+  it("8 KiB, one round: results.json does not fit; exit 3, every row and the reason are in the journal", async () => {
+    const run = join(smallDisk("d8k-1", "8k"), "run");
+    const r = await bench(run, 1);
     expect(r.code, r.stderr).toBe(3);
-    expect(errorLine(r.stderr)).toMatch(/disk full after trial 6: cannot write .*results\.json \(ENOSPC\)/);
+    expect(errorLine(r.stderr)).toMatch(/disk full after trial 3: cannot write .*results\.json \(ENOSPC\)/);
     const lines = journalLines(run);
-    expect(lines.filter((l) => l.kind === "latency")).toHaveLength(6);
+    expect(lines.filter((l) => l.kind === "latency")).toHaveLength(3);
     expect(readdirSync(run)).not.toContain("results.json");
     noTemps(run);
-    expect(await reportOfCopy(run)).toContain("disk full after trial 6");
+    expect(await reportOfCopy(run)).toContain("disk full after trial 3");
   }, 240_000);
 
   it("48 KiB: the reports do not fit; exit 3, results.json whole with every row", async () => {

@@ -1,33 +1,26 @@
 // A memory-matrix target that cannot start is no result (exit 3), as in the latency matrix: its failed
 // trials are one kind in the report's table (the inspector banner's random URL taken out), and the
 // real cause, at the end of its stderr tail, survives the clip.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
+import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { runCli, SERVER_MAIN } from "./support/harness.js";
 
+let fixtures: TempFixtures;
 let root: string;
 let truncated: string;
 
 beforeAll(() => {
-  root = mkdtempSync(join(tmpdir(), "catchup-memstart-"));
-  const good = generateFixture({
-    projects: 20,
-    scriptBytesMin: 256,
-    scriptBytesMax: 256,
-    scriptsPerProject: 1,
-    events: 20,
-    seed: 3,
-    out: join(root, "f.sqlite"),
-  }).path;
+  fixtures = tempFixtures("catchup-memstart");
+  root = fixtures.dir;
+  const good = fixtures.make("f", { projects: 20, scriptBytes: 256, events: 20, seed: 3 });
   truncated = join(root, "truncated.sqlite");
   writeFileSync(truncated, readFileSync(good).subarray(0, 8192));
 });
 
 afterAll(() => {
-  if (root) rmSync(root, { recursive: true, force: true });
+  fixtures?.cleanup();
 });
 
 describe("a memory-matrix target that cannot start", () => {
