@@ -232,7 +232,13 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
   const running = () =>
     exit === null || groupMembers(pgid).length > 0 || [...adopted].some(isAlive) || marked().length > 0;
   const signal = (sig: NodeJS.Signals) => {
-    signalAll(pgid, [...adopted, ...marked()], sig);
+    // Members of the group get the group's signal only: a second SIGTERM would cut a wrapper's cleanup trap short.
+    const inGroup = new Set(groupMembers(pgid));
+    signalAll(
+      pgid,
+      [...adopted, ...marked()].filter((p) => !inGroup.has(p)),
+      sig,
+    );
   };
   const finished = () => {
     live.delete(proc);
