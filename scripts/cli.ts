@@ -23,6 +23,7 @@ import { suggestFlag } from "./options/suggest.js";
 import { checkSwitchValues } from "./options/switches.js";
 import { escapeText } from "./util/escape.js";
 import { EXIT } from "./util/exit-codes.js";
+import { sinkStandardStreamsOnError } from "./util/output-streams.js";
 import { UsageError } from "./util/usage.js";
 
 const commands: CommandModule<object, never>[] = [
@@ -101,6 +102,8 @@ function knownFlags(argv: readonly string[]): string[] {
  * failed to produce its result (commands set 1, 130 and 143 themselves).
  */
 export async function main(argv: string[]): Promise<void> {
+  // A closed or full stdout/stderr only loses that output, never the run.
+  sinkStandardStreamsOnError();
   let parser = yargs(argv)
     .scriptName("catchup-bench")
     .usage("$0 <command> [options]")

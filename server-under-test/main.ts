@@ -1,5 +1,6 @@
 // Entry point of the bundled server-under-test: `node dist/server-under-test/main.js --db FIXTURE ...`.
 // Prints one ready line on stdout; logs on stderr; bad flags or fixture: one-line error, exit 2.
+import { constants } from "node:os";
 import { FixtureError, openFixture, readFixtureMetaFrom } from "../fixtures/meta.js";
 import { HELP, parseSettings, type ServerSettings, SettingsError, USAGE } from "./settings.js";
 import { EventStore } from "./store.js";
@@ -49,9 +50,17 @@ async function main(): Promise<void> {
     throw e;
   }
   if (settings.checkFlags) return;
-  const store = openStore(settings);
+  // Until the Effect runtime is up (its imports take a second or more) nothing else would act on a
+  // signal: there is nothing to close but the store, so stop at once, before anything listens.
+  let launched = false;
+  let store: EventStore | null = null;
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.once(signal, () => {
+      if (!launched) {
+        process.stderr.write(`server-under-test: ${signal} while starting: exiting before listening\n`);
+        store?.close();
+        process.exit(128 + (constants.signals[signal] ?? 0));
+      }
       process.stderr.write(`server-under-test: ${signal}: closing sockets and exiting\n`);
       setTimeout(() => {
         process.stderr.write(`server-under-test: shutdown took over ${SHUTDOWN_TIMEOUT_MS} ms; exiting\n`);
@@ -59,6 +68,8 @@ async function main(): Promise<void> {
       }, SHUTDOWN_TIMEOUT_MS).unref();
     });
   }
+  const opened = openStore(settings);
+  store = opened;
   if (settings.exitWithParent) exitWithParent();
   const onListening = (url: string) => {
     const ready = {
@@ -67,7 +78,7 @@ async function main(): Promise<void> {
       pid: process.pid,
       delivery: settings.delivery,
       itemShape: settings.itemShape,
-      fixture: store.meta,
+      fixture: opened.meta,
     };
     process.stdout.write(`${JSON.stringify(ready)}\n`);
     const tokens = settings.tokens.length === 0 ? "dev token only" : `${settings.tokens.length} token(s)`;
@@ -83,7 +94,9 @@ async function main(): Promise<void> {
     import("effect/Cause"),
     import("./server.js"),
   ]);
-  Layer.launch(serverLayer(settings, store, onListening)).pipe(
+  // From here the runtime's own signal handling interrupts the server (runMain installs it synchronously).
+  launched = true;
+  Layer.launch(serverLayer(settings, opened, onListening)).pipe(
     // A failure to serve (e.g. the port is taken) is one line on stderr and exit 1.
     Effect.tapErrorCause((cause) =>
       Effect.sync(() => {

@@ -9,8 +9,11 @@ import { defaultFixturePath, FIXTURE_LIMITS } from "../../fixtures/options.js";
 import type { FixtureMeta } from "../../fixtures/schema.js";
 
 export interface FixtureRef {
+  /** The file targets' copies are made from (the run's pinned copy once pinned: fixture-pin.ts). */
   path: string;
   meta: FixtureMeta;
+  /** The fixture the user or the bench named, when `path` is a pinned copy of it. */
+  source?: string;
 }
 
 /** The generator's default file name for these parameters (p{projects}-s{bytes}-e{events}.sqlite). */

@@ -6,7 +6,7 @@ import { createServer } from "node:net";
 import { DEV_TOKEN, SUBSCRIBE_TAG } from "../../scenarios/lib/protocol.js";
 import { authenticate } from "../../scenarios/lib/session.js";
 import { connectInspector, findInspector, type InspectorClient } from "../sampler/inspector.js";
-import { findListeningPid, isAlive } from "../sampler/procfs.js";
+import { findListeningPid, isAlive, listeningPidNow } from "../sampler/procfs.js";
 import { startBundled } from "../target/bundled.js";
 import { fillCommand, shellScript, TargetError } from "../target/command.js";
 import { DEFAULT_STOP_GRACE_MS, type ExitInfo, spawnProcess, type TargetProcess } from "../target/process.js";
@@ -180,7 +180,12 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
     }
     listeningPort = readyPort;
     try {
-      pid = await findListeningPid(proc.pid, listeningPort, { timeoutMs: left() });
+      pid = await findListeningPid(proc.pid, listeningPort, { timeoutMs: left() }).catch((e) => {
+        // A daemonizing launcher (`setsid server & exit 0`): its server is out of the tree, not of the token's reach.
+        const daemon = proc.marked().find((m) => listeningPidNow(m, listeningPort as number) === m);
+        if (daemon === undefined) throw e;
+        return daemon;
+      });
       // A `setsid` server is out of the group's reach: stop and reap it by pid too.
       proc.adopt(pid);
     } catch (e) {

@@ -195,7 +195,7 @@ async function measureTrial(
   clock.record("copy", copyMs);
   clock.record("start", startMs);
   ahead.early = early;
-  if (!server) return emptyRow(t, null, error ?? "no target");
+  if (!server) return { ...emptyRow(t, null, error ?? "no target"), startFailed: true };
   const { target, untrack } = server;
   try {
     const inspector = target.inspector;

@@ -24,6 +24,7 @@ import { runStormVerdicts } from "../verdicts/storm.js";
 import { createAutoSampler } from "./auto-sample.js";
 import { commandLine, harnessVersionOf } from "./command-line.js";
 import type { BenchConfig, TargetSpec } from "./config.js";
+import { pinFixture } from "./fixture-pin.js";
 import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fixtures.js";
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
 import type { Target } from "./launch.js";
@@ -123,54 +124,72 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const progress = io.progress ?? createProgress();
   if (launch.driver === "k6") requireK6();
   const fixturesDir = resolve(fx.fixturesDir ?? join(io.root, FIXTURE_DATA_DIR));
-  const build = (bytes: number): FixtureRef =>
-    withSequences(
-      ensureFixture(fixturesDir, fx.projects, bytes, fx.events, fx.seed, (path, why) =>
-        progress.log(
-          `building fixture ${path} (${fx.projects} projects × ${size(bytes)}, ${fx.events} events; ${why})`,
+  sweepStaleWorkDirs();
+  // Fixture copies live here: the pinned copy of each fixture (a run measures exactly one), and each target's.
+  const workDir = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
+  const builtFor = new Map<number, FixtureRef>();
+  const build = (bytes: number): FixtureRef => {
+    const known = builtFor.get(bytes);
+    if (known) return known;
+    const ref = withSequences(
+      pinFixture(
+        ensureFixture(fixturesDir, fx.projects, bytes, fx.events, fx.seed, (path, why) =>
+          progress.log(
+            `building fixture ${path} (${fx.projects} projects × ${size(bytes)}, ${fx.events} events; ${why})`,
+          ),
         ),
+        workDir,
       ),
       fx.sequences,
     );
-  const latencyFixture = latency.enabled
-    ? fx.fixture
-      ? withSequences(userFixture(fx.fixture), fx.sequences)
-      : build(1024)
-    : null;
+    builtFor.set(bytes, ref);
+    return ref;
+  };
+  let latencyFixture: FixtureRef | null;
+  const memoryFixtures = new Map<number, FixtureRef>();
+  // Leak cycles resume from the first memory fixture's cursor, as the memory cells' resume case does.
+  const leakBytes = memory.scriptBytes[0] ?? 1024;
+  // Storm cells use the memory cells' fixtures (one per script size), built here when memory cells are off.
+  const stormFixtures = new Map<number, FixtureRef>();
+  let leakFixture: FixtureRef | null;
+  try {
+    latencyFixture = latency.enabled
+      ? fx.fixture
+        ? withSequences(pinFixture(userFixture(fx.fixture), workDir), fx.sequences)
+        : build(1024)
+      : null;
+    if (memory.enabled) for (const b of memory.scriptBytes) memoryFixtures.set(b, build(b));
+    leakFixture = leak.cycles > 0 ? build(leakBytes) : null;
+    if (storm.clients.length > 0) for (const b of memory.scriptBytes) stormFixtures.set(b, build(b));
+  } catch (e) {
+    rmSync(workDir, { recursive: true, force: true });
+    throw e;
+  }
   // A fixture without threads (one built before threads, or with --threads 0) has no thread cases to run.
   const cases =
     latencyFixture && latencyFixture.meta.threads === 0 ? latency.cases.filter((c) => !isThreadCase(c)) : latency.cases;
   if (cases.length < latency.cases.length) {
     progress.log(
-      `thread cases skipped: fixture ${latencyFixture?.path} has no threads (build one with: npm run fixture -- --threads N)`,
+      `thread cases skipped: fixture ${latencyFixture?.source ?? latencyFixture?.path} has no threads (build one with: npm run fixture -- --threads N)`,
     );
   }
-  const memoryFixtures = new Map<number, FixtureRef>();
-  if (memory.enabled) for (const b of memory.scriptBytes) memoryFixtures.set(b, build(b));
-  // Leak cycles resume from the first memory fixture's cursor, as the memory cells' resume case does.
-  const leakBytes = memory.scriptBytes[0] ?? 1024;
-  const leakFixture = leak.cycles > 0 ? (memoryFixtures.get(leakBytes) ?? build(leakBytes)) : null;
-  // Storm cells use the memory cells' fixtures (one per script size), built here when memory cells are off.
-  const stormFixtures = new Map<number, FixtureRef>();
-  if (storm.clients.length > 0)
-    for (const b of memory.scriptBytes) stormFixtures.set(b, memoryFixtures.get(b) ?? build(b));
 
   const runDir = resolve(run.out ?? join(io.root, "reports", runDirName()));
   mkdirSync(runDir, { recursive: true });
-  sweepStaleWorkDirs();
-  const workDir = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
+  const sourceOf = (f: FixtureRef) => f.source ?? f.path;
   const resolvedConfig = {
     ...config,
     cases,
     out: runDir,
-    fixture: latencyFixture?.path ?? null,
-    memoryFixtures: Object.fromEntries([...memoryFixtures].map(([b, f]) => [b, f.path])),
+    fixture: latencyFixture ? sourceOf(latencyFixture) : null,
+    memoryFixtures: Object.fromEntries([...memoryFixtures].map(([b, f]) => [b, sourceOf(f)])),
   };
   const fixtureShape = ({ meta }: FixtureRef): RunFixture => ({
     projects: meta.projects,
     events: meta.events,
     scriptBytesMin: meta.scriptBytesMin,
     scriptBytesMax: meta.scriptBytesMax,
+    contentSha256: meta.contentSha256,
   });
   const info: RunInfo = {
     ...runInfo(resolvedConfig, io.root),
@@ -438,7 +457,12 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     ...runStormVerdicts(file.results, guardConfig),
   ];
   // The reason is kept with the results (a fatal stop too), so `report` can say later why the run ended.
-  const results = file.finish(new Date().toISOString(), stopReason);
+  let results: Results;
+  try {
+    results = file.finish(new Date().toISOString(), stopReason);
+  } catch (e) {
+    throw fatal ?? e; // a full disk at the journal is the first cause, results.json failing after it the second
+  }
   if (fatal) {
     await renderReport(runDir, results, guardConfig, config.minEffect).catch(() => undefined); // the fatal error is what to report
     throw fatal;

@@ -4,6 +4,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
+import { DiskFullError } from "../../fixtures/disk-full.js";
 import { FixtureError } from "../../fixtures/meta.js";
 import { FixtureInputError } from "../../fixtures/options.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
@@ -36,11 +37,13 @@ export function benchExitCode(outcome: {
   stopReason?: string | null | undefined;
   interrupted: boolean;
   crashes: number;
+  /** Memory trials whose target could not be started (the latency matrix stops at such a target). */
+  startFailures?: number;
   guard?: { pass: boolean; exitCode?: ExitCode } | null | undefined;
 }): ExitCode {
   if (outcome.stopReason === "SIGINT") return EXIT.sigint;
   if (outcome.stopReason === "SIGTERM") return EXIT.sigterm;
-  if (outcome.crashes > 0 || outcome.interrupted) return EXIT.noResult;
+  if (outcome.crashes > 0 || outcome.interrupted || (outcome.startFailures ?? 0) > 0) return EXIT.noResult;
   if (!outcome.guard) return EXIT.ok;
   return outcome.guard.exitCode ?? (outcome.guard.pass ? EXIT.ok : EXIT.regression);
 }
@@ -115,12 +118,26 @@ export const benchCommand: CommandModule = {
           `catchup-bench: ${crashes} target crash${crashes === 1 ? "" : "es"} during the run (see "Target crashes" in ${relativeToRoot(join(outcome.runDir, "report.md"), ROOT)}): no trustworthy result\n`,
         );
       }
-      process.exitCode = benchExitCode({ ...outcome, crashes });
+      const r = outcome.results;
+      const startFailures = [...r.memory, ...(r.aa?.memory ?? [])].filter((row) => row.startFailed).length;
+      if (startFailures > 0) {
+        process.stderr.write(
+          `catchup-bench: ${startFailures} memory trial${startFailures === 1 ? "" : "s"} could not start ${startFailures === 1 ? "its" : "their"} target (see "Failed trials" in ${relativeToRoot(join(outcome.runDir, "report.md"), ROOT)}): no trustworthy result\n`,
+        );
+      }
+      process.exitCode = benchExitCode({ ...outcome, crashes, startFailures });
       if (outcome.stopReason?.startsWith("--fail-fast")) {
         process.stderr.write(`catchup-bench: ${oneLine(outcome.stopReason)}\n`);
       }
     } catch (e) {
       if (reportedRefsError(e)) return;
+      if (e instanceof DiskFullError) {
+        // Before any trial nothing was measured (a usage-like refusal); after, the journal keeps every row.
+        const kept = e.during === null ? "" : "; results.jsonl keeps every trial finished before it";
+        process.stderr.write(`catchup-bench: ${e.message}${kept}\n`);
+        process.exitCode = e.during === null ? EXIT.usage : EXIT.noResult;
+        return;
+      }
       if (e instanceof FixtureError || e instanceof FixtureInputError) throw new UsageError(e.message);
       if (e instanceof RunDirNotEmptyError) throw new UsageError(`--out ${e.message}`);
       if (e instanceof StormLimitError) throw new UsageError(e.message);

@@ -2,12 +2,14 @@
 // validates its metadata. A thin layer over fixtures/generate.ts and fixtures/meta.ts.
 import cliProgress from "cli-progress";
 import type { Argv, CommandModule } from "yargs";
+import { DiskFullError } from "../../fixtures/disk-full.js";
 import { FixtureInputError, type FixtureOptions, generateFixture } from "../../fixtures/generate.js";
 import { FixtureError, readFixtureMeta } from "../../fixtures/meta.js";
 import { defaultFixturePath, parseScriptBytes } from "../../fixtures/options.js";
 import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND, FIXTURE_OPTIONS } from "../options/fixture.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
+import { EXIT } from "../util/exit-codes.js";
 import { UsageError, writableDirFlag } from "../util/usage.js";
 
 interface FixtureFlags {
@@ -104,6 +106,12 @@ export function runFixture(flags: FixtureFlags): void {
   } catch (error) {
     bar?.stop();
     if (error instanceof FixtureInputError) throw new UsageError(error.message);
+    if (error instanceof DiskFullError) {
+      // The temp file is gone and --out untouched: one line, and "could not produce it".
+      process.stderr.write(`catchup-bench: fixture ${error.message}\n`);
+      process.exitCode = EXIT.noResult;
+      return;
+    }
     throw error;
   }
 }

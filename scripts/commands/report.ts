@@ -1,12 +1,13 @@
 // `catchup-bench report <run>`: re-render report.md and report.html from a run's results.json and
 // samples (never re-measures), print the Markdown, and judge the regression guard when --ceiling is given.
 import type { CommandModule } from "yargs";
+import { DiskFullError } from "../../fixtures/disk-full.js";
 import { type GuardRaw, guardFromFlags } from "../options/guard.js";
 import { parseMinEffect } from "../options/min-effect.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
 import { writeJudgedReports } from "../report/judged.js";
-import { ReportInputError, readResults } from "../report/write.js";
+import { ReportInputError, RunInProgressError, readResults } from "../report/write.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { UsageError } from "../util/usage.js";
@@ -40,7 +41,7 @@ export function guardOptions(
 export function quietOnClosedStdout(): void {
   process.stdout.on("error", (e: NodeJS.ErrnoException) => {
     if (e.code === "EPIPE") process.exit(process.exitCode ?? 0);
-    process.stderr.write(`catchup-bench: cannot write to stdout (${e.code ?? e.message})\n`);
+    // The CLI's stream guard has said which error it was (scripts/output-streams.ts).
     process.exit(EXIT.noResult);
   });
 }
@@ -73,6 +74,14 @@ export async function runReport(
     written = await writeJudgedReports(args.run, results, guard, minEffect);
   } catch (e) {
     if (e instanceof ReportInputError) throw new UsageError(e.message);
+    if (e instanceof RunInProgressError) {
+      process.stderr.write(`catchup-bench: ${e.message}\n`);
+      return EXIT.noResult;
+    }
+    if (e instanceof DiskFullError) {
+      process.stderr.write(`catchup-bench: ${e.message}; the run's results are unchanged\n`);
+      return EXIT.noResult;
+    }
     throw e;
   }
   const notes = [

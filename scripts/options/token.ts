@@ -1,9 +1,9 @@
 // Where the bearer token comes from: --token, else --token-file, else $CATCHUP_TOKEN, else the
 // bundled server's dev token. --token-file and CATCHUP_TOKEN keep the secret off the command line,
 // where `ps` shows it to every user of the machine.
-import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
+import { readRegularFile } from "../util/regular-file.js";
 import { UsageError } from "../util/usage.js";
 
 export type Env = Record<string, string | undefined>;
@@ -12,7 +12,7 @@ export type Env = Record<string, string | undefined>;
 export function resolveToken(
   flags: { token?: string | undefined; "token-file"?: string | undefined },
   env: Env,
-  read: (path: string) => string = (p) => readFileSync(p, "utf8"),
+  read: (path: string) => string = readRegularFile,
 ): string {
   const file = flags["token-file"];
   if (flags.token !== undefined) {

@@ -20,6 +20,30 @@ function clip(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max - 1)}…`;
 }
 
+/**
+ * Clipped in the middle: an error's head says what failed, its end (the last stderr line) why —
+ * "fixture …: corrupt or truncated" must survive the clip.
+ */
+function clipMiddle(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const head = Math.ceil((max - 1) / 2);
+  return `${text.slice(0, head)}…${text.slice(text.length - (max - 1 - head))}`;
+}
+
+/**
+ * What differs between two reports of the same failure, taken out so they group as one kind: Node's
+ * inspector banner (a random ws:// URL on every start, and its help line: never the cause), the
+ * ports picked per start, and the private fixture copy each target got in the run's work directory.
+ */
+export function sameKind(text: string): string {
+  return text
+    .replace(/Debugger listening on ws:\/\/\S+( \| For help, see: https:\/\/nodejs\.org\/\S+)?( \| )?/g, "")
+    .replace(/\b(port|127\.0\.0\.1:)\s?\d{2,5}\b/g, (_m, p: string) => (p === "port" ? "port N" : "127.0.0.1:N"))
+    .replace(/\/\S*\/catchup-bench-\d+-[^/\s]+\/[^\s:]+\.sqlite/g, "(the target's fixture copy)")
+    .replace(/: \| /g, ": ")
+    .replace(/( \| )+$/, "");
+}
+
 export interface ErrorKind {
   kind: string;
   count: number;
@@ -34,7 +58,7 @@ export function errorKinds(error: string): ErrorKind[] {
   const parts = error.split(/;\s+(?=client \d+: )/);
   const counts = new Map<string, number>();
   for (const part of parts) {
-    const kind = clip(oneLine(part.replace(/^client \d+: /, "").trim()), KIND_CHARS) || "failed";
+    const kind = clipMiddle(sameKind(oneLine(part.replace(/^client \d+: /, "").trim())), KIND_CHARS) || "failed";
     counts.set(kind, (counts.get(kind) ?? 0) + 1);
   }
   return [...counts].map(([kind, count]) => ({ kind, count }));

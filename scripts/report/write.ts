@@ -2,9 +2,11 @@
 // report.md and report.html, and write both atomically (temp file, then rename). Never re-measures.
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { tempPathFor } from "../../fixtures/atomic-file.js";
+import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
 import { resultsFromJsonl } from "../results/journal.js";
+import { ownerAlive } from "../results/journal-owner.js";
 import { READABLE_RESULTS_SCHEMAS, type Results, type SampleLine, upgradeResults } from "../results/schema.js";
 import { reportCharts, type SampleSeries } from "./charts.js";
 import { type HtmlAssets, renderHtml } from "./html.js";
@@ -16,6 +18,11 @@ import { type SummaryJson, summaryJson } from "./summary-json.js";
 /** A run directory that cannot be reported (missing or foreign results.json). */
 export class ReportInputError extends Error {
   override readonly name = "ReportInputError";
+}
+
+/** A run whose bench is still running: it is reported once it has finished, and never written into meanwhile. */
+export class RunInProgressError extends Error {
+  override readonly name = "RunInProgressError";
 }
 
 /**
@@ -106,10 +113,32 @@ function resultsOfJsonl(path: string): Results {
   }
   const problem = resultsShapeProblem(results);
   if (problem) throw new ReportInputError(`${path} ${problem}`);
+  const owner = journalOwner(path);
+  if (ownerAlive(owner)) {
+    const rows =
+      results.latency.length +
+      results.memory.length +
+      (results.aa?.latency.length ?? 0) +
+      (results.aa?.memory.length ?? 0);
+    throw new RunInProgressError(
+      `${dirname(path)} is in progress (bench pid ${owner?.pid} is still writing results.jsonl; ${rows} rows so far): nothing written; run report again once it has finished`,
+    );
+  }
   // Rows after the last one written are lost; say the run did not finish.
   results.run.interrupted = true;
   results.run.stopReason ??= "results.json was never written (the run was stopped hard); rebuilt from results.jsonl";
   return results;
+}
+
+/** The owner named by a journal's run line (its first line), or null. */
+function journalOwner(path: string): { pid: number } | null {
+  try {
+    const first = readFileSync(path, "utf8").split("\n", 1)[0] ?? "";
+    const line = JSON.parse(first) as { kind?: string; owner?: { pid: number } };
+    return line.kind === "run" ? (line.owner ?? null) : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Parses a samples JSONL file; skips blank and unparsable lines (a crash can truncate the last one). */
@@ -207,8 +236,12 @@ export async function writeReports(
     [htmlPath, html],
   ];
   const tmps = files.map(([path]) => tempPathFor(path));
+  let writing = mdPath;
   try {
-    for (const [i, [, text]] of files.entries()) writeFileSync(tmps[i] as string, text);
+    for (const [i, [path, text]] of files.entries()) {
+      writing = path;
+      writeFileSync(tmps[i] as string, text);
+    }
     for (const [i, [path]] of files.entries()) renameSync(tmps[i] as string, path);
   } catch (e) {
     for (const tmp of tmps) {
@@ -218,6 +251,8 @@ export async function writeReports(
         // not ours to remove
       }
     }
+    // A full disk is not a bad input: the results are whole, the reports can be rendered again later.
+    if (isDiskFull(e)) throw new DiskFullError(writing, "writing the reports");
     const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
     throw new ReportInputError(`cannot write the reports into ${runDir} (${code}); the run's results are unchanged`);
   }

@@ -1,10 +1,23 @@
 // Results on disk. Every finished row is appended to results.jsonl at once (a crash loses at most
 // the trial in progress); results.json is written whole, through a temp file and a rename, so a
 // reader never sees half of it.
-import { appendFileSync, closeSync, mkdirSync, openSync, readdirSync, readFileSync } from "node:fs";
+import {
+  closeSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
 import { redactJson } from "../util/redact.js";
+import { currentOwner } from "./journal-owner.js";
 import type { LeakRow } from "./leak.js";
 import {
   type LatencyRow,
@@ -41,6 +54,12 @@ export function runDirProblem(dir: string): string | null {
   return `${dir} is not empty (holds ${shown}); a run never overwrites another: pick a new directory or remove this one`;
 }
 
+/**
+ * A run keeps this much disk in reserve (a file in its folder, freed when it finishes or the disk
+ * fills): a full disk still leaves room for the journal's last line, which says why it ends there.
+ */
+const RESERVE_BYTES = 4096;
+
 export class ResultsFile {
   readonly results: Results;
   readonly jsonlPath: string;
@@ -67,12 +86,53 @@ export class ResultsFile {
       throw e;
     }
     mkdirSync(join(runDir, "samples"), { recursive: true });
-    this.appendLine({ kind: "run", schema: RESULTS_SCHEMA, run, variants });
+    this.appendLine({ kind: "run", schema: RESULTS_SCHEMA, run, variants, owner: currentOwner() });
+    this.reservePath = join(runDir, ".disk-reserve");
+    try {
+      writeFileSync(this.reservePath, Buffer.alloc(RESERVE_BYTES));
+    } catch (e) {
+      rmSync(this.reservePath, { force: true });
+      if (isDiskFull(e)) throw new DiskFullError(this.reservePath);
+      throw e;
+    }
   }
+
+  private readonly reservePath: string;
+
+  /** Frees the reserve: room for the journal's last line (the reason) and results.json. */
+  private release(): void {
+    rmSync(this.reservePath, { force: true });
+  }
+
+  /** Trials journaled so far (every kind of row): a full disk is said as "at trial N" of them. */
+  private journaledRows = 0;
 
   private appendLine(line: ResultsLine): void {
     // Secrets (the token, credentials in URLs) never reach the file: only their digest does.
-    appendFileSync(this.jsonlPath, `${redactJson(line)}\n`);
+    const text = Buffer.from(`${redactJson(line)}\n`);
+    // A write the disk cannot take is cut back to where it began: the journal always ends on a whole line.
+    const fd = openSync(this.jsonlPath, "a");
+    const before = fstatSync(fd).size;
+    try {
+      for (let at = 0; at < text.length; ) at += writeSync(fd, text, at);
+    } catch (e) {
+      ftruncateSync(fd, before);
+      if (!isDiskFull(e)) throw e;
+      this.release();
+      throw new DiskFullError(this.jsonlPath, line.kind === "run" ? null : `at trial ${this.journaledRows + 1}`);
+    } finally {
+      closeSync(fd);
+    }
+    if (line.kind !== "run" && line.kind !== "stop") this.journaledRows++;
+  }
+
+  /** The stop line, when the disk still takes it (after a full disk it may not). */
+  private appendStop(reason: string): void {
+    try {
+      this.appendLine({ kind: "stop", reason });
+    } catch (e) {
+      if (!(e instanceof DiskFullError)) throw e;
+    }
   }
 
   private rows(aa: boolean): { latency: LatencyRow[]; memory: MemoryRow[] } {
@@ -117,15 +177,24 @@ export class ResultsFile {
    * (a signal, --fail-fast, a fatal error) or null/true/false for the older boolean form.
    */
   finish(finishedAt: string, stop: string | boolean | null): Results {
+    this.release();
     this.results.run.finishedAt = finishedAt;
     if (stop) {
       this.results.run.interrupted = true;
       if (typeof stop === "string") {
         this.results.run.stopReason = stop;
-        this.appendLine({ kind: "stop", reason: stop });
+        this.appendStop(stop);
       }
     }
-    writeFileAtomic(this.jsonPath, `${redactJson(this.results, 2)}\n`);
+    try {
+      writeFileAtomic(this.jsonPath, `${redactJson(this.results, 2)}\n`);
+    } catch (e) {
+      if (!isDiskFull(e)) throw e;
+      // Every row is in the journal; its last line says why results.json is missing (when it fits).
+      const full = new DiskFullError(this.jsonPath, `after trial ${this.journaledRows}`);
+      if (!stop) this.appendStop(full.message);
+      throw full;
+    }
     return this.results;
   }
 }

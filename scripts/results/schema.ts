@@ -53,6 +53,8 @@ export interface IntervalStats {
 }
 
 export interface MemoryRow {
+  /** Its target could not be started (never ready, exited first): nothing was measured; the run has no result. */
+  startFailed?: true;
   scriptBytes: number;
   clients: number;
   mode: MemoryMode;
@@ -145,6 +147,8 @@ export interface RunFixture {
   events: number;
   scriptBytesMin: number;
   scriptBytesMax: number;
+  /** The content digest of the one file every trial of the run measured (its pinned copy's). */
+  contentSha256?: string;
 }
 
 /** A variant measured by git ref (--repo/--ref) also carries its RefRecord fields: ref, commit, dirty, build, ... */
@@ -227,7 +231,14 @@ export interface TargetCrash {
 
 /** A line of results.jsonl: the run header first, then one line per finished row, in completion order. */
 export type ResultsLine =
-  | { kind: "run"; schema: typeof RESULTS_SCHEMA; run: RunInfo; variants: VariantInfo[] }
+  | {
+      kind: "run";
+      schema: typeof RESULTS_SCHEMA;
+      run: RunInfo;
+      variants: VariantInfo[];
+      /** The bench process writing this journal (journal-owner.ts): alive means the run is in progress. */
+      owner?: { pid: number; startTicks: number | null };
+    }
   | { kind: "latency"; aa?: true; row: LatencyRow }
   | { kind: "memory"; aa?: true; row: MemoryRow }
   | { kind: "leak"; row: LeakRow }

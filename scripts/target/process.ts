@@ -14,7 +14,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { isAlive } from "../sampler/procfs.js";
-import { groupMembers, REAPER_ENV_PREFIX, signalAll } from "./group.js";
+import { groupMembers, processesWithEnv, REAPER_ENV_PREFIX, signalAll } from "./group.js";
 import { LineSplitter } from "./ready.js";
 
 /** Default time a stopped process gets to clean up between SIGTERM and SIGKILL. */
@@ -57,7 +57,12 @@ export interface TargetProcess {
   onLine(listener: (line: string, stream: StreamName) => void): () => void;
   /** A pid outside the group that belongs to this target (a `setsid` server): stopped and reaped with it. */
   adopt(pid: number): void;
-  /** True while any process of the group, or an adopted pid, is alive. */
+  /**
+   * Live processes carrying this process's reaper token in their environment: everything it started,
+   * also what left the group and the tree (`setsid`, a daemonizing launcher, a side daemon).
+   */
+  marked(): number[];
+  /** True while any process of the group, an adopted pid or a marked process is alive. */
   running(): boolean;
   /** Sends sig to the group and adopted pids. */
   signal(sig: NodeJS.Signals): void;
@@ -221,9 +226,19 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
   read(child.stdout, "stdout");
   read(child.stderr, "stderr");
 
-  const running = () => exit === null || groupMembers(pgid).length > 0 || [...adopted].some(isAlive);
+  // The normal stop reaches what the reaper reaches: the group, adopted pids and the token's carriers.
+  const marker = `${REAPER_ENV_PREFIX}${token}=`;
+  const marked = () => processesWithEnv(marker).filter((p) => p !== process.pid && isAlive(p));
+  const running = () =>
+    exit === null || groupMembers(pgid).length > 0 || [...adopted].some(isAlive) || marked().length > 0;
   const signal = (sig: NodeJS.Signals) => {
-    signalAll(pgid, adopted, sig);
+    // Members of the group get the group's signal only: a second SIGTERM would cut a wrapper's cleanup trap short.
+    const inGroup = new Set(groupMembers(pgid));
+    signalAll(
+      pgid,
+      [...adopted, ...marked()].filter((p) => !inGroup.has(p)),
+      sig,
+    );
   };
   const finished = () => {
     live.delete(proc);
@@ -244,6 +259,8 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
       // The last output lines (for stderrTail) arrive until "close"; a process outside the group
       // holding the pipes (adopted, already signalled) must not hold us long.
       await Promise.race([closed, until(() => false, 1000)]);
+      // Whatever still holds its pipes must not keep the harness's event loop (and so the harness) alive.
+      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
       // The top-level exit has been seen by now (not running); "exit" can trail the group's end briefly.
       return (
         exit ?? (await Promise.race([exited, until(() => false, 1000).then(() => ({ code: null, signal: null }))]))
@@ -268,6 +285,7 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
       adopted.add(pid);
       if (!reaperDismissed) reaper.stdin?.write(`pid ${pid}\n`);
     },
+    marked,
     running,
     signal,
     stop,

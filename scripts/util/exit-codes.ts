@@ -24,7 +24,7 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
     "A check failed: a regression guard's cell exceeded its ceiling (bench, report), or fuzz found the server unhealthy.",
   usage: "Usage error: a bad flag, argument, input file or output path. One line on stderr; nothing written.",
   noResult:
-    "The run could not produce what was asked: a target failed to start or crashed, the driver failed, a run stopped early (--fail-fast), a guarded cell had no verdict, or an internal error.",
+    "The run could not produce what was asked: a target failed to start or crashed, the driver failed, a run stopped early (--fail-fast), the disk filled up (once a trial ran), report was asked for a run still in progress, a guarded cell had no verdict, or an internal error.",
   sigint: "Stopped by SIGINT (Ctrl-C); the rows measured so far are kept and reported.",
   sigterm: "Stopped by SIGTERM; the rows measured so far are kept and reported.",
 };

@@ -202,6 +202,19 @@ const CASES: Record<string, Case[]> = {
       env: { TMPDIR: "IN/a-file" },
       says: /temp directory .*a-file \(TMPDIR\) must be a writable directory \(ENOTDIR\)/,
     },
+    // A FIFO is never opened for reading (it would block in open() until a writer came).
+    {
+      args: "bench --no-memory --fixture IN/good.sqlite --out OUT/b --token-file IN/fifo",
+      says: /--token-file must be a readable file .*fifo: not a regular file/,
+    },
+    {
+      args: "bench --no-memory --fixture IN/good.sqlite --out OUT/b --token-file IN/null",
+      says: /--token-file must be a readable file .*null: not a regular file/,
+    },
+    {
+      args: "bench --no-memory --fixture IN/good.sqlite --out OUT/b --token-file IN/dir",
+      says: /--token-file must be a readable file .*dir: (not a regular file|EISDIR)/,
+    },
     {
       args: "bench --no-latency --clients 1000 --script-bytes 1048576 --out OUT/b",
       says: /needs a catch-up frame of about .* GiB.*--no-memory-check/,

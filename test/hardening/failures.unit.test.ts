@@ -140,3 +140,24 @@ describe("report.md of a run whose memory servers all crashed out of memory", ()
     expect(html).toMatch(/<td>3900\.0<\/td>/);
   });
 });
+
+describe("a target that cannot start, 6 times over", () => {
+  // Each start prints Node's inspector banner with a random URL, listens on another port and serves
+  // another private copy of the fixture: the same failure, in six spellings.
+  const startFailure = (i: number) =>
+    `target bad never became ready within 20000 ms (port ${40000 + i} did not accept connections); last stderr lines: | Debugger listening on ws://127.0.0.1:${35000 + i}/16a95312-4a4c-4eb2-91ae-1dc1e9f18c${i}0 | For help, see: https://nodejs.org/en/docs/inspector | ${"loading the store ... ".repeat(8)}| server-under-test: fixture /tmp/catchup-bench-${900 + i}-AbC${i}x/bad-${i}.sqlite: corrupt or truncated (database disk image is malformed)`;
+  const rows = Array.from({ length: 6 }, (_, i) => ({
+    ...emptyRow({ ...trial, clients: 1, variant: "bad", trial: i + 1 }, null, startFailure(i)),
+    startFailed: true as const,
+  }));
+
+  it("is one kind (×6), and the clip keeps its real cause", () => {
+    const f = failureReport(results({ memory: rows }));
+    expect(f.kinds).toHaveLength(1);
+    expect(f.kinds[0]?.count).toBe(6);
+    expect(f.kinds[0]?.kind).toMatch(/^target bad never became ready within 20000 ms \(port N did not accept/);
+    expect(f.kinds[0]?.kind).toMatch(/corrupt or truncated \(database disk image is malformed\)$/);
+    expect(f.kinds[0]?.kind).not.toMatch(/Debugger listening|ws:\/\//);
+    expect(f.kinds[0]?.kind.length).toBeLessThanOrEqual(240);
+  });
+});

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
 import { RESULTS_SCHEMA } from "../../scripts/results/schema.js";
 import { syntheticResults } from "../report/synthetic-run.js";
-import { CLI, ROOT, runCli } from "./support/harness.js";
+import { CLI, ROOT, rowsOf, runCli, startCli, waitUntil } from "./support/harness.js";
 
 let root: string;
 let run: string;
@@ -79,6 +79,30 @@ describe("a run folder holding only results.jsonl", () => {
     expect(r.stdout).toMatch(/\| snapshot \|/);
     expect(readdirSync(dir).sort()).toEqual(["report.html", "report.md", "results.jsonl"]);
   });
+});
+
+describe("report on a run still in progress", () => {
+  it("says in progress (its bench is alive), exits 3 and writes nothing into the folder", async () => {
+    const out = join(root, "live");
+    const bench = startCli([
+      ...["bench", "--no-memory", "--no-aa", "--cases", "snapshot", "--trials", "20", "--ack-delay-ms", "300"],
+      ...["--fixture", fixture, "--out", out],
+    ]);
+    try {
+      expect(await waitUntil(() => rowsOf(join(out, "results.jsonl")).length >= 1, 90_000), bench.stderr()).toBe(true);
+      const before = readdirSync(out).sort();
+      const r = await runCli(["report", out]);
+      expect(r.code, r.stderr).toBe(3);
+      expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
+      expect(r.stderr).toMatch(new RegExp(`live is in progress \\(bench pid ${bench.child.pid} is still writing`));
+      expect(r.stderr).not.toMatch(/stopped hard/);
+      expect(r.stdout).toBe("");
+      expect(readdirSync(out).sort()).toEqual(before);
+    } finally {
+      bench.child.kill("SIGINT");
+      await bench.exited;
+    }
+  }, 150_000);
 });
 
 describe("an unwritable default reports/", () => {

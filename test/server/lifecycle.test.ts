@@ -3,7 +3,8 @@
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { once } from "node:events";
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, readlinkSync, writeFileSync } from "node:fs";
+import { constants } from "node:os";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -62,6 +63,50 @@ describe("shutdown", () => {
       stderr: expect.not.stringContaining("cannot serve"),
     });
   });
+
+  it.each(["SIGINT", "SIGTERM"] as const)(
+    "%s during start-up (handlers installed, Effect still loading): exits 128 + signal, never listens",
+    async (signal) => {
+      const child = spawn(process.execPath, [SERVER_MAIN, "--db", db, "--port", "0"], {
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      const timer = setTimeout(() => child.kill("SIGKILL"), 20_000);
+      let out = "";
+      let err = "";
+      child.stdout?.setEncoding("utf8").on("data", (d: string) => {
+        out += d;
+      });
+      child.stderr?.setEncoding("utf8").on("data", (d: string) => {
+        err += d;
+      });
+      const exited = once(child, "exit");
+      // Once the server holds the fixture open it is past its flags and fixture check, its signal
+      // handlers are installed (in the same synchronous step), and it is importing the Effect runtime
+      // (a second or more): that is start-up.
+      const opened = () => {
+        try {
+          return readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
+            try {
+              return readlinkSync(`/proc/${child.pid}/fd/${fd}`) === db;
+            } catch {
+              return false;
+            }
+          });
+        } catch {
+          return false;
+        }
+      };
+      while (!opened() && child.exitCode === null) await new Promise((r) => setTimeout(r, 2));
+      child.kill(signal);
+      const [code] = await exited;
+      clearTimeout(timer);
+      expect({ code, stdout: out, listened: /listening on/.test(err) }, err).toEqual({
+        code: 128 + constants.signals[signal],
+        stdout: "",
+        listened: false,
+      });
+    },
+  );
 
   it("--exit-with-parent: exits 0 when stdin closes", async () => {
     const server = await startServer(db, ["--exit-with-parent"]);
