@@ -23,7 +23,7 @@ import type { GuardDecision } from "../verdicts/guard.js";
 import { runStormVerdicts } from "../verdicts/storm.js";
 import { createAutoSampler } from "./auto-sample.js";
 import { commandLine, harnessVersionOf } from "./command-line.js";
-import type { BenchConfig, TargetSpec } from "./config.js";
+import { type BenchConfig, recordedConfig, type TargetSpec } from "./config.js";
 import { pinFixture } from "./fixture-pin.js";
 import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fixtures.js";
 import { type CrashReport, FailFast, runLatency } from "./latency.js";
@@ -177,8 +177,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const runDir = resolve(run.out ?? join(io.root, "reports", runDirName()));
   mkdirSync(runDir, { recursive: true });
   const sourceOf = (f: FixtureRef) => f.source ?? f.path;
+  // results.json keeps the flat field names every reader knows (recordedConfig), with the targets as resolved.
   const resolvedConfig = {
-    ...config,
+    ...recordedConfig({ ...config, targets: launch }),
     cases,
     out: runDir,
     fixture: latencyFixture ? sourceOf(latencyFixture) : null,

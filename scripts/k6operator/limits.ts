@@ -12,7 +12,7 @@ export const CLIENT_SIDE_APPLY_LIMIT = 262_144;
 export const CONFIGMAP_LIMIT = 1_048_576;
 
 /** The bytes a binary file takes in a ConfigMap: base64 in binaryData. */
-export function configMapBytes(archiveBytes: number): number {
+function configMapBytes(archiveBytes: number): number {
   return Math.ceil(archiveBytes / 3) * 4;
 }
 

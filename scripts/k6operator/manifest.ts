@@ -20,7 +20,7 @@ import {
 
 export const ARCHIVE_FILE = "archive.tar";
 export const RESULTS_MOUNT = "/results";
-export const DEFAULT_IMAGE = DEFAULT_RUNNER_IMAGE;
+const DEFAULT_IMAGE = DEFAULT_RUNNER_IMAGE;
 /** Scripts that run one VU: more runners than one would idle. */
 export const SINGLE_VU_SCRIPTS = SINGLE_VU;
 /** Stands for the run id in testrun.json; run.sh writes the TestRun with its own id in its place. */

@@ -552,5 +552,3 @@ function refuseIfDiskFull(repo: Repo, newKeys: string[]): void {
   });
   if (refusal) throw new RefsError(refusal);
 }
-
-export { refVariantNames };

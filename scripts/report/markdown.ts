@@ -140,7 +140,7 @@ function intervalText(iv: { median: number; p99: number; max: number } | null): 
 }
 
 /** The heap lane's cadence: "10.0 / 12.1 / 480" (its max is the longest stretch without an answer). */
-export function heapLaneText(iv: { median: number; p99: number; max: number } | null): string {
+function heapLaneText(iv: { median: number; p99: number; max: number } | null): string {
   return intervalText(iv);
 }
 

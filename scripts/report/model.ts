@@ -26,8 +26,6 @@ import { type FailureReport, failureReport } from "./failures.js";
 import { type LoadModel, loadModel } from "./load.js";
 import { type TargetsModel, targetsModel } from "./targets.js";
 
-export { MIN_PAIRS, RELIABLE_PAIRS, RESAMPLES } from "../verdicts/cells.js";
-
 export interface Pair<T> {
   baseline: T;
   candidate: T;

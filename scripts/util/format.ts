@@ -35,7 +35,7 @@ export function chunkSet(values: readonly number[]): string {
 }
 
 /** Signed percentage change of a ratio: 0.742 -> "−25.8%". */
-export function change(r: number): string {
+function change(r: number): string {
   const pct = (r - 1) * 100;
   return `${pct < 0 ? "−" : "+"}${Math.abs(pct).toFixed(1)}%`;
 }

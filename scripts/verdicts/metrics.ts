@@ -32,7 +32,7 @@ export function rolesOf(results: Results): Roles | null {
 }
 
 /** A/A roles: the two variant names seen in the A/A rows, sorted (e.g. "A1" then "A2"). */
-export function aaRolesOf(rows: { variant: string }[]): Roles | null {
+function aaRolesOf(rows: { variant: string }[]): Roles | null {
   const names = [...new Set(rows.map((r) => r.variant))].sort();
   if (names.length < 2) return null;
   return { baseline: names[0] as string, candidate: names[1] as string };
