@@ -11,11 +11,6 @@ export const CLIENT_SIDE_APPLY_LIMIT = 262_144;
 /** A ConfigMap's data may hold at most 1 MiB (Kubernetes core validation, MaxSecretSize/ConfigMap). */
 export const CONFIGMAP_LIMIT = 1_048_576;
 
-/** The bytes a binary file takes in a ConfigMap: base64 in binaryData. */
-function configMapBytes(archiveBytes: number): number {
-  return Math.ceil(archiveBytes / 3) * 4;
-}
-
 /**
  * The grafana/k6 image runs as uid and gid 12345 (grafana/k6 Dockerfile at v2.2.0, lines 11 and 27):
  * a results volume owned by root is not writable by it, so the pod's fsGroup makes the volume

@@ -12,7 +12,6 @@
 import {
   CLIENT_SIDE_APPLY_LIMIT,
   CONFIGMAP_LIMIT,
-  DEFAULT_RUNNER_IMAGE,
   MIN_RUNNER_K6,
   RUNNER_SECURITY_CONTEXT,
   SINGLE_VU_SCRIPTS as SINGLE_VU,
@@ -20,7 +19,6 @@ import {
 
 export const ARCHIVE_FILE = "archive.tar";
 export const RESULTS_MOUNT = "/results";
-const DEFAULT_IMAGE = DEFAULT_RUNNER_IMAGE;
 /** Scripts that run one VU: more runners than one would idle. */
 export const SINGLE_VU_SCRIPTS = SINGLE_VU;
 /** Stands for the run id in testrun.json; run.sh writes the TestRun with its own id in its place. */

@@ -36,7 +36,6 @@ import {
   checkoutsToEvict,
   keyCommit,
   type RefsRequest,
-  refVariantNames,
   WORKTREE,
 } from "./plan.js";
 

@@ -139,11 +139,6 @@ function intervalText(iv: { median: number; p99: number; max: number } | null): 
   return iv ? `${ms(iv.median)} / ${ms(iv.p99)} / ${ms(iv.max)}` : "n/a";
 }
 
-/** The heap lane's cadence: "10.0 / 12.1 / 480" (its max is the longest stretch without an answer). */
-function heapLaneText(iv: { median: number; p99: number; max: number } | null): string {
-  return intervalText(iv);
-}
-
 /** The memory figures per cell (medians of the ok trials, MiB); the sampler's health is its own table. */
 export function memoryCells(model: ReportModel): Cells | null {
   if (model.memory.length === 0 || (!model.roles && !model.single)) return null;

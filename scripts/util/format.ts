@@ -33,9 +33,3 @@ export function chunkSet(values: readonly number[]): string {
   const hi = values[values.length - 1] as number;
   return lo === hi ? String(lo) : `${lo}–${hi}`;
 }
-
-/** Signed percentage change of a ratio: 0.742 -> "−25.8%". */
-function change(r: number): string {
-  const pct = (r - 1) * 100;
-  return `${pct < 0 ? "−" : "+"}${Math.abs(pct).toFixed(1)}%`;
-}

@@ -31,13 +31,6 @@ export function rolesOf(results: Results): Roles | null {
   return { baseline: baseline.name, candidate: candidate.name };
 }
 
-/** A/A roles: the two variant names seen in the A/A rows, sorted (e.g. "A1" then "A2"). */
-function aaRolesOf(rows: { variant: string }[]): Roles | null {
-  const names = [...new Set(rows.map((r) => r.variant))].sort();
-  if (names.length < 2) return null;
-  return { baseline: names[0] as string, candidate: names[1] as string };
-}
-
 function pairUp<R extends { variant: string; trial: number; ok: boolean }>(
   rows: readonly R[],
   roles: Roles,
