@@ -53,7 +53,7 @@ for (const s of ["SIGINT", "SIGTERM"]) process.on(s, () => process.exit(0));
 `;
 
 const BUILD = `// Copies the sources into dist/ and counts the build in the file named by argv[2].
-import { appendFileSync, copyFileSync } from "node:fs";
+import { appendFileSync, copyFileSync, mkdirSync } from "node:fs";
 mkdirSync("dist", { recursive: true });
 for (const f of ["server.mjs", "chunks.mjs"]) copyFileSync(f, "dist/" + f);
 appendFileSync(process.argv[2], process.cwd() + "\\n");
