@@ -43,7 +43,18 @@ describe("a fixture replaced while a run measures it", () => {
     const path = join(dir, defaultFixtureName(1000, 1024, 1000));
     const out = join(root, "run");
     const jsonl = join(out, "results.jsonl");
-    const args = ["bench", "--no-latency", "--no-aa", "--script-bytes", "1024", "--clients", "1"];
+    // --memory-sequential 0: exactly the planned trials (no rounds added to undecided cells).
+    const args = [
+      "bench",
+      "--no-latency",
+      "--no-aa",
+      "--memory-sequential",
+      "0",
+      "--script-bytes",
+      "1024",
+      "--clients",
+      "1",
+    ];
     const run = startCli([...args, "--memory-trials", "2", "--fixtures-dir", dir, "--out", out]);
     const memoryRows = () => rowsOf(jsonl, "memory");
     expect(await waitUntil(() => memoryRows().length >= 1, 150_000), run.stderr()).toBe(true);
