@@ -1,5 +1,6 @@
 // Entry point of the bundled server-under-test: `node dist/server-under-test/main.js --db FIXTURE ...`.
 // Prints one ready line on stdout; logs on stderr; bad flags or fixture: one-line error, exit 2.
+import { fstatSync } from "node:fs";
 import { constants } from "node:os";
 import { FixtureError, openFixture, readFixtureMetaFrom } from "../fixtures/meta.js";
 import { HELP, parseSettings, type ServerSettings, SettingsError, USAGE } from "./settings.js";
@@ -32,7 +33,18 @@ function exitWithParent(): void {
     gone = true;
     process.kill(process.pid, "SIGTERM");
   };
-  process.stdin.on("end", goodbye).on("close", goodbye).on("error", goodbye).resume();
+  // Only a pipe or socket from the parent is a lifeline: a stdin of /dev/null (clinic's heapprofiler
+  // starts the server so) ends at once, which would stop the server while it starts.
+  let lifeline = false;
+  try {
+    const stdin = fstatSync(0);
+    lifeline = stdin.isFIFO() || stdin.isSocket();
+  } catch {
+    lifeline = false; // no stdin at all
+  }
+  if (lifeline) {
+    process.stdin.on("end", goodbye).on("close", goodbye).on("error", goodbye).resume();
+  }
   if (process.send !== undefined) process.on("disconnect", goodbye);
 }
 
