@@ -141,6 +141,8 @@ describe("bench --repo errors", () => {
   it("a SIGKILL during a build leaves no process; the next run removes the unfinished checkout", async () => {
     const marker = join(dir, "build-started");
     const args = ["--repo", repo.dir, "--ref", "a=v1", "--ref", "b=v2", "--start", repo.start];
+    // Checkouts are keyed by commit and build command: the killed one is the v1 checkout this run added.
+    const before = new Set(worktrees());
     const child = startBench([...common(), "--out", nextOut(), ...args, "--build", `touch ${marker} && sleep 300`]);
     await waitForFile(marker, child, 60_000);
     const tree = descendants(child.pid);
@@ -149,8 +151,8 @@ describe("bench --repo errors", () => {
     await child.exited;
     expect(await survivorsAfter(tree, 15_000)).toEqual([]);
     // The checkout whose build was killed (v1's, built first) is still registered...
-    const killed = worktrees().find((w) =>
-      w.startsWith(join(repo.dir, ".git", "catchup-bench", "worktrees", `${repo.v1}-`)),
+    const killed = worktrees().find(
+      (w) => !before.has(w) && w.startsWith(join(repo.dir, ".git", "catchup-bench", "worktrees", `${repo.v1}-`)),
     );
     expect(killed).toBeDefined();
     expect(existsSync(join(killed as string, "dist"))).toBe(false);
