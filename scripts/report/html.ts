@@ -20,15 +20,12 @@ import {
 import type { ReportModel } from "./model.js";
 import { stormCharts, stormHtml } from "./storm.js";
 import { summaryHtml, summaryOf } from "./summary.js";
+import { escapeHtml, htmlTable } from "./tables.js";
 import { targetsHtml } from "./targets.js";
 
 export interface HtmlAssets {
   uplotJs: string;
   uplotCss: string;
-}
-
-export function escapeHtml(text: string): string {
-  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
 }
 
 /** JSON safe inside a <script> element: no "</script>" or "<!--" can appear. */
@@ -44,25 +41,19 @@ function scriptText(code: string): string {
   return code.replace(/<\/script/gi, "<\\/script");
 }
 
-function table(header: string[], rows: string[][], className = ""): string {
-  const head = header.map((h) => `<th>${escapeHtml(h)}</th>`).join("");
-  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("\n");
-  return `<table class="${className}"><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
-}
-
 function latencyHtml(model: ReportModel): string {
   const c = latencyCells(model);
-  return c ? table(c.header, c.rows, "num") : "<p>No latency trials in this run.</p>";
+  return c ? htmlTable(c.header, c.rows, "num") : "<p>No latency trials in this run.</p>";
 }
 
 function memoryHtml(model: ReportModel): string {
   const c = memoryCells(model);
-  return c ? table(c.header, c.rows, "num") : "<p>No memory cells in this run.</p>";
+  return c ? htmlTable(c.header, c.rows, "num") : "<p>No memory cells in this run.</p>";
 }
 
 function probeHtml(model: ReportModel): string {
   const c = probeCells(model);
-  return c ? table(c.header, c.rows, "num") : "<p>No probe figures.</p>";
+  return c ? htmlTable(c.header, c.rows, "num") : "<p>No probe figures.</p>";
 }
 
 /** Per metric: its per-cell verdict table and the pooled summary line under it. */
@@ -79,7 +70,7 @@ function verdictsHtml(model: ReportModel): string {
     rounds ? `<p>${escapeHtml(rounds)}</p>` : "",
     ...tables.map(
       (t) =>
-        `<h3>${escapeHtml(t.title)}</h3>\n${table(t.header, t.rows, "num verdicts")}\n<p class="note">${escapeHtml(t.pooled)}</p>`,
+        `<h3>${escapeHtml(t.title)}</h3>\n${htmlTable(t.header, t.rows, "num verdicts")}\n<p class="note">${escapeHtml(t.pooled)}</p>`,
     ),
   ].join("\n");
 }
@@ -188,7 +179,7 @@ export function renderHtml(model: ReportModel, charts: Chart[], assets: HtmlAsse
 <body>
 <main>
 <h1>catchup-bench report</h1>
-${summaryHtml(summaryOf(model), escapeHtml)}
+${summaryHtml(summaryOf(model))}
 <p class="lead">${lead}</p>
 ${model.interrupted ? '<p class="banner">This run was interrupted: the tables hold only the trials that finished.</p>' : ""}
 ${model.loadWarning ? `<p class="banner">${escapeHtml(model.loadWarning)}</p>` : ""}
@@ -204,10 +195,10 @@ ${memoryHtml(model)}
 <p class="note">Every trial is drawn: faint lines are the other trials, bold lines one trial per variant, by default the one whose peak heap is the median of the variant's trials (the buttons above a chart make another trial bold). Solid: heap used; dashed: RSS; dots: heap after a forced GC (before the clients connect, and after they closed). Right of each plot: the bold trials' peak heap and peak RSS (MiB), joined to a ring on the peak. Above each plot, the bold trials' phases: connect, first chunk, completion and close are named; the others (baseline, hold end, GC) are ticks, named when hovered. RSS is read from /proc on its own schedule; heap is asked of the server's inspector, which cannot answer while the server runs native code (a major GC, a large JSON.stringify, sync zlib or crypto): a break in a heap line is such a stretch with no answer, left as a gap. Both variants' timelines start when their clients connect.</p>
 <h2>Concurrent probe</h2>
 ${probeHtml(model)}
-${leakHtml(model.leak, r, escapeHtml)}
-${stormHtml(model.storm, r, escapeHtml, model.stormVerdicts)}
+${leakHtml(model.leak, r)}
+${stormHtml(model.storm, r, model.stormVerdicts)}
 ${failures}
-${targetsHtml(model.targets, escapeHtml)}
+${targetsHtml(model.targets)}
 <h2>Environment</h2>
 <p>${escapeHtml(model.environment)}</p>
 <p>${escapeHtml(model.notMeasured)}</p>

@@ -4,6 +4,7 @@
 import type { LeakRow } from "../results/leak.js";
 import { median } from "../util/stats.js";
 import { mdText } from "./inert.js";
+import { escapeHtml, htmlTable } from "./tables.js";
 
 const KIB = 1024;
 const MIB = 1024 * 1024;
@@ -140,13 +141,10 @@ export function leakCharts(rows: readonly LeakRow[] | undefined, baseline: strin
 export function leakHtml(
   rows: readonly LeakRow[] | undefined,
   roles: { baseline: string; candidate: string } | null,
-  escapeHtml: (s: string) => string,
 ): string {
   if (!rows || rows.length === 0) return "";
   const { header, rows: body } = leakCells(rows, roles?.baseline ?? null);
-  const table = `<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${body
-    .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`)
-    .join("")}</tbody></table>`;
+  const table = htmlTable(header, body);
   const figures = leakCharts(rows, roles?.baseline ?? null)
     .map((c) => {
       const k = c.role === 0 ? "b" : "c";

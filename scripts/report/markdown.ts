@@ -13,6 +13,7 @@ import { loadLine, withDisturbedColumn } from "./load.js";
 import type { ReportModel } from "./model.js";
 import { stormMarkdown } from "./storm.js";
 import { ratioWithInterval, summaryMarkdown, summaryOf, verdictWord } from "./summary.js";
+import { mdTable } from "./tables.js";
 import { targetsMarkdown } from "./targets.js";
 
 /** Human names of the paired metrics. */
@@ -34,19 +35,6 @@ export function ratioCell(r: { median: number; n: number; ci: { low: number; hig
   if (!r) return "n/a";
   if (r.n === 1) return `${ratio(r.median)} (1 pair, no interval)`;
   return `${ratio(r.median)} (${ratio(r.ci.low)}–${ratio(r.ci.high)})`;
-}
-
-/** Text for a Markdown table cell: inert (a cell can hold a variant name, a case label, an error). */
-export function cell(text: string): string {
-  return mdText(text);
-}
-
-function table(header: string[], rows: string[][]): string[] {
-  return [
-    `| ${header.map(cell).join(" | ")} |`,
-    `|${header.map(() => "---").join("|")}|`,
-    ...rows.map((r) => `| ${r.map(cell).join(" | ")} |`),
-  ];
 }
 
 /** A table's header and cells, shared by report.md and report.html (null: nothing to show). */
@@ -132,7 +120,7 @@ function latencyCellsWithoutCpu(model: ReportModel): Cells | null {
 
 export function latencyTable(model: ReportModel): string[] {
   const c = latencyCells(model);
-  return c ? table(c.header, c.rows) : ["No latency trials in this run."];
+  return c ? mdTable(c.header, c.rows) : ["No latency trials in this run."];
 }
 
 function intervalText(iv: { median: number; p99: number; max: number } | null): string {
@@ -184,7 +172,7 @@ type Iv = { median: number; p99: number; max: number } | null;
 
 export function memoryTable(model: ReportModel): string[] {
   const c = memoryCells(model);
-  return c ? table(c.header, c.rows) : ["No memory cells in this run."];
+  return c ? mdTable(c.header, c.rows) : ["No memory cells in this run."];
 }
 
 function verdictOf(model: ReportModel, metric: Metric, cell: string): CellVerdict | undefined {
@@ -227,7 +215,7 @@ export function probeCells(model: ReportModel): Cells | null {
 
 export function probeTable(model: ReportModel): string[] {
   const c = probeCells(model);
-  return c ? table(c.header, c.rows) : ["No probe figures."];
+  return c ? mdTable(c.header, c.rows) : ["No probe figures."];
 }
 
 /**
@@ -372,7 +360,7 @@ function casesNote(model: ReportModel): string | null {
 
 /** The lines above the details: the summary, the guard's decision and the run's warnings. */
 function headMarkdown(model: ReportModel): string[] {
-  const out = summaryMarkdown(summaryOf(model), cell);
+  const out = summaryMarkdown(summaryOf(model));
   const r = model.roles;
   if (!r && model.single) {
     out.push(
@@ -422,7 +410,7 @@ export function detailsMarkdown(model: ReportModel, compact = false): string[] {
   );
   const sampler = samplerCells(model);
   if (sampler) {
-    out.push("## Sampler health: the cadence each lane achieved", "", ...table(sampler.header, sampler.rows), "");
+    out.push("## Sampler health: the cadence each lane achieved", "", ...mdTable(sampler.header, sampler.rows), "");
     out.push(
       "RSS is read from /proc on its own schedule; heap is asked of the server's inspector, which cannot answer while the server runs native code (a major GC, a large JSON.stringify, sync zlib or crypto), so the heap lane's max is its longest stretch without an answer. Median of the trials' medians, worst p99 and max.",
       "",
@@ -449,7 +437,7 @@ export function detailsMarkdown(model: ReportModel, compact = false): string[] {
     if (rounds) out.push(rounds, "");
     for (const t of tables) {
       if (compact && COMPACT_DROPPED.some((m) => t.title.startsWith(`${m}:`))) continue;
-      out.push(`### ${mdText(t.title)}`, "", ...table(t.header, t.rows), "", mdText(t.pooled), "");
+      out.push(`### ${mdText(t.title)}`, "", ...mdTable(t.header, t.rows), "", mdText(t.pooled), "");
     }
   }
   out.push(...failuresMarkdown(model.failureReport));

@@ -6,6 +6,7 @@ import type { StormVerdict } from "../results/verdict.js";
 import { arrow, mib, ms, size } from "../util/format.js";
 import { median } from "../util/stats.js";
 import { mdText } from "./inert.js";
+import { escapeHtml, htmlTable } from "./tables.js";
 
 export interface StormChart {
   kind: "storm";
@@ -228,15 +229,12 @@ export function stormCharts(rows: readonly StormRow[] | undefined, baseline: str
 export function stormHtml(
   rows: readonly StormRow[] | undefined,
   roles: Roles,
-  escapeHtml: (s: string) => string,
   verdicts: readonly StormVerdict[] = [],
 ): string {
   if (!rows || rows.length === 0) return "";
   const charts = stormCharts(rows, roles?.baseline ?? null);
   const { header, rows: body } = stormCells(rows, roles);
-  const table = `<table><thead><tr>${header.map((h) => `<th>${escapeHtml(h)}</th>`).join("")}</tr></thead><tbody>${body
-    .map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`)
-    .join("")}</tbody></table>`;
+  const table = htmlTable(header, body);
   const figures = charts
     .map((c) => {
       const k = c.role === 0 ? "b" : "c";

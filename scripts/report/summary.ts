@@ -13,6 +13,7 @@ import { minEffectText } from "../verdicts/practical.js";
 import type { Conditions } from "./conditions.js";
 import { mdText } from "./inert.js";
 import type { ReportModel } from "./model.js";
+import { escapeHtml, htmlTable, mdTable } from "./tables.js";
 
 export interface SummaryTable {
   header: string[];
@@ -233,19 +234,11 @@ export function inlineCode(text: string): string {
   return `${fence} ${escapeText(text)} ${fence}`;
 }
 
-function mdTable(t: SummaryTable, cell: (s: string) => string): string[] {
-  return [
-    `| ${t.header.join(" | ")} |`,
-    `|${t.header.map(() => "---").join("|")}|`,
-    ...t.rows.map((row) => `| ${row.map(cell).join(" | ")} |`),
-  ];
-}
-
 /**
  * The block as Markdown. Conditions and command share one paragraph (a hard line break between
  * them) so that the default run's block fits 30 lines.
  */
-export function summaryMarkdown(s: Summary, cell: (s: string) => string): string[] {
+export function summaryMarkdown(s: Summary): string[] {
   const out = [`# ${mdText(s.title)}`, ""];
   // The conditions name the targets' own commands and names: foreign text, rendered inert.
   const conditions = mdText(s.conditions);
@@ -253,22 +246,21 @@ export function summaryMarkdown(s: Summary, cell: (s: string) => string): string
   if (s.command) out.push(`**Command:** ${inlineCode(s.command)}`);
   out.push("");
   if (s.sentences.length > 0) out.push(...s.sentences.map((x) => `- ${mdText(x)}`), "");
-  if (s.latency) out.push(...mdTable(s.latency, cell), "");
-  if (s.memory) out.push(...mdTable(s.memory, cell), "");
+  if (s.latency) out.push(...mdTable(s.latency.header, s.latency.rows), "");
+  if (s.memory) out.push(...mdTable(s.memory.header, s.memory.rows), "");
   return out;
 }
 
-/** The block as HTML (esc: the report's escaper). */
-export function summaryHtml(s: Summary, esc: (s: string) => string): string {
-  const table = (t: SummaryTable) =>
-    `<div class="table-scroll"><table class="summary"><thead><tr>${t.header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${t.rows
-      .map((row) => `<tr>${row.map((x) => `<td>${esc(x)}</td>`).join("")}</tr>`)
-      .join("")}</tbody></table></div>`;
+/** The block as HTML. */
+export function summaryHtml(s: Summary): string {
+  const table = (t: SummaryTable) => `<div class="table-scroll">${htmlTable(t.header, t.rows, "summary")}</div>`;
   return [
     '<section id="summary">',
-    `<p class="conditions"><b>Conditions:</b> ${esc(s.conditions)}</p>`,
-    s.command ? `<p class="command"><b>Command:</b> <code>${esc(s.command)}</code></p>` : "",
-    s.sentences.length > 0 ? `<ul class="sentences">${s.sentences.map((x) => `<li>${esc(x)}</li>`).join("")}</ul>` : "",
+    `<p class="conditions"><b>Conditions:</b> ${escapeHtml(s.conditions)}</p>`,
+    s.command ? `<p class="command"><b>Command:</b> <code>${escapeHtml(s.command)}</code></p>` : "",
+    s.sentences.length > 0
+      ? `<ul class="sentences">${s.sentences.map((x) => `<li>${escapeHtml(x)}</li>`).join("")}</ul>`
+      : "",
     s.latency ? table(s.latency) : "",
     s.memory ? table(s.memory) : "",
     "</section>",

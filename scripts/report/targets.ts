@@ -5,6 +5,7 @@ import type { Results, VariantInfo } from "../results/schema.js";
 import { escapeText } from "../util/escape.js";
 import { maxValue, minValue } from "../util/stats.js";
 import { mdText } from "./inert.js";
+import { escapeHtml, htmlTable, mdTable } from "./tables.js";
 
 export interface TargetRow {
   variant: string;
@@ -105,14 +106,6 @@ function tables(m: TargetsModel) {
   };
 }
 
-// Cells name the targets' own commands and runtimes: foreign text, rendered inert (mdText escapes | too).
-const line = (cells: string[]) => `| ${cells.map(mdText).join(" | ")} |`;
-const mdTable = (header: string[], rows: string[][]) => [
-  line(header),
-  `|${header.map(() => "---").join("|")}|`,
-  ...rows.map(line),
-];
-
 export function targetsMarkdown(m: TargetsModel | undefined): string[] {
   if (!m || m.rows.length === 0) return [];
   const t = tables(m);
@@ -121,15 +114,11 @@ export function targetsMarkdown(m: TargetsModel | undefined): string[] {
   return out;
 }
 
-export function targetsHtml(m: TargetsModel | undefined, esc: (text: string) => string): string {
+export function targetsHtml(m: TargetsModel | undefined): string {
   if (!m || m.rows.length === 0) return "";
   const t = tables(m);
-  const table = (header: string[], rows: string[][]) =>
-    `<table><thead><tr>${header.map((h) => `<th>${esc(h)}</th>`).join("")}</tr></thead><tbody>${rows
-      .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join("")}</tr>`)
-      .join("")}</tbody></table>`;
   const through = t.through
-    ? `<p class="note">${esc(t.through.note)}</p>\n${table(t.through.header, t.through.rows)}`
+    ? `<p class="note">${escapeHtml(t.through.note)}</p>\n${htmlTable(t.through.header, t.through.rows)}`
     : "";
-  return `<h2>Targets</h2>\n${table(t.targets.header, t.targets.rows)}\n<p class="note">${esc(t.targets.note)}</p>\n${through}`;
+  return `<h2>Targets</h2>\n${htmlTable(t.targets.header, t.targets.rows)}\n<p class="note">${escapeHtml(t.targets.note)}</p>\n${through}`;
 }

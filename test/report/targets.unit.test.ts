@@ -2,7 +2,6 @@
 // checkout and build times by ref, and chunks / items / bytes through completion per case, with a
 // range when trials differed. Pure.
 import { describe, expect, it } from "vitest";
-import { escapeHtml } from "../../scripts/report/html.js";
 import { targetsHtml, targetsMarkdown, targetsModel } from "../../scripts/report/targets.js";
 import type { LatencyRow, Results, VariantInfo } from "../../scripts/results/schema.js";
 
@@ -102,7 +101,7 @@ describe("targets section", () => {
     expect(md).toContain("| head | candidate | not recorded | \\<b> = aaaaaaaaaaaa | n/a | no --build |");
     expect(md).toContain("| resume-many | 2 / 1,001 / 1,533,043–1,533,100 | 2 / 2 / 1,479,122 |");
     // The HTML's text is escaped: a ref name cannot inject markup.
-    const html = targetsHtml(m, escapeHtml);
+    const html = targetsHtml(m);
     expect(html).toContain("&lt;b&gt; = aaaaaaaaaaaa");
     expect(html).not.toContain("<b>");
   });
