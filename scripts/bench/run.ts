@@ -165,18 +165,19 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     rmSync(workDir, { recursive: true, force: true });
     throw e;
   }
+  // The file a pinned fixture was copied from (the path the user knows).
+  const sourceOf = (f: FixtureRef) => f.source ?? f.path;
   // A fixture without threads (one built before threads, or with --threads 0) has no thread cases to run.
   const cases =
     latencyFixture && latencyFixture.meta.threads === 0 ? latency.cases.filter((c) => !isThreadCase(c)) : latency.cases;
   if (cases.length < latency.cases.length) {
     progress.log(
-      `thread cases skipped: fixture ${latencyFixture?.source ?? latencyFixture?.path} has no threads (build one with: npm run fixture -- --threads N)`,
+      `thread cases skipped: fixture ${latencyFixture ? sourceOf(latencyFixture) : ""} has no threads (build one with: npm run fixture -- --threads N)`,
     );
   }
 
   const runDir = resolve(run.out ?? join(io.root, "reports", runDirName()));
   mkdirSync(runDir, { recursive: true });
-  const sourceOf = (f: FixtureRef) => f.source ?? f.path;
   // results.json keeps the flat field names every reader knows (recordedConfig), with the targets as resolved.
   const resolvedConfig = {
     ...recordedConfig({ ...config, targets: launch }),

@@ -1,8 +1,7 @@
 // The regression guard's flags, shared by `bench` and `report`, and their one validation.
 
 import { UsageError } from "../util/usage.js";
-import type { GuardConfig } from "../verdicts/cells.js";
-import { GUARD_MIN_PAIRS } from "../verdicts/cells.js";
+import { GUARD_MIN_PAIRS, type GuardConfig } from "../verdicts/cells.js";
 import { defaultGuard, GUARD_METRICS } from "../verdicts/guard.js";
 import type { MinEffect } from "../verdicts/practical.js";
 import { parseMinEffect } from "./min-effect.js";
