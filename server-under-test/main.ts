@@ -106,6 +106,10 @@ async function main(): Promise<void> {
     import("effect/Cause"),
     import("./server.js"),
   ]);
+  // Bundled, those imports run as one synchronous step: a signal that came meanwhile reaches its
+  // handler in the event loop's poll phase, so pass through one (a timer, then the check phase after
+  // that loop's poll) while the start-up handler still applies.
+  await new Promise((resolve) => setTimeout(() => setImmediate(resolve), 0));
   // From here the runtime's own signal handling interrupts the server (runMain installs it synchronously).
   launched = true;
   Layer.launch(serverLayer(settings, opened, onListening)).pipe(

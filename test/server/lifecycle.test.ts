@@ -81,8 +81,9 @@ describe("shutdown", () => {
       });
       const exited = once(child, "exit");
       // Once the server holds the fixture open it is past its flags and fixture check, its signal
-      // handlers are installed (in the same synchronous step), and it is importing the Effect runtime
-      // (a second or more): that is start-up.
+      // handlers are installed (in the same synchronous step), and it is loading the Effect runtime:
+      // that is start-up. Bundled, that lasts only some tens of ms, so the server is frozen there
+      // (SIGSTOP) while the signal is sent, and thawed with the signal pending.
       const opened = () => {
         try {
           return readdirSync(`/proc/${child.pid}/fd`).some((fd) => {
@@ -96,8 +97,10 @@ describe("shutdown", () => {
           return false;
         }
       };
-      while (!opened() && child.exitCode === null) await new Promise((r) => setTimeout(r, 2));
+      while (!opened() && child.exitCode === null) await new Promise((r) => setTimeout(r, 1));
+      child.kill("SIGSTOP");
       child.kill(signal);
+      child.kill("SIGCONT");
       const [code] = await exited;
       clearTimeout(timer);
       expect({ code, stdout: out, listened: /listening on/.test(err) }, err).toEqual({

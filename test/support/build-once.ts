@@ -9,4 +9,6 @@ export default function setup(): void {
   const root = fileURLToPath(new URL("../..", import.meta.url));
   const tsc = createRequire(import.meta.url).resolve("typescript/bin/tsc");
   execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: root, stdio: "inherit", timeout: 300_000 });
+  // The bundled server's one-module build, as `npm run build` makes it (server-under-test/bundle.mjs).
+  execFileSync(process.execPath, ["server-under-test/bundle.mjs"], { cwd: root, stdio: "inherit", timeout: 120_000 });
 }
