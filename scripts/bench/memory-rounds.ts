@@ -1,16 +1,21 @@
 // Sequential memory rounds, on by default: the memory plan starts with --memory-trials rounds, then adds
 // one interleaved round at a time to the cells whose headline verdicts (peak heap, peak RSS) are not yet
 // clear, until each has RELIABLE_PAIRS pairs or the time budget is spent. A cell is clear early when,
-// for both metrics, the interval lies wholly beyond the A/A band and 1.0: more rounds would narrow it,
-// not move it across the band. Pure apart from the clock, which is passed in.
+// for both metrics, every one of at least SIGN_TEST_PAIRS paired ratios lies beyond the A/A band and
+// 1.0 on the same side: an exact sign test (two-sided p = 2^(1-n), 3.1% at 6 pairs) that holds
+// whatever the ratios' distribution, where the bootstrap interval of so few pairs undercovers.
+// Pure apart from the clock, which is passed in.
 
 import type { Metric } from "../results/metrics.js";
 import type { Results } from "../results/schema.js";
-import { memoryCellId, RELIABLE_PAIRS, verdictsOf } from "../verdicts/cells.js";
+import { cellPairRatios, memoryCellId, RELIABLE_PAIRS, verdictsOf } from "../verdicts/cells.js";
 import { type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
 
 /** The metrics whose verdicts decide whether a memory cell gets another round. */
 export const HEADLINE_MEMORY_METRICS: readonly Metric[] = ["peakHeapBytes", "peakRssBytes"];
+
+/** The fewest pairs whose unanimous sign is significant at 5% two-sided (2^(1-6) = 3.1%). */
+export const SIGN_TEST_PAIRS = 6;
 
 /** Why a cell got no more rounds, per cell, for results.json and the report. */
 export interface MemoryRoundsInfo {
@@ -20,19 +25,16 @@ export interface MemoryRoundsInfo {
   cells: { cell: string; pairs: number; why: "pairs" | "clear" | "budget" | "missing" }[];
 }
 
-type Judged = {
-  pairs: number;
-  ciLow: number | null;
-  ciHigh: number | null;
-  aaLow: number | null;
-  aaHigh: number | null;
-  verdict: string;
-};
+type Judged = { pairs: number; aaLow: number | null; aaHigh: number | null; verdict: string };
 
-/** Pure: a verdict clear of its A/A band and of 1.0 (an interval, wholly on one side of both). */
-export function clearOfBand(v: Judged): boolean {
-  if (v.ciLow === null || v.ciHigh === null || v.aaLow === null || v.aaHigh === null) return false;
-  return v.ciLow > Math.max(1, v.aaHigh) || v.ciHigh < Math.min(1, v.aaLow);
+/**
+ * Pure: at least SIGN_TEST_PAIRS ratios, every one beyond the A/A band and 1.0 on the same side
+ * (all above max(1, band high), or all below min(1, band low)).
+ */
+export function clearOfBand(v: Judged, ratios: readonly number[]): boolean {
+  if (v.aaLow === null || v.aaHigh === null || ratios.length < SIGN_TEST_PAIRS) return false;
+  const { aaLow, aaHigh } = v;
+  return ratios.every((r) => r > Math.max(1, aaHigh)) || ratios.every((r) => r < Math.min(1, aaLow));
 }
 
 /** Pure: per memory cell, whether it needs another round and, if not, why. */
@@ -40,7 +42,7 @@ export function memoryCellNeeds(
   results: Results,
   targetPairs = RELIABLE_PAIRS,
 ): Map<string, "more" | "pairs" | "clear" | "missing"> {
-  const byCell = new Map<string, Judged[]>();
+  const byCell = new Map<string, (Judged & { metric: Metric })[]>();
   for (const v of verdictsOf(results, null)) {
     if (!HEADLINE_MEMORY_METRICS.includes(v.metric)) continue;
     byCell.set(v.cell, [...(byCell.get(v.cell) ?? []), v]);
@@ -50,7 +52,7 @@ export function memoryCellNeeds(
     // A failed pair is not brought back by more rounds (the verdict stays "missing").
     if (vs.some((v) => v.verdict === "missing")) needs.set(cell, "missing");
     else if (vs.every((v) => v.pairs >= targetPairs)) needs.set(cell, "pairs");
-    else if (vs.every(clearOfBand)) needs.set(cell, "clear");
+    else if (vs.every((v) => clearOfBand(v, cellPairRatios(results, v.metric, cell)))) needs.set(cell, "clear");
     else needs.set(cell, "more");
   }
   return needs;

@@ -45,8 +45,8 @@ export interface MemoryContext extends CellContext<MemoryTrial, MemoryRow> {
 }
 
 const GC_TIMEOUT_MS = 10_000;
-/** RSS samples taken before clients connect (20 x 10 ms by default), with at least two heap samples. */
-const IDLE_SAMPLES = 20;
+/** RSS samples taken before clients connect (10 x 10 ms by default), with at least two heap samples. */
+const IDLE_SAMPLES = 10;
 const IDLE_HEAP_SAMPLES = 2;
 
 /** The sampled process's command line (from /proc), recorded so a reader can see what was measured. */

@@ -110,10 +110,10 @@ export const BENCH_OPTIONS = {
     type: "number",
     min: 0,
     max: 86_400,
-    default: 60,
-    defaultText: "60 (0 with --quick)",
+    default: 600,
+    defaultText: "600 (0 with --quick)",
     describe:
-      "after the planned memory rounds, add rounds (up to 8 pairs) to cells whose peak heap or peak RSS interval is not yet clear of the A/A band and 1.0, for up to this many seconds (0: off)",
+      "after the planned memory rounds, add rounds (up to 8 pairs) to cells whose peak heap and peak RSS are not yet decided (from 6 pairs, every ratio beyond the A/A band and 1.0: a sign test), for up to this many seconds (0: off)",
     group: MEMORY,
   },
   pin: {

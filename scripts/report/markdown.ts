@@ -5,6 +5,7 @@ import { cellName, MODE_NOTE, memoryCellName } from "../results/cell-names.js";
 import type { Metric } from "../results/metrics.js";
 import type { CellVerdict } from "../results/verdict.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
+import { unanimousSignP } from "../util/stats.js";
 import { isLatencyMetric } from "../verdicts/metrics.js";
 import { failuresMarkdown } from "./failures.js";
 import { mdText } from "./inert.js";
@@ -316,23 +317,30 @@ export function autoSampleText(model: ReportModel): string | null {
     a.cells.length === 0
       ? "no guarded cell needed more rounds"
       : a.cells
-          .map((c) => `${c.cell} (${c.matrix}): ${c.rounds} rounds, ${c.decided ? "decided" : "still undecided"}`)
+          .map(
+            (c) =>
+              `${cellName(c.cell)} (${c.matrix}): ${c.rounds} rounds, ${c.decided ? "decided" : "still undecided"}`,
+          )
           .join("; ");
   return `Auto-sampling: budget ${a.budgetSeconds} s, used ${a.spentSeconds.toFixed(1)} s; ${cells}.`;
 }
 
-const ROUNDS_WHY = {
-  pairs: "reached",
-  clear: "clear of the A/A band and 1.0 (indicative below 8 pairs)",
-  budget: "budget spent",
-  missing: "a pair missing",
-} as const;
+const ROUNDS_WHY: Record<string, (pairs: number) => string> = {
+  pairs: () => "reached",
+  // Fewer pairs sufficed: the sign test's exact p, not the (undercovering) interval, is the evidence.
+  clear: (n) =>
+    `sufficed: all ${n} ratios beyond the A/A band and 1.0 on one side (sign test p = ${unanimousSignP(n).toFixed(3)})`,
+  budget: () => "budget spent",
+  missing: () => "a pair missing",
+};
 
 /** Sequential memory rounds: per cell, the pairs its headline verdicts rest on and why no more. */
 export function memoryRoundsText(model: ReportModel): string | null {
   const m = model.memoryRounds;
   if (!m) return null;
-  const cells = m.cells.map((c) => `${c.cell}: ${c.pairs} pairs, ${ROUNDS_WHY[c.why] ?? c.why}`).join("; ");
+  const cells = m.cells
+    .map((c) => `${cellName(c.cell)}: ${c.pairs} pairs, ${ROUNDS_WHY[c.why]?.(c.pairs) ?? c.why}`)
+    .join("; ");
   return `Memory rounds (peak heap, peak RSS; up to ${m.targetPairs} pairs per cell): budget ${m.budgetSeconds} s, used ${m.spentSeconds.toFixed(1)} s; ${cells}.`;
 }
 

@@ -8,6 +8,7 @@ import type { Metric } from "../results/metrics.js";
 import type { CellVerdict } from "../results/verdict.js";
 import { escapeText } from "../util/escape.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
+import { unanimousSignP } from "../util/stats.js";
 import { MIN_PAIRS } from "../verdicts/cells.js";
 import { minEffectText } from "../verdicts/practical.js";
 import type { Conditions } from "./conditions.js";
@@ -174,6 +175,23 @@ function cellList(cells: CellVerdict[], all: number, what: string): string {
   return `in ${shown.join(" / ")}`;
 }
 
+/**
+ * What a class of cells with fewer than 8 pairs rests on: the sign test where sequential rounds
+ * stopped them early because every ratio lay beyond the A/A band (its p is exact at any pair
+ * count), else "indicative" (the interval undercovers).
+ */
+function fewPairsNote(model: ReportModel, metric: Metric, cells: CellVerdict[]): string {
+  const few = cells.filter((v) => v.indicative);
+  if (few.length === 0) return "";
+  // The rounds' sign test looked at peak heap and peak RSS only.
+  const tested = metric === "peakHeapBytes" || metric === "peakRssBytes";
+  const clear = new Set((model.memoryRounds?.cells ?? []).filter((c) => c.why === "clear").map((c) => c.cell));
+  if (!tested || !few.every((v) => clear.has(v.cell))) return " (indicative: fewer than 8 pairs)";
+  const n = Math.min(...few.map((v) => v.pairs));
+  const each = few.every((v) => v.pairs === n) ? `${n} pairs` : `${n} or more pairs`;
+  return ` (${each}, every ratio beyond the A/A band: sign test p ≤ ${unanimousSignP(n).toFixed(3)})`;
+}
+
 /** One sentence for a metric: each of its verdict classes with the cells in it. */
 function sentence(model: ReportModel, metric: Metric, name: string): string | null {
   const m = model.metrics.find((x) => x.metric === metric);
@@ -186,7 +204,7 @@ function sentence(model: ReportModel, metric: Metric, name: string): string | nu
     classes.set(key, [...(classes.get(key) ?? []), v]);
   }
   const parts: string[] = [];
-  const few = (cells: CellVerdict[]) => (cells.some((v) => v.indicative) ? " (indicative: fewer than 8 pairs)" : "");
+  const few = (cells: CellVerdict[]) => fewPairsNote(model, metric, cells);
   for (const [key, cells] of classes) {
     const medians = cells.map((v) => v.median).filter((x): x is number => x !== null);
     const where = cellList(cells, m.cells.length, what);

@@ -97,6 +97,14 @@ function gaussian(random: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v);
 }
 
+/**
+ * Two-sided p of an exact sign test in which all n pairs fall on one side: 2 x 0.5^n. It needs no
+ * assumption about the ratios' distribution, only that pairs are independent.
+ */
+export function unanimousSignP(n: number): number {
+  return Math.min(1, 2 ** (1 - n));
+}
+
 /** Sample standard deviation (n - 1 denominator); 0 for a single value. */
 export function stdev(values: readonly number[]): number {
   const n = values.length;

@@ -250,6 +250,12 @@ function variantMedian(rows: ReturnType<typeof cellRows>, field: string, variant
   return xs.length > 0 ? median(xs) : null;
 }
 
+/** One cell's paired ratios candidate/baseline of a metric (empty without roles). */
+export function cellPairRatios(results: Results, metric: Metric, cell: string): number[] {
+  const roles = rolesOf(results);
+  return roles ? metricRatios(metric, cellRows(results, metric, cell), roles) : [];
+}
+
 /** Every metric's per-cell verdicts and pooled summary. Empty when the run has nothing to compare. */
 export function metricVerdicts(
   results: Results,

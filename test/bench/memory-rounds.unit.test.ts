@@ -1,5 +1,5 @@
-// Sequential memory rounds: a cell whose peak heap and peak RSS intervals lie beyond the A/A band
-// stops at the planned rounds ("clear"); a noisy cell gets interleaved rounds until 8 pairs
+// Sequential memory rounds: a cell whose peak heap and peak RSS ratios all lie beyond the A/A band
+// stops at 6 pairs (an exact sign test, "clear"); a noisy cell gets interleaved rounds until 8 pairs
 // ("pairs") or until the budget is spent ("budget"); a cell with a failed pair gets none ("missing").
 import { describe, expect, it } from "vitest";
 import { emptyRow } from "../../scripts/bench/memory.js";
@@ -64,10 +64,11 @@ function planned(r: Results, cells: MemoryCell[], rounds = 3): void {
 }
 
 describe("sequential memory rounds", () => {
-  it("stops a cell clear of its A/A band and gives a noisy one interleaved rounds up to 8 pairs", () => {
+  it("stops a cell clear of its A/A band at 6 pairs and gives a noisy one interleaved rounds up to 8", () => {
     const r = results();
     planned(r, [CLEAR, NOISY]);
-    expect(memoryCellNeeds(r).get("8192x4/memory")).toBe("clear");
+    // 3 pairs wholly beyond the band are not yet evidence (sign test p = 0.25).
+    expect(memoryCellNeeds(r).get("8192x4/memory")).toBe("more");
     expect(memoryCellNeeds(r).get("1024x1/memory")).toBe("more");
     let clock = 0;
     const rounds = createMemoryRounds({
@@ -83,13 +84,18 @@ describe("sequential memory rounds", () => {
       add(r, next);
       clock += 1000;
     }
-    // Rounds 4..8 of the noisy cell only, every variant once per round, the start rotated.
+    // Rounds 4..6 of both cells, then 7..8 of the noisy cell only, every variant once per round,
+    // the start rotated.
     expect(asked.map((a) => a.map((t) => `${t.scriptBytes}:${t.trial}:${t.variant}`))).toEqual(
-      [4, 5, 6, 7, 8].map((round) => memoryRound([NOISY], VARIANTS, round).map((t) => `1024:${round}:${t.variant}`)),
+      [4, 5, 6, 7, 8].map((round) =>
+        memoryRound(round <= 6 ? [CLEAR, NOISY] : [NOISY], VARIANTS, round).map(
+          (t) => `${t.scriptBytes}:${round}:${t.variant}`,
+        ),
+      ),
     );
     const info = rounds.info();
     expect(info.cells).toEqual([
-      { cell: "8192x4/memory", pairs: 3, why: "clear" },
+      { cell: "8192x4/memory", pairs: 6, why: "clear" },
       { cell: "1024x1/memory", pairs: 8, why: "pairs" },
     ]);
     expect(info.spentSeconds).toBe(5);
@@ -132,13 +138,16 @@ describe("sequential memory rounds", () => {
     expect(rounds.info().cells[0]?.why).toBe("missing");
   });
 
-  it("calls an interval clear only when it lies beyond both the A/A band and 1.0", () => {
-    const v = { pairs: 3, verdict: "higher", aaLow: 0.9, aaHigh: 1.1 };
-    expect(clearOfBand({ ...v, ciLow: 1.2, ciHigh: 1.4 })).toBe(true);
-    expect(clearOfBand({ ...v, ciLow: 1.05, ciHigh: 1.4 })).toBe(false);
-    expect(clearOfBand({ ...v, ciLow: 0.6, ciHigh: 0.8 })).toBe(true);
-    expect(clearOfBand({ ...v, ciLow: 0.6, ciHigh: 0.95 })).toBe(false);
-    expect(clearOfBand({ ...v, aaLow: null, aaHigh: null, ciLow: 1.2, ciHigh: 1.4 })).toBe(false);
+  it("calls a cell clear only when at least 6 ratios all lie beyond both the A/A band and 1.0", () => {
+    const v = { pairs: 6, verdict: "higher", aaLow: 0.9, aaHigh: 1.1 };
+    const six = (x: number) => [x, x, x, x, x, x];
+    expect(clearOfBand(v, six(1.2))).toBe(true);
+    expect(clearOfBand(v, six(0.8))).toBe(true);
+    expect(clearOfBand(v, six(1.2).slice(1))).toBe(false); // 5 pairs: p = 0.0625
+    expect(clearOfBand(v, [...six(1.2).slice(1), 1.05])).toBe(false); // one inside the band
+    expect(clearOfBand(v, [...six(1.2).slice(1), 0.8])).toBe(false); // one on the other side
+    expect(clearOfBand({ ...v, aaLow: 0.5, aaHigh: 0.95 }, six(0.97))).toBe(false); // above the band, below 1.0
+    expect(clearOfBand({ ...v, aaLow: null, aaHigh: null }, six(1.2))).toBe(false);
   });
 });
 
@@ -150,13 +159,13 @@ describe("the report's memory-rounds line", () => {
         spentSeconds: 41.25,
         targetPairs: 8,
         cells: [
-          { cell: "8192x4/memory", pairs: 3, why: "clear" },
+          { cell: "8192x4/memory", pairs: 6, why: "clear" },
           { cell: "1024x4/memory", pairs: 5, why: "budget" },
         ],
       },
     } as ReportModel);
     expect(text).toBe(
-      "Memory rounds (peak heap, peak RSS; up to 8 pairs per cell): budget 60 s, used 41.3 s; 8192x4/memory: 3 pairs, clear of the A/A band and 1.0 (indicative below 8 pairs); 1024x4/memory: 5 pairs, budget spent.",
+      "Memory rounds (peak heap, peak RSS; up to 8 pairs per cell): budget 60 s, used 41.3 s; 8 KiB × 4, resume: 6 pairs, sufficed: all 6 ratios beyond the A/A band and 1.0 on one side (sign test p = 0.031); 1 KiB × 4, resume: 5 pairs, budget spent.",
     );
     expect(memoryRoundsText({ memoryRounds: null } as ReportModel)).toBeNull();
   });

@@ -67,6 +67,24 @@ describe("the summary block", () => {
     expect(markdown.indexOf("<details>")).toBeGreaterThan(head.length - 1);
   });
 
+  it("says a cell stopped early by the sign test rests on it, not on an indicative interval", async () => {
+    const dir = runDir();
+    const r = defaultRun(dir, { memoryTrials: 6 });
+    const cells = [...new Set(r.memory.map((m) => `${m.scriptBytes}x${m.clients}/${m.mode}`))];
+    r.memoryRounds = {
+      budgetSeconds: 600,
+      spentSeconds: 100,
+      targetPairs: 8,
+      cells: cells.map((cell) => ({ cell, pairs: 6, why: "clear" as const })),
+    };
+    const { markdown } = await writeReports(dir, r);
+    const heap = markdown.split("\n").find((l) => l.startsWith("- batched's peak heap:")) ?? "";
+    expect(heap).toContain("(6 pairs, every ratio beyond the A/A band: sign test p ≤ 0.031)");
+    expect(heap).not.toContain("indicative");
+    // Post-GC heap was not part of the rounds' test: its few pairs stay indicative where ranked.
+    expect(markdown).not.toMatch(/post-GC heap: [^\n]*sign test/);
+  });
+
   it("names each cell one way everywhere and says once what resume means", async () => {
     const dir = runDir();
     const { markdown } = await writeReports(dir, defaultRun(dir));
