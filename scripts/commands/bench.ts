@@ -20,7 +20,7 @@ import { parseCleanCheckouts } from "../refs/plan.js";
 import { relativeToRoot } from "../report/model.js";
 import { RunDirNotEmptyError } from "../results/journal.js";
 import { StormLimitError } from "../storm/limits.js";
-import { escapeLines, oneLine } from "../util/escape.js";
+import { escapeLines, escapeText, oneLine } from "../util/escape.js";
 import { EXIT, type ExitCode } from "../util/exit-codes.js";
 import { redactStream, registerSecret } from "../util/redact.js";
 import { UsageError } from "../util/usage.js";
@@ -101,8 +101,9 @@ export const benchCommand: CommandModule = {
         log: (line) => process.stderr.write(`${line}\n`),
         argv: process.argv.slice(2),
       });
-      // Below the project root the path is shown relative to it, as in the report.
-      const shown = relativeToRoot(join(outcome.runDir, "results.json"), ROOT);
+      // Below the project root the path is shown relative to it, as in the report; a newline or
+      // control character in --out is shown escaped, never printed raw.
+      const shown = escapeText(relativeToRoot(join(outcome.runDir, "results.json"), ROOT));
       // stdout: the Markdown alone (or --json); the path and the guard's lines go to stderr.
       emitReport(
         outcome,
@@ -115,14 +116,14 @@ export const benchCommand: CommandModule = {
       const crashes = outcome.results.targetCrashes?.length ?? 0;
       if (crashes > 0) {
         process.stderr.write(
-          `catchup-bench: ${crashes} target crash${crashes === 1 ? "" : "es"} during the run (see "Target crashes" in ${relativeToRoot(join(outcome.runDir, "report.md"), ROOT)}): no trustworthy result\n`,
+          `catchup-bench: ${crashes} target crash${crashes === 1 ? "" : "es"} during the run (see "Target crashes" in ${escapeText(relativeToRoot(join(outcome.runDir, "report.md"), ROOT))}): no trustworthy result\n`,
         );
       }
       const r = outcome.results;
       const startFailures = [...r.memory, ...(r.aa?.memory ?? [])].filter((row) => row.startFailed).length;
       if (startFailures > 0) {
         process.stderr.write(
-          `catchup-bench: ${startFailures} memory trial${startFailures === 1 ? "" : "s"} could not start ${startFailures === 1 ? "its" : "their"} target (see "Failed trials" in ${relativeToRoot(join(outcome.runDir, "report.md"), ROOT)}): no trustworthy result\n`,
+          `catchup-bench: ${startFailures} memory trial${startFailures === 1 ? "" : "s"} could not start ${startFailures === 1 ? "its" : "their"} target (see "Failed trials" in ${escapeText(relativeToRoot(join(outcome.runDir, "report.md"), ROOT))}): no trustworthy result\n`,
         );
       }
       process.exitCode = benchExitCode({ ...outcome, crashes, startFailures });

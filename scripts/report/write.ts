@@ -5,7 +5,7 @@ import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
 import { tempPathFor } from "../../fixtures/atomic-file.js";
 import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
-import { resultsFromJsonl } from "../results/journal.js";
+import { freeDeadRunReserve, resultsFromJsonl } from "../results/journal.js";
 import { ownerAlive } from "../results/journal-owner.js";
 import { READABLE_RESULTS_SCHEMAS, type Results, type SampleLine, upgradeResults } from "../results/schema.js";
 import { reportCharts, type SampleSeries } from "./charts.js";
@@ -124,6 +124,8 @@ function resultsOfJsonl(path: string): Results {
       `${dirname(path)} is in progress (bench pid ${owner?.pid} is still writing results.jsonl; ${rows} rows so far): nothing written; run report again once it has finished`,
     );
   }
+  // Its writer is gone without finishing: the page it kept in reserve is no one's now.
+  freeDeadRunReserve(dirname(path));
   // Rows after the last one written are lost; say the run did not finish.
   results.run.interrupted = true;
   results.run.stopReason ??= "results.json was never written (the run was stopped hard); rebuilt from results.jsonl";

@@ -59,6 +59,17 @@ export function runDirProblem(dir: string): string | null {
  * fills): a full disk still leaves room for the journal's last line, which says why it ends there.
  */
 const RESERVE_BYTES = 4096;
+/** The reserve's file in a run folder. */
+const RESERVE_NAME = ".disk-reserve";
+
+/** Frees the reserve a run killed hard (SIGKILL, power loss) left behind; call only once its owner is gone. */
+export function freeDeadRunReserve(runDir: string): void {
+  try {
+    rmSync(join(runDir, RESERVE_NAME), { force: true });
+  } catch {
+    // not a file of ours (a directory of that name): leave it
+  }
+}
 
 export class ResultsFile {
   readonly results: Results;
@@ -87,7 +98,7 @@ export class ResultsFile {
     }
     mkdirSync(join(runDir, "samples"), { recursive: true });
     this.appendLine({ kind: "run", schema: RESULTS_SCHEMA, run, variants, owner: currentOwner() });
-    this.reservePath = join(runDir, ".disk-reserve");
+    this.reservePath = join(runDir, RESERVE_NAME);
     try {
       writeFileSync(this.reservePath, Buffer.alloc(RESERVE_BYTES));
     } catch (e) {

@@ -68,7 +68,7 @@ describe("report to a pipe closed by its reader", () => {
 });
 
 describe("a run folder holding only results.jsonl", () => {
-  it("is rendered from it, says the run did not finish, and keeps the rows (a torn last line ignored)", async () => {
+  it("is rendered from it, says the run did not finish, keeps the rows (a torn last line ignored), frees the dead run's disk reserve", async () => {
     const results = JSON.parse(readFileSync(join(run, "results.json"), "utf8"));
     const dir = join(root, "jsonl-only");
     mkdirSync(dir);
@@ -78,6 +78,8 @@ describe("a run folder holding only results.jsonl", () => {
       ...results.memory.map((row: unknown) => ({ kind: "memory", row })),
     ].map((l) => JSON.stringify(l));
     writeFileSync(join(dir, "results.jsonl"), `${lines.join("\n")}\n{"kind":"latency","row":{"ca`);
+    // The page a SIGKILLed run kept in reserve: its writer is gone, so report frees it.
+    writeFileSync(join(dir, ".disk-reserve"), Buffer.alloc(4096));
     const r = await runCli(["report", dir], 30_000);
     expect(r.code, r.stderr).toBe(0);
     expect(onlyPathLines(r.stderr)).toEqual([]);
@@ -172,5 +174,19 @@ describe("text from a target reaching the terminal", () => {
     expect(md).toMatch(/## Stopped early/);
     // biome-ignore lint/suspicious/noControlCharactersInRegex: asserting their absence
     expect(md).not.toMatch(/[\u0000\u001b]/);
+  }, 90_000);
+});
+
+describe("a run folder whose name holds a newline", () => {
+  it("is printed escaped on one line, never raw", async () => {
+    const out = join(root, "two\nlines");
+    const r = await runCli(
+      ["bench", "--no-memory", "--cases", "snapshot", "--trials", "1", "--no-aa", "--fixture", fixture, "--out", out],
+      60_000,
+      { TMPDIR: root },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(out, "results.json"))).toBe(true);
+    expect(r.stderr).toContain(`Results: ${join(root, "two")}\\nlines/results.json\n`);
   }, 90_000);
 });
