@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Results } from "../../scripts/results/schema.js";
 import { isAlive } from "../../scripts/sampler/procfs.js";
+import { withPlannedMemoryRounds } from "../support/bench-args.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
@@ -38,7 +39,10 @@ export async function benchResults(
 }
 
 export function startBench(args: string[]): BenchChild {
-  const child = spawn(process.execPath, [BIN, "bench", ...args], { cwd: ROOT, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [BIN, "bench", ...withPlannedMemoryRounds(args)], {
+    cwd: ROOT,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let out = "";
   let err = "";
   const waiters = new Set<() => void>();

@@ -4,6 +4,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { isAlive } from "../../../scripts/sampler/procfs.js";
+import { cliArgs } from "../../support/bench-args.js";
 
 export const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 export const CLI = fileURLToPath(new URL("../../../bin/catchup-bench.js", import.meta.url));
@@ -23,7 +24,7 @@ export interface CliRun {
 /** Starts `node bin/catchup-bench.js ...args`; env extends process.env. */
 export function startCli(args: string[], env: Record<string, string> = {}, cwd = ROOT): CliRun {
   const started = performance.now();
-  const child = spawn(process.execPath, [CLI, ...args], {
+  const child = spawn(process.execPath, [CLI, ...cliArgs(args)], {
     cwd,
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, ...env },
