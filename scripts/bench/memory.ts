@@ -142,6 +142,7 @@ export function memoryRow(
     heapSamples: summary.heapSamples,
     heapGapMaxMs: summary.heapGapMaxMs,
     targetCpuMs: summary.targetCpuMs,
+    rssSplit: summary.rssSplit,
     error: errors.length ? errors.join("; ") : null,
   };
 }
