@@ -24,6 +24,7 @@ import { runStormVerdicts } from "../verdicts/storm.js";
 import { type Conditions, conditionsOf } from "./conditions.js";
 import { type FailureReport, failureReport } from "./failures.js";
 import { type LoadModel, loadModel } from "./load.js";
+import { type SplitAtPeak, splitAtPeak } from "./rss-split.js";
 import { type TargetsModel, targetsModel } from "./targets.js";
 
 export interface Pair<T> {
@@ -74,6 +75,8 @@ export interface MemoryCellModel {
   samplesFile: Pair<string | null>;
   /** Every trial's samples file by trial number (null for a trial without one), for the timelines. */
   trialFiles: Pair<{ trial: number; file: string | null }[]>;
+  /** The RSS split at each trial's RSS-peak tick, medians of the ok trials; null without one. */
+  rssSplit: Pair<SplitAtPeak | null>;
 }
 
 export interface FailedRow {
@@ -249,6 +252,7 @@ function memoryModel(rows: readonly MemoryRow[], roles: Roles): MemoryCellModel[
       })),
       samplesFile: pairOf(roles, (v) => of(v).find((r) => r.ok && r.samplesFile)?.samplesFile ?? null),
       trialFiles: pairOf(roles, (v) => of(v).map((r) => ({ trial: r.trial, file: r.samplesFile }))),
+      rssSplit: pairOf(roles, (v) => splitAtPeak(of(v))),
     };
   });
 }
