@@ -283,6 +283,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
       heapIntervalMs: f["heap-interval-ms"] ?? null,
       sequentialSeconds: quick && !given(raw, "memory-sequential") ? 0 : f["memory-sequential"],
       pin: f.pin,
+      attribute: f.attribute ? { intervalBytes: f["attribute-interval-bytes"] } : null,
     },
     leak: {
       cycles: leakCycles,

@@ -3,6 +3,7 @@
 // upgradeResults to read the older version (or drop it from READABLE_RESULTS_SCHEMAS).
 
 import type { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
+import type { AttributionInfo, AttributionRow } from "./attribution.js";
 import type { LeakRow } from "./leak.js";
 import type { RunLoad, TrialLoad } from "./load.js";
 import type { RefRecord } from "./ref.js";
@@ -210,6 +211,8 @@ export interface Results {
   leak?: LeakRow[];
   /** --storm: per storm cell and variant, N clients reconnecting at once against a fresh server. */
   storm?: StormRow[];
+  /** --attribute: allocation sites from the sampling heap profiler, on unmeasured trials. */
+  attribution?: AttributionInfo;
   /** The machine's load per round of each matrix (others' CPU, steal), which rounds were disturbed, --wait-quiet's pauses. */
   load?: RunLoad;
 }
@@ -246,6 +249,7 @@ export type ResultsLine =
   | { kind: "memory"; aa?: true; row: MemoryRow }
   | { kind: "leak"; row: LeakRow }
   | { kind: "storm"; row: StormRow }
+  | { kind: "attribution"; intervalBytes: number; row: AttributionRow }
   | { kind: "crash"; crash: TargetCrash }
   | { kind: "stop"; reason: string };
 
