@@ -6,6 +6,7 @@ import type { Metric } from "../results/metrics.js";
 import type { CellVerdict } from "../results/verdict.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { isLatencyMetric } from "../verdicts/metrics.js";
+import { attributionNote, attributionSections } from "./attribution.js";
 import { failuresMarkdown } from "./failures.js";
 import { mdText } from "./inert.js";
 import { leakMarkdown } from "./leak.js";
@@ -180,6 +181,28 @@ function rssSplitMarkdown(model: ReportModel): string[] {
     splitNote(cells),
     "",
   ];
+}
+
+/** --attribute's sites per cell, baseline → candidate (or the single target's own). */
+export function attributionOf(model: ReportModel) {
+  const names = model.roles ?? (model.single ? { baseline: model.single, candidate: model.single } : null);
+  if (!model.attribution || !names || model.attribution.rows.length === 0) return null;
+  return {
+    sections: attributionSections(model.attribution, model.memory, names),
+    note: attributionNote(model.attribution),
+  };
+}
+
+function attributionMarkdown(model: ReportModel): string[] {
+  const a = attributionOf(model);
+  if (!a) return [];
+  const out = ["## Allocation sites at the peak heap (--attribute)", "", mdText(a.note), ""];
+  for (const s of a.sections) {
+    out.push(`### ${mdText(s.cell)}`, "");
+    if (s.peak) out.push(...mdTable(s.peak.header, s.peak.rows), "");
+    for (const l of s.lines) out.push(mdText(l), "");
+  }
+  return out;
 }
 
 /** Both sampling lanes' achieved cadence per cell: median of the trials' medians, worst p99 and max. */
@@ -433,6 +456,7 @@ export function detailsMarkdown(model: ReportModel, compact = false): string[] {
     "",
   );
   out.push(...rssSplitMarkdown(model));
+  out.push(...attributionMarkdown(model));
   const sampler = samplerCells(model);
   if (sampler) {
     out.push("## Sampler health: the cadence each lane achieved", "", ...mdTable(sampler.header, sampler.rows), "");

@@ -101,6 +101,8 @@ export interface ReportModel {
   autoSample: Results["autoSample"] | null;
   /** Sequential memory rounds, when they ran: budget, and per cell its pairs and why no more. */
   memoryRounds: Results["memoryRounds"] | null;
+  /** --attribute's profiles: their sites and the profiling trials' peaks; null when it did not run. */
+  attribution: Results["attribution"] | null;
   failures: FailedRow[];
   /** Stop reason, target crashes, failed trials grouped by error kind, figures of failed memory trials. */
   failureReport: FailureReport;
@@ -404,6 +406,7 @@ export function buildModel(results: Results, options: ModelOptions = {}): Report
     guardLines: options.guardLines ?? null,
     autoSample: results.autoSample ?? null,
     memoryRounds: results.memoryRounds ?? null,
+    attribution: results.attribution ?? null,
     hasAa: Boolean(roles && results.aa && (results.aa.latency.length > 0 || results.aa.memory.length > 0)),
     failures: failuresOf(results),
     failureReport: failureReport(results),
