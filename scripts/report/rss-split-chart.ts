@@ -3,6 +3,7 @@
 // committed-but-unused heap, array buffers, other external and the remainder on top, whose upper edge
 // is the RSS the target reported at that tick. A stretch with no heap answer is a break, as in the
 // heap line of the memory chart.
+import { outsideHeap, remainderOf } from "../results/rss-split.js";
 import type { SampleLine } from "../results/schema.js";
 import { size } from "../util/format.js";
 import type { MemoryCellModel } from "./model.js";
@@ -50,12 +51,13 @@ export function rssSplitChart(
   const connect = lines.find((l) => "phase" in l && l.phase === "connect");
   const t0 = connect ? connect.t : 0;
   const rows: [number, (number | null)[]][] = ticks.map((l) => {
+    const outside = outsideHeap(l.external, l.arrayBuffers);
     const parts = [
       l.heapUsed,
       l.heapTotal - l.heapUsed,
-      l.arrayBuffers,
-      l.external - l.arrayBuffers,
-      l.tickRss - l.heapTotal - l.external,
+      outside.arrayBuffers,
+      outside.otherExternal,
+      remainderOf(l.tickRss, l.heapTotal, l.external, l.arrayBuffers),
     ];
     let top = 0;
     return [r3(l.t - t0), parts.map((p) => r3((top += p) / MIB))];

@@ -1,7 +1,7 @@
 // "Where the RSS was at its peak" (pure): per memory cell and variant, the RSS split at the heap-lane
 // tick with the highest RSS, the median of the ok trials per component, and the table baseline →
 // candidate per component with the difference. Older results without a split give no table.
-import type { RssSplitPoint } from "../results/rss-split.js";
+import { outsideHeap, type RssSplitPoint, remainderOf } from "../results/rss-split.js";
 import type { MemoryRow } from "../results/schema.js";
 import { mib } from "../util/format.js";
 import { median } from "../util/stats.js";
@@ -42,7 +42,12 @@ export function splitAtPeak(rows: readonly MemoryRow[]): SplitAtPeak | null {
     heapTotal: med("heapTotal"),
     external: med("external"),
     arrayBuffers: med("arrayBuffers"),
-    remainder: med("remainder"),
+    // From the components, so results written under an earlier reading of external agree with this one.
+    remainder: median(
+      splits.map((s) =>
+        remainderOf(s.atRssPeak.rss, s.atRssPeak.heapTotal, s.atRssPeak.external, s.atRssPeak.arrayBuffers),
+      ),
+    ),
     remainderMin: Math.min(...splits.map((s) => s.remainderMin)),
     negativeRemainders: splits.reduce((n, s) => n + s.negativeRemainders, 0),
   };
@@ -54,7 +59,7 @@ export function componentOf(s: Omit<RssSplitPoint, "t">, c: SplitComponent): num
     case "heapFree":
       return s.heapTotal - s.heapUsed;
     case "otherExternal":
-      return s.external - s.arrayBuffers;
+      return outsideHeap(s.external, s.arrayBuffers).otherExternal;
     default:
       return s[c];
   }
@@ -76,8 +81,8 @@ const TABLE_COLUMNS: [string, (s: SplitAtPeak) => number][] = [
   ["RSS at that tick", (s) => s.rss],
   ["heap used", (s) => s.heapUsed],
   ["heap committed", (s) => s.heapTotal],
-  ["external", (s) => s.external],
-  ["of which array buffers", (s) => s.arrayBuffers],
+  ["array buffers", (s) => s.arrayBuffers],
+  ["other external", (s) => outsideHeap(s.external, s.arrayBuffers).otherExternal],
   ["remainder", (s) => s.remainder],
 ];
 
@@ -116,7 +121,7 @@ export function splitNote(cells: readonly SplitCell[]): string {
   );
   return (
     "The server's own process.memoryUsage(), read on the heap lane's ticks (one inspector round trip each): per trial the tick with the highest RSS, then the median of the ok trials per column (so the columns of one cell need not add up exactly). " +
-    "Heap committed is V8's total (heap used is inside it); external is memory V8 accounts for outside its heap, array buffers (Buffers, the frames handed to the socket) inside it; remainder = RSS − heap committed − external: code, native allocations outside V8's accounting (SQLite, zlib, the socket layer) and allocator slack, which the inspector cannot see or attribute. " +
+    "Heap committed is V8's total (heap used is inside it); array buffers (Buffers: the frames handed to the socket) and other external memory are what V8 accounts for outside its heap (Node reports array buffers inside external, but for the server's frames they show apart: a tick whose array buffers exceed external counts external whole as the other part); remainder = RSS − heap committed − array buffers − other external: code, native allocations outside V8's accounting (SQLite, zlib, the socket layer) and allocator slack, which the inspector cannot see or attribute. " +
     "The RSS lane's own peak (the memory table) can fall between ticks and be higher. " +
     (negative === 0
       ? "The remainder was ≥ 0 in every tick of every trial."

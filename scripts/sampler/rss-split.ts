@@ -1,8 +1,8 @@
 // Pure: the RSS split's peaks and its value at the RSS peak, accumulated tick by tick.
-import type { RssSplit, RssSplitPoint } from "../results/rss-split.js";
+import { type RssSplit, type RssSplitPoint, remainderOf } from "../results/rss-split.js";
 import type { MemoryUsageReading } from "./memory-usage.js";
 
-/** Pure: one tick's split (remainder = rss − heapTotal − external; arrayBuffers is inside external). */
+/** Pure: one tick's split (remainder: results/rss-split.ts remainderOf). */
 export function splitPoint(t: number, r: MemoryUsageReading): RssSplitPoint {
   return {
     t,
@@ -11,7 +11,7 @@ export function splitPoint(t: number, r: MemoryUsageReading): RssSplitPoint {
     heapTotal: r.totalSize,
     external: r.external,
     arrayBuffers: r.arrayBuffers,
-    remainder: r.rss - r.totalSize - r.external,
+    remainder: remainderOf(r.rss, r.totalSize, r.external, r.arrayBuffers),
   };
 }
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { MemoryCellModel } from "../../scripts/report/model.js";
 import { componentOf, splitAtPeak, splitCells, splitNote } from "../../scripts/report/rss-split.js";
 import { rssSplitChart } from "../../scripts/report/rss-split-chart.js";
-import type { RssSplit } from "../../scripts/results/rss-split.js";
+import { outsideHeap, type RssSplit, remainderOf } from "../../scripts/results/rss-split.js";
 import type { MemoryRow, SampleLine } from "../../scripts/results/schema.js";
 
 const MIB = 1024 * 1024;
@@ -51,15 +51,25 @@ describe("splitAtPeak", () => {
   });
 });
 
+describe("outsideHeap", () => {
+  it("reads array buffers inside external when external covers them, apart when they exceed it", () => {
+    expect(outsideHeap(100 * MIB, 96 * MIB)).toEqual({ arrayBuffers: 96 * MIB, otherExternal: 4 * MIB });
+    // The bundled server's frames: external 3.5 MiB while array buffers hold 98 MiB.
+    expect(outsideHeap(3.5 * MIB, 98 * MIB)).toEqual({ arrayBuffers: 98 * MIB, otherExternal: 3.5 * MIB });
+    expect(remainderOf(400 * MIB, 200 * MIB, 3.5 * MIB, 98 * MIB)).toBe(98.5 * MIB);
+  });
+});
+
 describe("splitCells", () => {
   it("shows baseline → candidate with the difference per component, and no table without a split", () => {
     const b = splitAtPeak([row(split(300 * MIB, 100 * MIB, 20 * MIB))]);
     const c = splitAtPeak([row(split(350 * MIB, 90 * MIB, 116 * MIB))]);
     const t = splitCells([{ name: "8 KiB × 4, resume", baseline: b, candidate: c }], false);
-    expect(t?.header).toContain("external");
+    expect(t?.header).toContain("array buffers");
     expect(t?.rows[0]).toContain("300.0 → 350.0 (+50.0)");
     expect(t?.rows[0]).toContain("100.0 → 90.0 (−10.0)");
-    expect(t?.rows[0]).toContain("20.0 → 116.0 (+96.0)");
+    // Array buffers 10 → 58 inside external 20 → 116: the other external 10 → 58.
+    expect(t?.rows[0]).toContain("10.0 → 58.0 (+48.0)");
     expect(splitCells([{ name: "x", baseline: null, candidate: null }], false)).toBeNull();
     expect(splitNote([{ name: "x", baseline: b, candidate: c }])).toMatch(/≥ 0 in every tick/);
     const neg = splitAtPeak([row(split(300 * MIB, 100 * MIB, 20 * MIB, 3))]);
