@@ -1,9 +1,9 @@
 // The RSS split over time in report.html (pure data + the page's drawing branch): per memory cell and
 // variant, the bold (median) trial's heap-lane ticks as a stacked area, heap used at the bottom, then
-// committed-but-unused heap, array buffers, other external and the remainder on top, whose upper edge
-// is the RSS the target reported at that tick. A stretch with no heap answer is a break, as in the
+// committed-but-unused heap, external and the remainder on top, whose upper edge is the RSS the
+// target reported at that tick; array buffers (bytes allocated, not resident) as a dashed line. A stretch with no heap answer is a break, as in the
 // heap line of the memory chart.
-import { outsideHeap, remainderOf } from "../results/rss-split.js";
+import { remainderOf } from "../results/rss-split.js";
 import type { SampleLine } from "../results/schema.js";
 import { size } from "../util/format.js";
 import type { MemoryCellModel } from "./model.js";
@@ -19,7 +19,7 @@ export interface RssSplitChart {
   names: [string, string];
   /** 0 baseline, 1 candidate: the colour of its caption key. */
   role: 0 | 1;
-  /** x (ms from clients connecting), then the cumulative tops of the components, bottom first (MiB). */
+  /** x (ms from clients connecting), the cumulative tops of the components bottom first, then array buffers (MiB). */
   data: (number | null)[][];
   /** The component labels, bottom first. */
   labels: string[];
@@ -51,21 +51,14 @@ export function rssSplitChart(
   const connect = lines.find((l) => "phase" in l && l.phase === "connect");
   const t0 = connect ? connect.t : 0;
   const rows: [number, (number | null)[]][] = ticks.map((l) => {
-    const outside = outsideHeap(l.external, l.arrayBuffers);
-    const parts = [
-      l.heapUsed,
-      l.heapTotal - l.heapUsed,
-      outside.arrayBuffers,
-      outside.otherExternal,
-      remainderOf(l.tickRss, l.heapTotal, l.external, l.arrayBuffers),
-    ];
+    const parts = [l.heapUsed, l.heapTotal - l.heapUsed, l.external, remainderOf(l.tickRss, l.heapTotal, l.external)];
     let top = 0;
-    return [r3(l.t - t0), parts.map((p) => r3((top += p) / MIB))];
+    return [r3(l.t - t0), [...parts.map((p) => r3((top += p) / MIB)), r3(l.arrayBuffers / MIB)]];
   });
   // A stretch with no heap answer: a null row in it stops every area there.
   for (const l of lines) {
     if ("heapGapMs" in l && typeof l.heapGapMs === "number")
-      rows.push([r3(l.t - l.heapGapMs / 2 - t0), SPLIT_COMPONENTS.map(() => null)]);
+      rows.push([r3(l.t - l.heapGapMs / 2 - t0), [...SPLIT_COMPONENTS.map(() => null), null]]);
   }
   rows.sort((a, b) => a[0] - b[0]);
   return {
@@ -74,13 +67,13 @@ export function rssSplitChart(
     title: `${size(m.scriptBytes)} scripts, ${m.clients} subscription${m.clients === 1 ? "" : "s"}, ${m.mode}, ${variant} trial ${trial}: RSS split (MiB, stacked) over time (ms from clients connecting)`,
     names: [variant, variant],
     role,
-    data: [rows.map((r) => r[0]), ...SPLIT_COMPONENTS.map((_, i) => rows.map((r) => r[1][i] ?? null))],
+    data: [rows.map((r) => r[0]), ...[...SPLIT_COMPONENTS, null].map((_, i) => rows.map((r) => r[1][i] ?? null))],
     labels: SPLIT_COMPONENTS.map(([, label]) => label),
   };
 }
 
-/** Fill colours of the components, bottom first (heap in blues, external in greens, remainder grey). */
-const COLOURS = ["#3b6fb6", "#9cbbe3", "#2e9e5b", "#a8dcb9", "#c9c9c9"];
+/** Fill colours of the components, bottom first (heap in blues, external green, remainder grey). */
+const COLOURS = ["#3b6fb6", "#9cbbe3", "#2e9e5b", "#c9c9c9"];
 
 /** The page's drawing branch for "rss-split" charts (inserted into CHART_JS's chain of kinds). */
 export const RSS_SPLIT_CHART_JS = `
@@ -91,6 +84,8 @@ export const RSS_SPLIT_CHART_JS = `
         ser.push({ label: c.labels[k], stroke: "#555", width: 0.5, fill: FILL[k], spanGaps: false, points: { show: false } });
       var cols = [c.data[0]];
       for (var k2 = c.labels.length; k2 >= 1; k2--) cols.push(c.data[k2]);
+      ser.push({ label: "array buffers (allocated)", stroke: "#1d6b3c", width: 1.5, dash: [4, 3], spanGaps: false, points: { show: false } });
+      cols.push(c.data[c.labels.length + 1]);
       return new uPlot({ width: width(el), height: 240, legend: { show: false },
         scales: { x: { time: false }, y: { range: function (u, mn, mx) { return [0, (mx || 1) * 1.1]; } } },
         axes: [ { label: "ms since clients connect" }, { label: "MiB", size: 60 } ], series: ser }, cols, el);`;
@@ -100,6 +95,7 @@ export function rssSplitFigure(c: RssSplitChart, esc: (s: string) => string): st
   const keys = [
     `<span class="key ${c.role === 0 ? "b" : "c"}"></span><b>${esc(c.names[0])}</b>`,
     ...c.labels.map((l, i) => `<span class="sw" style="height:10px;background:${COLOURS[i]}"></span>${esc(l)}`),
+    '<span class="sw dash" style="color:#1d6b3c"></span>array buffers (allocated, not stacked)',
   ];
   return `<figure><figcaption>${esc(c.title)}</figcaption><div class="chart" id="${esc(c.id)}"></div><div class="legend">${keys.map((k) => `<span class="legend-item">${k}</span>`).join("")}</div></figure>`;
 }

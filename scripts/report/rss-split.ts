@@ -1,7 +1,7 @@
 // "Where the RSS was at its peak" (pure): per memory cell and variant, the RSS split at the heap-lane
 // tick with the highest RSS, the median of the ok trials per component, and the table baseline →
 // candidate per component with the difference. Older results without a split give no table.
-import { outsideHeap, type RssSplitPoint, remainderOf } from "../results/rss-split.js";
+import { type RssSplitPoint, remainderOf } from "../results/rss-split.js";
 import type { MemoryRow } from "../results/schema.js";
 import { mib } from "../util/format.js";
 import { median } from "../util/stats.js";
@@ -10,9 +10,8 @@ import { median } from "../util/stats.js";
 export const SPLIT_COMPONENTS = [
   ["heapUsed", "heap used"],
   ["heapFree", "heap committed, unused"],
-  ["arrayBuffers", "array buffers"],
-  ["otherExternal", "other external"],
-  ["remainder", "remainder (code, native, allocator)"],
+  ["external", "external"],
+  ["remainder", "remainder (code, native, allocator, uncounted Buffers)"],
 ] as const;
 export type SplitComponent = (typeof SPLIT_COMPONENTS)[number][0];
 
@@ -43,11 +42,7 @@ export function splitAtPeak(rows: readonly MemoryRow[]): SplitAtPeak | null {
     external: med("external"),
     arrayBuffers: med("arrayBuffers"),
     // From the components, so results written under an earlier reading of external agree with this one.
-    remainder: median(
-      splits.map((s) =>
-        remainderOf(s.atRssPeak.rss, s.atRssPeak.heapTotal, s.atRssPeak.external, s.atRssPeak.arrayBuffers),
-      ),
-    ),
+    remainder: median(splits.map((s) => remainderOf(s.atRssPeak.rss, s.atRssPeak.heapTotal, s.atRssPeak.external))),
     remainderMin: Math.min(...splits.map((s) => s.remainderMin)),
     negativeRemainders: splits.reduce((n, s) => n + s.negativeRemainders, 0),
   };
@@ -58,8 +53,6 @@ export function componentOf(s: Omit<RssSplitPoint, "t">, c: SplitComponent): num
   switch (c) {
     case "heapFree":
       return s.heapTotal - s.heapUsed;
-    case "otherExternal":
-      return outsideHeap(s.external, s.arrayBuffers).otherExternal;
     default:
       return s[c];
   }
@@ -81,8 +74,8 @@ const TABLE_COLUMNS: [string, (s: SplitAtPeak) => number][] = [
   ["RSS at that tick", (s) => s.rss],
   ["heap used", (s) => s.heapUsed],
   ["heap committed", (s) => s.heapTotal],
-  ["array buffers", (s) => s.arrayBuffers],
-  ["other external", (s) => outsideHeap(s.external, s.arrayBuffers).otherExternal],
+  ["external", (s) => s.external],
+  ["array buffers (allocated)", (s) => s.arrayBuffers],
   ["remainder", (s) => s.remainder],
 ];
 
@@ -121,7 +114,8 @@ export function splitNote(cells: readonly SplitCell[]): string {
   );
   return (
     "The server's own process.memoryUsage(), read on the heap lane's ticks (one inspector round trip each): per trial the tick with the highest RSS, then the median of the ok trials per column (so the columns of one cell need not add up exactly). " +
-    "Heap committed is V8's total (heap used is inside it); array buffers (Buffers: the frames handed to the socket) and other external memory are what V8 accounts for outside its heap (Node reports array buffers inside external, but for the server's frames they show apart: a tick whose array buffers exceed external counts external whole as the other part); remainder = RSS − heap committed − array buffers − other external: code, native allocations outside V8's accounting (SQLite, zlib, the socket layer) and allocator slack, which the inspector cannot see or attribute. " +
+    "Heap committed is V8's total (heap used is inside it); external is what V8 accounts for outside its heap; remainder = RSS − heap committed − external: code, native allocations outside V8's accounting (SQLite, zlib, the socket layer), allocator slack and Buffers V8 does not count in external, none of which the inspector can see or attribute. " +
+    "Array buffers (Buffers: the frames handed to the socket) are bytes allocated, not resident, and no part of the sum: Node 20 reserves up to 3 bytes per character for Buffer.from(string) and counts them all, and counts some Buffers inside external (a Buffer.alloc) and others not (the bundled server's frames, which then sit in the remainder). " +
     "The RSS lane's own peak (the memory table) can fall between ticks and be higher. " +
     (negative === 0
       ? "The remainder was ≥ 0 in every tick of every trial."

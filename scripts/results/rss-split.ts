@@ -1,10 +1,11 @@
 // The RSS split of a memory cell (bytes): what the target's own process.memoryUsage() says its RSS
-// holds, read on the heap lane's ticks. Node documents arrayBuffers (Buffers, the frames handed to
-// the socket) as part of external, and a Buffer made by hand shows so on Node 20; but in the bundled
-// server the frames' backing stores show in arrayBuffers only (external stays at 3.5 MiB while
-// arrayBuffers grows 49 MiB a frame). So a tick whose arrayBuffers exceeds external is read as the
-// two being apart (outsideHeap). remainder = rss − heapTotal − array buffers − other external:
-// code, native allocations outside V8's accounting, allocator slack, what the inspector cannot see.
+// holds, read on the heap lane's ticks: heap used within heap committed, external (what V8 accounts
+// for outside its heap), remainder = rss − heapTotal − external: code, native allocations outside
+// V8's accounting, allocator slack, what the inspector cannot see. Array buffers are recorded beside
+// them but are no layer of their own: they count bytes allocated, not resident (Node 20 reserves up to
+// 3 bytes per character for Buffer.from(string) and counts them all: the bundled server's 17 MiB
+// frames count 49 MiB each), and they are inside external only for some Buffers (a Buffer.alloc is;
+// the server's frames are not, and then sit in the remainder).
 
 /** One heap-lane tick's split; t is when the answer arrived (ms from the sampler's origin). */
 export interface RssSplitPoint {
@@ -30,13 +31,7 @@ export interface RssSplit {
   negativeRemainders: number;
 }
 
-/** Pure: V8's memory outside its heap as array buffers and the other external memory (see above). */
-export function outsideHeap(external: number, arrayBuffers: number): { arrayBuffers: number; otherExternal: number } {
-  return { arrayBuffers, otherExternal: external >= arrayBuffers ? external - arrayBuffers : external };
-}
-
-/** Pure: RSS less the heap committed and the memory outside it that V8 accounts for. */
-export function remainderOf(rss: number, heapTotal: number, external: number, arrayBuffers: number): number {
-  const o = outsideHeap(external, arrayBuffers);
-  return rss - heapTotal - o.arrayBuffers - o.otherExternal;
+/** Pure: RSS less the heap committed and the external memory V8 accounts for. */
+export function remainderOf(rss: number, heapTotal: number, external: number): number {
+  return rss - heapTotal - external;
 }

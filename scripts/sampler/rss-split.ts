@@ -11,7 +11,7 @@ export function splitPoint(t: number, r: MemoryUsageReading): RssSplitPoint {
     heapTotal: r.totalSize,
     external: r.external,
     arrayBuffers: r.arrayBuffers,
-    remainder: remainderOf(r.rss, r.totalSize, r.external, r.arrayBuffers),
+    remainder: remainderOf(r.rss, r.totalSize, r.external),
   };
 }
 

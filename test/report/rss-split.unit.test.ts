@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import type { MemoryCellModel } from "../../scripts/report/model.js";
 import { componentOf, splitAtPeak, splitCells, splitNote } from "../../scripts/report/rss-split.js";
 import { rssSplitChart } from "../../scripts/report/rss-split-chart.js";
-import { outsideHeap, type RssSplit, remainderOf } from "../../scripts/results/rss-split.js";
+import type { RssSplit } from "../../scripts/results/rss-split.js";
 import type { MemoryRow, SampleLine } from "../../scripts/results/schema.js";
 
 const MIB = 1024 * 1024;
@@ -43,20 +43,11 @@ describe("splitAtPeak", () => {
     expect(splitAtPeak([row(null)])).toBeNull();
   });
 
-  it("splits committed heap into used and unused, external into array buffers and the rest", () => {
+  it("splits committed heap into used and unused, and leaves the remainder past external", () => {
     const p = split(300 * MIB, 100 * MIB, 20 * MIB).atRssPeak;
     expect(componentOf(p, "heapFree")).toBe(10 * MIB);
-    expect(componentOf(p, "otherExternal")).toBe(10 * MIB);
+    expect(componentOf(p, "external")).toBe(20 * MIB);
     expect(componentOf(p, "remainder")).toBe(170 * MIB);
-  });
-});
-
-describe("outsideHeap", () => {
-  it("reads array buffers inside external when external covers them, apart when they exceed it", () => {
-    expect(outsideHeap(100 * MIB, 96 * MIB)).toEqual({ arrayBuffers: 96 * MIB, otherExternal: 4 * MIB });
-    // The bundled server's frames: external 3.5 MiB while array buffers hold 98 MiB.
-    expect(outsideHeap(3.5 * MIB, 98 * MIB)).toEqual({ arrayBuffers: 98 * MIB, otherExternal: 3.5 * MIB });
-    expect(remainderOf(400 * MIB, 200 * MIB, 3.5 * MIB, 98 * MIB)).toBe(98.5 * MIB);
   });
 });
 
@@ -65,11 +56,10 @@ describe("splitCells", () => {
     const b = splitAtPeak([row(split(300 * MIB, 100 * MIB, 20 * MIB))]);
     const c = splitAtPeak([row(split(350 * MIB, 90 * MIB, 116 * MIB))]);
     const t = splitCells([{ name: "8 KiB × 4, resume", baseline: b, candidate: c }], false);
-    expect(t?.header).toContain("array buffers");
+    expect(t?.header).toContain("external");
     expect(t?.rows[0]).toContain("300.0 → 350.0 (+50.0)");
     expect(t?.rows[0]).toContain("100.0 → 90.0 (−10.0)");
-    // Array buffers 10 → 58 inside external 20 → 116: the other external 10 → 58.
-    expect(t?.rows[0]).toContain("10.0 → 58.0 (+48.0)");
+    expect(t?.rows[0]).toContain("20.0 → 116.0 (+96.0)");
     expect(splitCells([{ name: "x", baseline: null, candidate: null }], false)).toBeNull();
     expect(splitNote([{ name: "x", baseline: b, candidate: c }])).toMatch(/≥ 0 in every tick/);
     const neg = splitAtPeak([row(split(300 * MIB, 100 * MIB, 20 * MIB, 3))]);
@@ -89,10 +79,10 @@ describe("rssSplitChart", () => {
     const cell = { scriptBytes: 8192, clients: 4, mode: "memory" } as MemoryCellModel;
     const c = rssSplitChart(cell, "legacy", 0, 1, lines, "rss-split-0-0");
     expect(c?.data[0]).toEqual([20, 70, 110]);
-    // Bottom first: heap used, + unused committed, + array buffers, + other external, + remainder = RSS.
-    expect(c?.data.map((col) => col[0])).toEqual([20, 50, 60, 66, 68, 150]);
+    // Bottom first: heap used, + unused committed, + external, + remainder = RSS; then array buffers.
+    expect(c?.data.map((col) => col[0])).toEqual([20, 50, 60, 68, 150, 6]);
     expect(c?.data.slice(1).every((col) => col[1] === null)).toBe(true);
-    expect(c?.data[5]?.[2]).toBe(170);
+    expect(c?.data[4]?.[2]).toBe(170);
     expect(rssSplitChart(cell, "legacy", 0, 1, [{ t: 1, heapUsed: 1, heapTotal: 2 }], "x")).toBeNull();
   });
 });
