@@ -210,8 +210,12 @@ export function attributionSections(
       );
     }
     const cellModel = memory.find((x) => memoryCellName(x) === cell);
+    const mb0 = cellModel?.peakHeapBytes.baseline ?? null;
+    const mc0 = cellModel?.peakHeapBytes.candidate ?? null;
+    const pair = (x: AttributionRow | null, y: AttributionRow | null) =>
+      `${overheadText(x, mb0, names.baseline)}; ${overheadText(y, mc0, names.candidate)}`;
     lines.push(
-      `Profiling overhead (peak heap of the profiled trial against the measured trials' median): ${overheadText(b, cellModel?.peakHeapBytes.baseline ?? null, names.baseline)}; ${overheadText(c, cellModel?.peakHeapBytes.candidate ?? null, names.candidate)}.`,
+      `Profiling overhead, the profiled trials' peak heap against the measured trials' median: live-profile trials ${pair(b, c)} (each profile request makes V8 collect garbage first); total-profile trials ${pair(tb, tc)}.`,
     );
     return { cell, peak, lines };
   });
@@ -219,5 +223,5 @@ export function attributionSections(
 
 /** How to read the section, said once. */
 export function attributionNote(info: AttributionInfo): string {
-  return `V8's sampling heap profiler (--attribute), one sample every ${info.intervalBytes.toLocaleString("en-US")} bytes allocated on average, on extra trials that are never measured: the figures above them come from the other trials. A profile holds only what was allocated after profiling started (not the server's resting heap) and only V8 heap objects: external memory (Buffers' contents) and native allocations are in no site. Sites are the allocating function and its caller as the target reports them (the common directory shown as …); inlined functions appear as the function they were inlined into. MiB are sampled estimates (share of the profile's total). Raw profiles: profiles/*.heapprofile (Chrome DevTools' Memory panel, speedscope).`;
+  return `V8's sampling heap profiler (--attribute), one sample every ${info.intervalBytes.toLocaleString("en-US")} bytes allocated on average, on extra trials that are never measured: the figures above them come from the other trials. A profile holds only what was allocated after profiling started (not the server's resting heap) and only V8 heap objects: external memory (Buffers' contents) and native allocations are in no site. Sites are the allocating function and its caller as the target reports them (the common directory shown as …); inlined functions appear as the function they were inlined into. MiB are sampled estimates (share of the profile's total). V8's inspector runs the profiler with forced GC: every live profile request collects garbage first, so the live profile names what was reachable at the peak (not the garbage a measured peak also holds), and its trial peaks lower. Raw profiles: profiles/*.heapprofile (Chrome DevTools' Memory panel, speedscope).`;
 }

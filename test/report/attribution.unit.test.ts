@@ -111,5 +111,6 @@ describe("attributionSections", () => {
     );
     expect(text).toMatch(/legacy 300\.0 MiB/);
     expect(text).toMatch(/legacy 400\.0 MiB against 400\.0 \(\+0\.0%\); batched 520\.0 MiB against 500\.0 \(\+4\.0%\)/);
+    expect(text).toMatch(/total-profile trials legacy 400\.0 MiB against 400\.0 \(\+0\.0%\); batched: n\/a/);
   });
 });
