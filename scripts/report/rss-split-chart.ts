@@ -52,8 +52,13 @@ export function rssSplitChart(
   const t0 = connect ? connect.t : 0;
   const rows: [number, (number | null)[]][] = ticks.map((l) => {
     const parts = [l.heapUsed, l.heapTotal - l.heapUsed, l.external, remainderOf(l.tickRss, l.heapTotal, l.external)];
+    const tops: number[] = [];
     let top = 0;
-    return [r3(l.t - t0), [...parts.map((p) => r3((top += p) / MIB)), r3(l.arrayBuffers / MIB)]];
+    for (const p of parts) {
+      top += p;
+      tops.push(r3(top / MIB));
+    }
+    return [r3(l.t - t0), [...tops, r3(l.arrayBuffers / MIB)]];
   });
   // A stretch with no heap answer: a null row in it stops every area there.
   for (const l of lines) {
