@@ -16,14 +16,8 @@ export const SPLIT_COMPONENTS = [
 export type SplitComponent = (typeof SPLIT_COMPONENTS)[number][0];
 
 /** Medians over a cell's ok trials of the split at each trial's RSS-peak tick (bytes). */
-export interface SplitAtPeak {
+export interface SplitAtPeak extends Omit<RssSplitPoint, "t"> {
   trials: number;
-  rss: number;
-  heapUsed: number;
-  heapTotal: number;
-  external: number;
-  arrayBuffers: number;
-  remainder: number;
   /** The lowest remainder of any tick of any trial, and how many ticks were below 0. */
   remainderMin: number;
   negativeRemainders: number;
