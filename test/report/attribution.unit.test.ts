@@ -2,6 +2,7 @@
 // lines 1-based), matching two profiles' sites, the fewest sites covering 80% of the candidate's
 // extra heap, labels with the shared directory dropped, and the per-cell section's lines.
 import { describe, expect, it } from "vitest";
+import { resolveConfig } from "../../scripts/options/bench-config.js";
 import { attributionSections, diffSites, extraSites, siteLabel } from "../../scripts/report/attribution.js";
 import type { MemoryCellModel } from "../../scripts/report/model.js";
 import type { AttributionRow, HeapSite } from "../../scripts/results/attribution.js";
@@ -112,5 +113,16 @@ describe("attributionSections", () => {
     expect(text).toMatch(/legacy 300\.0 MiB/);
     expect(text).toMatch(/legacy 400\.0 MiB against 400\.0 \(\+0\.0%\); batched 520\.0 MiB against 500\.0 \(\+4\.0%\)/);
     expect(text).toMatch(/total-profile trials legacy 400\.0 MiB against 400\.0 \(\+0\.0%\); batched: n\/a/);
+  });
+});
+
+describe("--attribute's flags", () => {
+  it("turn on the profiling trials with their interval, and need the memory matrix", () => {
+    expect(resolveConfig({}).memory.attribute).toBeNull();
+    expect(resolveConfig({ attribute: true }).memory.attribute).toEqual({ intervalBytes: 32768 });
+    expect(resolveConfig({ attribute: true, "attribute-interval-bytes": 4096 }).memory.attribute).toEqual({
+      intervalBytes: 4096,
+    });
+    expect(() => resolveConfig({ attribute: true, memory: false })).toThrow(/--attribute needs the memory matrix/);
   });
 });
