@@ -109,6 +109,8 @@ export interface MemoryConfig {
   sequentialSeconds: number;
   /** Pin memory trials' targets and the harness to different CPUs (--no-pin: off). */
   pin: boolean;
+  /** --attribute: unmeasured profiling trials per cell and variant (bench/attribute.ts); null = off. */
+  attribute: { intervalBytes: number } | null;
 }
 
 export interface LeakConfig {

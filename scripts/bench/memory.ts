@@ -42,6 +42,14 @@ export interface MemoryContext extends CellContext<MemoryTrial, MemoryRow> {
   runDir: string;
   /** Prefix of samples file names (e.g. "aa-" for the A/A run). */
   samplesPrefix?: string;
+  /** --attribute's unmeasured trials: a heap profiler started after the baseline GC, fed every heap reading. */
+  profiling?: (t: MemoryTrial, inspector: NonNullable<Target["inspector"]>) => Promise<TrialProfiling>;
+}
+
+/** A profiler riding on a trial (bench/attribute.ts): finish() runs once sampling has stopped. */
+export interface TrialProfiling {
+  onHeap(heapUsed: number): void;
+  finish(): Promise<void>;
 }
 
 const GC_TIMEOUT_MS = 10_000;
@@ -142,6 +150,7 @@ export function memoryRow(
     heapSamples: summary.heapSamples,
     heapGapMaxMs: summary.heapGapMaxMs,
     targetCpuMs: summary.targetCpuMs,
+    rssSplit: summary.rssSplit,
     error: errors.length ? errors.join("; ") : null,
   };
 }
@@ -203,6 +212,7 @@ async function measureTrial(
     const origin = performance.now();
     clock.lap("baselineGc");
     const baselineHeap = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+    const profiling = ctx.profiling ? await ctx.profiling(t, inspector) : null;
     clock.lap("idle");
     // A short idle window before clients connect: the timeline shows the resting level, and the
     // cadence figures include the sampler's idle rhythm, not only the busy catch-up.
@@ -222,7 +232,8 @@ async function measureTrial(
       onRss: () => {
         if (++idleRss >= IDLE_SAMPLES && idleHeap >= IDLE_HEAP_SAMPLES) idleDone();
       },
-      onHeap: () => {
+      onHeap: (h) => {
+        profiling?.onHeap(h.heapUsed);
         if (++idleHeap >= IDLE_HEAP_SAMPLES && idleRss >= IDLE_SAMPLES) idleDone();
       },
     });
@@ -243,6 +254,7 @@ async function measureTrial(
     // those stalls are ours, not the target's, so they must not count in the cadence figures.
     clock.lap("samplerStop");
     const sampled = await sampler.stop();
+    await profiling?.finish();
     // Nothing of this trial is sampled any more: the next trial's server may start now.
     if (ctx.next) ctx.starts.ahead(ctx.next);
     clock.lap("postGc");

@@ -21,6 +21,7 @@ import { verdictsOf } from "../verdicts/cells.js";
 import { roundLoads } from "../verdicts/disturbance.js";
 import type { GuardDecision } from "../verdicts/guard.js";
 import { runStormVerdicts } from "../verdicts/storm.js";
+import { attributionPlan, runAttribution } from "./attribute.js";
 import { createAutoSampler } from "./auto-sample.js";
 import { commandLine, harnessVersionOf } from "./command-line.js";
 import { type BenchConfig, recordedConfig, type TargetSpec } from "./config.js";
@@ -373,8 +374,41 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
         },
       });
     };
+    // --attribute: unmeasured profiling trials of each cell and real variant, after the measured rounds.
+    const attributionRun = async (intervalBytes: number) => {
+      const label = (t: { variant: string; trial: number } & Parameters<typeof memoryCellLabel>[0]) =>
+        `attribute ${memoryCellLabel(t)} ${t.variant}, ${t.trial === 1 ? "peak" : "total"} profile`;
+      grown(attributionPlan(cells, names));
+      await runAttribution(
+        {
+          protocol,
+          launch,
+          memory,
+          failFast: false,
+          fixtures: memoryFixtures,
+          workDir,
+          runDir,
+          targets,
+          stopped,
+          track,
+          signal: abort.signal,
+          pinning: pinning ?? undefined,
+          runClients: launch.driver === "node" ? runClientsInWorker : runClients,
+          intervalBytes,
+          onTrialStart: (t) => progress.trial(label(t)),
+          onCrash: (c) => crash(c, "memory", false),
+          onAttribution: (row) => {
+            file.addAttribution(row, intervalBytes);
+            progress.done(label({ ...row, trial: row.kind === "peak" ? 1 : 2 }), row.ok);
+          },
+        },
+        cells,
+        names,
+      );
+    };
     await latencyRun(lPlan, targets);
     await memoryRun(mPlan, targets);
+    if (memory.attribute && memory.enabled && !stopped()) await attributionRun(memory.attribute.intervalBytes);
     if (leakFixture && !stopped()) {
       // The A/A copy does not run here: the leak verdict is per variant, against a fixed threshold.
       const label = (variant: string, cycle: number, of: number) => `leak ${variant}, cycle ${cycle}/${of}`;

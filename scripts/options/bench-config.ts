@@ -202,6 +202,9 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
   // --leak-only: neither matrix runs, only the leak cycles.
   const latency = f.latency && !f["leak-only"];
   const memory = f.memory && !f["leak-only"];
+  // Its profiling trials are per memory cell: without the memory matrix there is nothing to attribute.
+  if (f.attribute && !memory)
+    throw new UsageError("--attribute needs the memory matrix (not with --no-memory or --leak-only)");
   const stormClients = f.storm ?? [];
   if (!memory && !latency && leakCycles === 0 && stormClients.length === 0) {
     throw new UsageError("--no-memory and --no-latency together leave nothing to run");
@@ -283,6 +286,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
       heapIntervalMs: f["heap-interval-ms"] ?? null,
       sequentialSeconds: quick && !given(raw, "memory-sequential") ? 0 : f["memory-sequential"],
       pin: f.pin,
+      attribute: f.attribute ? { intervalBytes: f["attribute-interval-bytes"] } : null,
     },
     leak: {
       cycles: leakCycles,

@@ -157,6 +157,21 @@ export const BENCH_OPTIONS = {
     describe: `heap lane's interval, ms (each request goes through the target's inspector and costs the harness about 0.5 ms of CPU, so beside a sub-${MIN_HEAP_INTERVAL_MS} ms RSS lane it defaults to ${FAST_RSS_HEAP_INTERVAL_MS}, where it costs about 0.5% of a core)`,
     group: MEMORY,
   },
+  attribute: {
+    type: "boolean",
+    default: false,
+    describe:
+      "after the measured rounds, two extra unmeasured trials per memory cell and variant with V8's sampling heap profiler: the live profile at the heap peak and everything allocated over the window; the top allocation sites go to the report, the raw profiles to profiles/*.heapprofile",
+    group: MEMORY,
+  },
+  "attribute-interval-bytes": {
+    type: "int",
+    min: 512,
+    max: 16_777_216,
+    default: 32_768,
+    describe: "--attribute's sampling interval: average bytes allocated between two samples",
+    group: MEMORY,
+  },
   "leak-cycles": {
     type: "int",
     min: 10,

@@ -5,6 +5,7 @@ import type { SampleLine } from "../results/schema.js";
 import { size } from "../util/format.js";
 import type { Roles } from "../verdicts/metrics.js";
 import type { LatencyCaseModel, MemoryCellModel, ReportModel } from "./model.js";
+import { type RssSplitChart, rssSplitChart } from "./rss-split-chart.js";
 
 const MIB = 1024 * 1024;
 
@@ -57,7 +58,7 @@ export interface MemoryChart {
   missing: string[];
 }
 
-export type Chart = LatencyChart | MemoryChart;
+export type Chart = LatencyChart | MemoryChart | RssSplitChart;
 
 /** Samples of one trial, parsed (a truncated last line is dropped by the reader). */
 export type SampleSeries = SampleLine[] | null;
@@ -232,7 +233,20 @@ export function reportCharts(model: ReportModel, samplesOf: (file: string | null
   model.memory.forEach((m, i) => {
     const read = (list: { trial: number; file: string | null }[]) =>
       list.map((t) => ({ trial: t.trial, lines: samplesOf(t.file) }));
-    charts.push(memoryChart(m, roles, [read(m.trialFiles.baseline), read(m.trialFiles.candidate)], i));
+    const samples: [ReturnType<typeof read>, ReturnType<typeof read>] = [
+      read(m.trialFiles.baseline),
+      read(m.trialFiles.candidate),
+    ];
+    const chart = memoryChart(m, roles, samples, i);
+    charts.push(chart);
+    // The RSS split of each variant's bold (median) trial, beside the memory chart.
+    ([0, 1] as const).forEach((v) => {
+      const trial = chart.medianTrial[v];
+      const lines = samples[v].find((s) => s.trial === trial)?.lines;
+      const name = v === 0 ? roles.baseline : roles.candidate;
+      const split = trial !== null && lines ? rssSplitChart(m, name, v, trial, lines, `rss-split-${i}-${v}`) : null;
+      if (split) charts.push(split);
+    });
   });
   return charts;
 }

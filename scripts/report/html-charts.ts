@@ -5,6 +5,7 @@
 // Labels are DOM elements (not canvas text), so a browser test can measure them.
 
 import type { Chart, MemoryChart } from "./charts.js";
+import { RSS_SPLIT_CHART_JS } from "./rss-split-chart.js";
 import { STORM_CHART_JS } from "./storm.js";
 
 type Escape = (text: string) => string;
@@ -202,6 +203,7 @@ export const CHART_JS = `
                   line(c.names[0] + " received median", B, [6, 4]), line(c.names[1] + " received median", C, [6, 4]),
                   line(c.names[0] + " acknowledged median", B, [1, 3]), line(c.names[1] + " acknowledged median", C, [1, 3]) ] };
 ${STORM_CHART_JS}
+${RSS_SPLIT_CHART_JS}
     } else if (c.kind === "leak") {
       var K = c.role === 0 ? B : C;
       opts = { width: width(el), height: 260, legend: { show: false },

@@ -8,6 +8,7 @@ import { CHART_CSS, CHART_JS, chartFigure, memoryFigure } from "./html-charts.js
 import { leakCharts, leakHtml } from "./leak.js";
 import { loadLine } from "./load.js";
 import {
+  attributionOf,
   autoSampleText,
   guardSummary,
   latencyCells,
@@ -15,9 +16,12 @@ import {
   memoryRoundsText,
   metricTables,
   probeCells,
+  rssSplitCellsOf,
   VERDICT_NOTE,
 } from "./markdown.js";
 import type { ReportModel } from "./model.js";
+import { splitNote } from "./rss-split.js";
+import { type RssSplitChart, rssSplitFigure } from "./rss-split-chart.js";
 import { stormCharts, stormHtml } from "./storm.js";
 import { summaryHtml, summaryOf } from "./summary.js";
 import { escapeHtml, htmlTable } from "./tables.js";
@@ -49,6 +53,32 @@ function latencyHtml(model: ReportModel): string {
 function memoryHtml(model: ReportModel): string {
   const c = memoryCells(model);
   return c ? htmlTable(c.header, c.rows, "num") : "<p>No memory cells in this run.</p>";
+}
+
+/** "Where the RSS was at its peak": the table and the stacked areas of the bold trials. */
+function rssSplitHtml(model: ReportModel, charts: readonly RssSplitChart[]): string {
+  const { cells, table } = rssSplitCellsOf(model);
+  if (!table && charts.length === 0) return "";
+  return [
+    "<h2>Where the RSS was at its peak</h2>",
+    table ? htmlTable(table.header, table.rows, "num") : "",
+    `<p class="note">${escapeHtml(splitNote(cells))} Below: the same split over time for each variant's bold trial (the median by peak heap), stacked; its top edge is the RSS the server reported at each heap tick.</p>`,
+    `<div class="grid">${charts.map((c) => rssSplitFigure(c, escapeHtml)).join("\n")}</div>`,
+  ].join("\n");
+}
+
+/** --attribute's sites per cell: the same tables and lines as report.md. */
+function attributionHtml(model: ReportModel): string {
+  const a = attributionOf(model);
+  if (!a) return "";
+  return [
+    "<h2>Allocation sites at the peak heap (--attribute)</h2>",
+    `<p class="note">${escapeHtml(a.note)}</p>`,
+    ...a.sections.map(
+      (s) =>
+        `<h3>${escapeHtml(s.cell)}</h3>${s.peak ? htmlTable(s.peak.header, s.peak.rows, "num") : ""}${s.lines.map((l) => `<p>${escapeHtml(l)}</p>`).join("")}`,
+    ),
+  ].join("\n");
 }
 
 function probeHtml(model: ReportModel): string {
@@ -159,6 +189,7 @@ export function renderHtml(model: ReportModel, charts: Chart[], assets: HtmlAsse
   const r = model.roles;
   const latencyCharts = charts.filter((c) => c.kind === "latency");
   const memoryCharts = charts.filter((c): c is MemoryChart => c.kind === "memory");
+  const splitCharts = charts.filter((c): c is RssSplitChart => c.kind === "rss-split");
   const failures = failuresHtml(model.failureReport);
   const lead = r
     ? `Baseline <span class="key b"></span><b>${escapeHtml(r.baseline)}</b>, candidate <span class="key c"></span><b>${escapeHtml(r.candidate)}</b>. Ratios are candidate / baseline, paired trial by trial; below 1.0 the candidate is lower (for every figure here, lower is better).`
@@ -193,6 +224,8 @@ ${latencyHtml(model)}
 ${memoryHtml(model)}
 <div class="grid">${memoryCharts.map((c) => memoryFigure(c, escapeHtml)).join("\n")}</div>
 <p class="note">Every trial is drawn: faint lines are the other trials, bold lines one trial per variant, by default the one whose peak heap is the median of the variant's trials (the buttons above a chart make another trial bold). Solid: heap used; dashed: RSS; dots: heap after a forced GC (before the clients connect, and after they closed). Right of each plot: the bold trials' peak heap and peak RSS (MiB), joined to a ring on the peak. Above each plot, the bold trials' phases: connect, first chunk, completion and close are named; the others (baseline, hold end, GC) are ticks, named when hovered. RSS is read from /proc on its own schedule; heap is asked of the server's inspector, which cannot answer while the server runs native code (a major GC, a large JSON.stringify, sync zlib or crypto): a break in a heap line is such a stretch with no answer, left as a gap. Both variants' timelines start when their clients connect.</p>
+${rssSplitHtml(model, splitCharts)}
+${attributionHtml(model)}
 <h2>Concurrent probe</h2>
 ${probeHtml(model)}
 ${leakHtml(model.leak, r)}

@@ -7,11 +7,13 @@ import type { CellVerdict } from "../results/verdict.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
 import { isLatencyMetric } from "../verdicts/metrics.js";
+import { attributionNote, attributionSections } from "./attribution.js";
 import { failuresMarkdown } from "./failures.js";
 import { mdText } from "./inert.js";
 import { leakMarkdown } from "./leak.js";
 import { loadLine, withDisturbedColumn } from "./load.js";
 import type { ReportModel } from "./model.js";
+import { type SplitCell, splitCells, splitNote } from "./rss-split.js";
 import { stormMarkdown } from "./storm.js";
 import { ratioWithInterval, summaryMarkdown, summaryOf, verdictWord } from "./summary.js";
 import { mdTable } from "./tables.js";
@@ -157,6 +159,51 @@ export function memoryCells(model: ReportModel): Cells | null {
       pairText(model, ms(m.targetCpuMs.baseline, 0), ms(m.targetCpuMs.candidate, 0)),
     ]),
   };
+}
+
+/** The RSS split per memory cell, as the Markdown and HTML tables show it. */
+export function rssSplitCellsOf(model: ReportModel): { cells: SplitCell[]; table: Cells | null } {
+  const cells = model.memory.map((m) => ({
+    name: memoryCellName(m),
+    baseline: m.rssSplit.baseline,
+    candidate: model.single ? null : m.rssSplit.candidate,
+  }));
+  return { cells, table: splitCells(cells, Boolean(model.single)) };
+}
+
+function rssSplitMarkdown(model: ReportModel): string[] {
+  const { cells, table } = rssSplitCellsOf(model);
+  if (!table) return [];
+  return [
+    "## Where the RSS was at its peak (MiB, medians of the ok trials)",
+    "",
+    ...mdTable(table.header, table.rows),
+    "",
+    splitNote(cells),
+    "",
+  ];
+}
+
+/** --attribute's sites per cell, baseline → candidate (or the single target's own). */
+export function attributionOf(model: ReportModel) {
+  const names = model.roles ?? (model.single ? { baseline: model.single, candidate: model.single } : null);
+  if (!model.attribution || !names || model.attribution.rows.length === 0) return null;
+  return {
+    sections: attributionSections(model.attribution, model.memory, names),
+    note: attributionNote(model.attribution),
+  };
+}
+
+function attributionMarkdown(model: ReportModel): string[] {
+  const a = attributionOf(model);
+  if (!a) return [];
+  const out = ["## Allocation sites at the peak heap (--attribute)", "", mdText(a.note), ""];
+  for (const s of a.sections) {
+    out.push(`### ${mdText(s.cell)}`, "");
+    if (s.peak) out.push(...mdTable(s.peak.header, s.peak.rows), "");
+    for (const l of s.lines) out.push(mdText(l), "");
+  }
+  return out;
 }
 
 /** Both sampling lanes' achieved cadence per cell: median of the trials' medians, worst p99 and max. */
@@ -416,6 +463,8 @@ export function detailsMarkdown(model: ReportModel, compact = false): string[] {
     "Peaks are sampled from outside the server; VmHWM is the kernel's own peak RSS; post-GC heap is read after all clients closed and a forced GC; retained heap = post-GC minus the pre-connect baseline; through completion: bytes of the frames up to the marker; target CPU: the server's user + system CPU time over the sampled window.",
     "",
   );
+  out.push(...rssSplitMarkdown(model));
+  out.push(...attributionMarkdown(model));
   const sampler = samplerCells(model);
   if (sampler) {
     out.push("## Sampler health: the cadence each lane achieved", "", ...mdTable(sampler.header, sampler.rows), "");

@@ -24,6 +24,7 @@ import { runStormVerdicts } from "../verdicts/storm.js";
 import { type Conditions, conditionsOf } from "./conditions.js";
 import { type FailureReport, failureReport } from "./failures.js";
 import { type LoadModel, loadModel } from "./load.js";
+import { type SplitAtPeak, splitAtPeak } from "./rss-split.js";
 import { type TargetsModel, targetsModel } from "./targets.js";
 
 export interface Pair<T> {
@@ -74,6 +75,8 @@ export interface MemoryCellModel {
   samplesFile: Pair<string | null>;
   /** Every trial's samples file by trial number (null for a trial without one), for the timelines. */
   trialFiles: Pair<{ trial: number; file: string | null }[]>;
+  /** The RSS split at each trial's RSS-peak tick, medians of the ok trials; null without one. */
+  rssSplit: Pair<SplitAtPeak | null>;
 }
 
 export interface FailedRow {
@@ -98,6 +101,8 @@ export interface ReportModel {
   autoSample: Results["autoSample"] | null;
   /** Sequential memory rounds, when they ran: budget, and per cell its pairs and why no more. */
   memoryRounds: Results["memoryRounds"] | null;
+  /** --attribute's profiles: their sites and the profiling trials' peaks; null when it did not run. */
+  attribution: Results["attribution"] | null;
   failures: FailedRow[];
   /** Stop reason, target crashes, failed trials grouped by error kind, figures of failed memory trials. */
   failureReport: FailureReport;
@@ -249,6 +254,7 @@ function memoryModel(rows: readonly MemoryRow[], roles: Roles): MemoryCellModel[
       })),
       samplesFile: pairOf(roles, (v) => of(v).find((r) => r.ok && r.samplesFile)?.samplesFile ?? null),
       trialFiles: pairOf(roles, (v) => of(v).map((r) => ({ trial: r.trial, file: r.samplesFile }))),
+      rssSplit: pairOf(roles, (v) => splitAtPeak(of(v))),
     };
   });
 }
@@ -400,6 +406,7 @@ export function buildModel(results: Results, options: ModelOptions = {}): Report
     guardLines: options.guardLines ?? null,
     autoSample: results.autoSample ?? null,
     memoryRounds: results.memoryRounds ?? null,
+    attribution: results.attribution ?? null,
     hasAa: Boolean(roles && results.aa && (results.aa.latency.length > 0 || results.aa.memory.length > 0)),
     failures: failuresOf(results),
     failureReport: failureReport(results),

@@ -68,6 +68,42 @@ function row(path: string, v: unknown): void {
     else if (/Bytes$|^bytes|^(chunks|values|clients|rssSamples|heapSamples)$/.test(key)) need(at, value, count);
     else if (key === "case" || key === "mode") need(at, value, str);
     else if (key === "samplesFile") need(at, value, str);
+    else if (key === "rssSplit") rssSplit(at, value);
+  }
+}
+
+const SPLIT_PARTS = ["rss", "heapUsed", "heapTotal", "external", "arrayBuffers", "remainder"] as const;
+
+/** A memory row's RSS split: every part a number (the remainder may be < 0). */
+function rssSplit(path: string, v: unknown): void {
+  const s = object(path, v);
+  fields(path, s, { samples: count, remainderMin: num, negativeRemainders: count });
+  for (const part of ["peak", "atRssPeak"] as const) {
+    const p = object(`${path}.${part}`, s[part]);
+    fields(`${path}.${part}`, p, Object.fromEntries(SPLIT_PARTS.map((k) => [k, num])));
+  }
+}
+
+/** --attribute's rows: what the report reads of each site. */
+function attribution(path: string, v: unknown): void {
+  const a = object(path, v);
+  fields(path, a, { intervalBytes: count });
+  const list = array(`${path}.rows`, a.rows);
+  for (let i = 0; i < list.length; i++) {
+    const at = `${path}.rows[${i}]`;
+    const r = object(at, list[i]);
+    fields(at, r, { variant: str, mode: str, kind: str, ok: bool, scriptBytes: count, clients: count, taken: str });
+    fields(at, r, { peakHeapBytes: orNull(count), sampledBytes: orNull(count), heapAtProfileBytes: orNull(count) });
+    const sites = array(`${at}.sites`, r.sites);
+    for (let j = 0; j < sites.length; j++) {
+      const st = object(`${at}.sites[${j}]`, sites[j]);
+      need(`${at}.sites[${j}].bytes`, st.bytes, count);
+      for (const f of ["frame", "caller"] as const) {
+        if (f === "caller" && st.caller === null) continue;
+        const fr = object(`${at}.sites[${j}].${f}`, st[f]);
+        fields(`${at}.sites[${j}].${f}`, fr, { functionName: str, url: str, line: count });
+      }
+    }
   }
 }
 
@@ -118,6 +154,7 @@ export function resultsSchemaProblem(value: unknown): string | null {
       const crashes = array("targetCrashes", results.targetCrashes);
       for (let i = 0; i < crashes.length; i++) crash(`targetCrashes[${i}]`, crashes[i]);
     }
+    if (results.attribution !== undefined) attribution("attribution", results.attribution);
     for (const part of ["leak", "storm"] as const) {
       if (results[part] === undefined) continue;
       const list = array(part, results[part]);

@@ -17,6 +17,7 @@ import { join } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
 import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
 import { redactJson } from "../util/redact.js";
+import type { AttributionRow } from "./attribution.js";
 import { currentOwner } from "./journal-owner.js";
 import type { LeakRow } from "./leak.js";
 import {
@@ -176,6 +177,13 @@ export class ResultsFile {
     this.appendLine({ kind: "storm", row });
   }
 
+  /** An --attribute row (its sites; the profile itself is a file of its own), kept in results.jsonl at once. */
+  addAttribution(row: AttributionRow, intervalBytes: number): void {
+    this.results.attribution ??= { intervalBytes, rows: [] };
+    this.results.attribution.rows.push(row);
+    this.appendLine({ kind: "attribution", intervalBytes, row });
+  }
+
   /** Records a target that died on its own (kept in results.jsonl at once, like a row). */
   addCrash(crash: TargetCrash): void {
     this.results.targetCrashes ??= [];
@@ -244,6 +252,11 @@ export function resultsFromJsonl(path: string): Results {
       if (line.kind === "storm") {
         results.storm ??= [];
         results.storm.push(line.row);
+        continue;
+      }
+      if (line.kind === "attribution") {
+        results.attribution ??= { intervalBytes: line.intervalBytes, rows: [] };
+        results.attribution.rows.push(line.row);
         continue;
       }
       if (line.kind === "stop") {

@@ -3,9 +3,11 @@
 // upgradeResults to read the older version (or drop it from READABLE_RESULTS_SCHEMAS).
 
 import type { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
+import type { AttributionInfo, AttributionRow } from "./attribution.js";
 import type { LeakRow } from "./leak.js";
 import type { RunLoad, TrialLoad } from "./load.js";
 import type { RefRecord } from "./ref.js";
+import type { RssSplit } from "./rss-split.js";
 import type { StormRow } from "./storm.js";
 import type { CellVerdict, StormVerdict } from "./verdict.js";
 
@@ -94,6 +96,8 @@ export interface MemoryRow {
   phaseMs?: Record<string, number>;
   /** Its server was started during the previous trial's settling (after that trial's sampling ended). */
   startedAhead?: boolean;
+  /** The RSS split on the heap lane's ticks (heap, external, array buffers, remainder); absent in older results. */
+  rssSplit?: RssSplit | null;
   /** Relative to the run directory, e.g. "samples/memory-s1024-c4-memory-legacy-t1.jsonl". */
   samplesFile: string | null;
   error: string | null;
@@ -105,8 +109,8 @@ export type SampleLine =
   | { t: number; rss: number; heapUsed: number; heapTotal: number }
   /** RSS lane: t is when /proc was read. */
   | { t: number; rss: number }
-  /** Heap lane: t is when the inspector answered. */
-  | { t: number; heapUsed: number; heapTotal: number }
+  /** Heap lane: t is when the inspector answered; with the RSS split, the rest of the target's process.memoryUsage(). */
+  | { t: number; heapUsed: number; heapTotal: number; external?: number; arrayBuffers?: number; tickRss?: number }
   /** No heap answer during the heapGapMs before t: a gap in the heap timeline, never interpolated. */
   | { t: number; heapGapMs: number }
   | {
@@ -207,6 +211,8 @@ export interface Results {
   leak?: LeakRow[];
   /** --storm: per storm cell and variant, N clients reconnecting at once against a fresh server. */
   storm?: StormRow[];
+  /** --attribute: allocation sites from the sampling heap profiler, on unmeasured trials. */
+  attribution?: AttributionInfo;
   /** The machine's load per round of each matrix (others' CPU, steal), which rounds were disturbed, --wait-quiet's pauses. */
   load?: RunLoad;
 }
@@ -243,6 +249,7 @@ export type ResultsLine =
   | { kind: "memory"; aa?: true; row: MemoryRow }
   | { kind: "leak"; row: LeakRow }
   | { kind: "storm"; row: StormRow }
+  | { kind: "attribution"; intervalBytes: number; row: AttributionRow }
   | { kind: "crash"; crash: TargetCrash }
   | { kind: "stop"; reason: string };
 

@@ -10,13 +10,16 @@
 // it missed instead of drifting, so the achieved intervals are honest and reported beside the figures.
 import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
+import type { RssSplit } from "../results/rss-split.js";
 import type { IntervalStats } from "../results/schema.js";
 import { cpuDelta, cpuTimeMsOrNull } from "./cpu.js";
 import type { HeapUsage, InspectorClient } from "./inspector.js";
 import { distribution, intervalStats } from "./interval-stats.js";
 import { defaultHeapIntervalMs } from "./lane-defaults.js";
+import { type MemoryUsageReading, readMemoryUsage } from "./memory-usage.js";
 import { isAlive, openRssReader, readVmHwm, resetVmHwm } from "./procfs.js";
 import { type RssBatch, type RssLane, type RssLaneScheduling, startRssLane } from "./rss-lane.js";
+import { rssSplitTracker, splitPoint } from "./rss-split.js";
 
 /** An RSS lane sample: t in ms from the sampler's origin (monotonic clock), rss in bytes. */
 export interface RssSample {
@@ -31,6 +34,11 @@ export interface HeapSample {
   asked: number;
   heapUsed: number;
   heapTotal: number;
+  /** The rest of the target's process.memoryUsage() at this tick, when the lane reads the split. */
+  external?: number;
+  arrayBuffers?: number;
+  /** The target's own RSS reading at this tick (the RSS lane's samples are separate). */
+  tickRss?: number;
 }
 
 /** A stretch without a heap answer longer than this is written to the samples file as a gap. */
@@ -63,6 +71,12 @@ export interface SamplerOptions {
   resetHwm?: boolean;
   /** Ask for real-time scheduling of the RSS lane's thread when permitted (see startRssLane). Default true. */
   realtime?: boolean;
+  /**
+   * Read the RSS split on each heap tick: one Runtime.evaluate of process.memoryUsage() instead of
+   * Runtime.getHeapUsage (memory-usage.ts). A target that cannot run it falls back to getHeapUsage.
+   * Default true.
+   */
+  split?: boolean;
   /** Called after each RSS sample is recorded. */
   onRss?: (sample: RssSample) => void;
   /** Called after each heap sample is recorded. */
@@ -108,6 +122,8 @@ export interface SamplerSummary {
   /** From the start of sampling to its end (ms). */
   durationMs: number;
   file: string | null;
+  /** The RSS split over the heap lane's ticks (results/rss-split.ts); null when not read. */
+  rssSplit: RssSplit | null;
   /** Why sampling ended early (target exited, inspector closed), or null after a clean stop(). */
   error: string | null;
 }
@@ -255,6 +271,8 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   let heapGapMax = 0;
   let heapGaps = 0;
   let failedHeap = 0;
+  const split = rssSplitTracker();
+  let splitting = options.split ?? true;
   let running = true;
   let finishing = false;
   let heapInFlight = false;
@@ -371,6 +389,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       heapIntervalMs,
       durationMs: endT - startT,
       file: options.file ?? null,
+      rssSplit: split.summary(),
       error: error ?? streamError,
     });
   }
@@ -393,18 +412,24 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   };
 
   let asked = 0;
-  function onHeapAnswer(h: HeapUsage) {
+  function onHeapAnswer(h: HeapUsage | MemoryUsageReading) {
     if (!heapInFlight) return; // an answer after its request timed out
     heapInFlight = false;
     if (!running) return; // answered after sampling ended: outside the window
     const t = now();
     closeHeapStretch(t);
     const sample: HeapSample = { t, asked, heapUsed: h.usedSize, heapTotal: h.totalSize };
+    let splitFields = "";
+    if ("rss" in h) {
+      Object.assign(sample, { external: h.external, arrayBuffers: h.arrayBuffers, tickRss: h.rss });
+      split.add(splitPoint(t, h));
+      splitFields = `,"external":${h.external},"arrayBuffers":${h.arrayBuffers},"tickRss":${h.rss}`;
+    }
     heapTimes.push(t);
     heapWaits.push(t - asked);
     lastHeap = sample;
     if (peakHeap === null || sample.heapUsed > peakHeap) peakHeap = sample.heapUsed;
-    write(t, `{"t":${r3(t)},"heapUsed":${sample.heapUsed},"heapTotal":${sample.heapTotal}}`);
+    write(t, `{"t":${r3(t)},"heapUsed":${sample.heapUsed},"heapTotal":${sample.heapTotal}${splitFields}}`);
     try {
       options.onHeap?.(sample);
     } catch {
@@ -429,7 +454,15 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   const askHeap = () => {
     heapInFlight = true;
     asked = now();
-    inspector.getHeapUsage(callTimeoutMs).then(onHeapAnswer, onHeapFailure);
+    if (!splitting) {
+      inspector.getHeapUsage(callTimeoutMs).then(onHeapAnswer, onHeapFailure);
+      return;
+    }
+    readMemoryUsage(inspector, callTimeoutMs).then(onHeapAnswer, (e: unknown) => {
+      // A target that cannot run the expression (it threw, or answered no numbers): heap only from now on.
+      if (!inspector.isClosed && isAlive(pid) && /evaluate threw|did not answer/.test(String(e))) splitting = false;
+      onHeapFailure(e);
+    });
   };
 
   const tick = () => {

@@ -9,7 +9,7 @@
 // Targets are real child processes (scripts/selfbench/targets/probe-target.mjs) with the inspector on
 // 127.0.0.1 and a random port. Usage: node dist/scripts/selfbench/sampler-accuracy.js [--pairs N]
 //   [--work-ms MS] [--interval-ms MS] [--blocks N] [--self-cpu-ms MS]
-//   [--only cadence,native,rss,selfcpu,cost] [--realtime on|off] [--json FILE]
+//   [--only cadence,native,rss,selfcpu,cost] [--realtime on|off] [--split on|off] [--json FILE]
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -18,8 +18,10 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import type { IntervalStats } from "../results/schema.js";
+import { cpuTimeMs } from "../sampler/cpu.js";
 import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../sampler/inspector.js";
 import { intervalsOf } from "../sampler/interval-stats.js";
+import { readMemoryUsage } from "../sampler/memory-usage.js";
 import { openRssReader, readVmRss } from "../sampler/procfs.js";
 import {
   type HeapSample,
@@ -34,6 +36,8 @@ import { enumFlag, intFlag, listFlag, UsageError } from "../util/usage.js";
 
 /** --realtime: whether the RSS lane's thread asks for real-time scheduling (the sampler's default: on). */
 let realtime = true;
+/** --split: whether the heap lane reads the RSS split (process.memoryUsage(); the sampler's default: on). */
+let split = true;
 
 const TARGET = fileURLToPath(new URL("../../../scripts/selfbench/targets/probe-target.mjs", import.meta.url));
 const MiB = 1024 * 1024;
@@ -166,6 +170,7 @@ async function cadence(intervalMs: number, blocks: number, blockMs: number, how:
     intervalMs,
     origin,
     realtime,
+    split,
     onRss: rss.on,
     onHeap: heap.on,
   });
@@ -243,7 +248,7 @@ async function peakRss(intervalMs: number, runs: number, bytes: number) {
     const c = counter<RssSample>();
     let s: Sampler | null = null;
     try {
-      s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, realtime, onRss: c.on });
+      s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, realtime, split, onRss: c.on });
       await c.reach(5);
       const baseline = median(c.samples.map((x) => x.rss));
       await p.command(`alloc ${bytes}`, "alloc");
@@ -293,6 +298,7 @@ async function selfCpu(lanes: { intervalMs: number; heapIntervalMs?: number }[],
         intervalMs,
         heapIntervalMs,
         realtime,
+        split,
         onRss: c.on,
       });
       await c.reach(5);
@@ -370,17 +376,30 @@ async function perCallCpu() {
   try {
     const reader = openRssReader(p.pid);
     const reads = 20_000;
-    let cpu0 = process.cpuUsage();
+    const cpu0 = process.cpuUsage();
     for (let i = 0; i < reads; i++) reader.read();
-    let cpu = process.cpuUsage(cpu0);
+    const cpu = process.cpuUsage(cpu0);
     reader.close();
     const rssReadUs = (cpu.user + cpu.system) / reads;
     const calls = 2_000;
-    for (let i = 0; i < 200; i++) await p.inspector.getHeapUsage(); // warm-up
-    cpu0 = process.cpuUsage();
-    for (let i = 0; i < calls; i++) await p.inspector.getHeapUsage();
-    cpu = process.cpuUsage(cpu0);
-    return { rssReadUs, heapRequestUs: (cpu.user + cpu.system) / calls };
+    // Per request, this process's CPU and the target's (its /proc clock ticks over all the calls).
+    const perRequest = async (ask: () => Promise<unknown>) => {
+      for (let i = 0; i < 200; i++) await ask(); // warm-up
+      const target0 = await cpuTimeMs(p.pid);
+      const own0 = process.cpuUsage();
+      const t0 = performance.now();
+      for (let i = 0; i < calls; i++) await ask();
+      const own = process.cpuUsage(own0);
+      const wallUs = ((performance.now() - t0) * 1000) / calls;
+      return {
+        ownUs: (own.user + own.system) / calls,
+        targetUs: (((await cpuTimeMs(p.pid)) - target0) * 1000) / calls,
+        wallUs,
+      };
+    };
+    const heap = await perRequest(() => p.inspector.getHeapUsage());
+    const withSplit = await perRequest(() => readMemoryUsage(p.inspector));
+    return { rssReadUs, heapRequestUs: heap.ownUs, heapRequest: heap, splitRequest: withSplit };
   } finally {
     await p.stop();
   }
@@ -394,7 +413,7 @@ async function cost(intervalMs: number, pairs: number, workMs: number) {
     let s: Sampler | null = null;
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    if (sampled) s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, realtime });
+    if (sampled) s = await startSampler({ pid: p.pid, inspector: p.inspector, intervalMs, realtime, split });
     const r = await p.command(`work ${workMs}`, "work");
     if (s) {
       const summary = await s.stop();
@@ -460,6 +479,7 @@ export async function main(argv: string[]): Promise<void> {
       only: { type: "string", default: "cadence,native,rss,selfcpu,cost" },
       "self-cpu-ms": { type: "string", default: "5000" },
       realtime: { type: "string", default: "on" },
+      split: { type: "string", default: "on" },
     },
     strict: true,
   });
@@ -469,6 +489,7 @@ export async function main(argv: string[]): Promise<void> {
   const selfCpuMs = intFlag("self-cpu-ms", values["self-cpu-ms"], 500, 600_000);
   const blocks = intFlag("blocks", values.blocks, 1, 100);
   realtime = enumFlag("realtime", values.realtime, ["on", "off"] as const) === "on";
+  split = enumFlag("split", values.split, ["on", "off"] as const) === "on";
   const parts = listFlag("only", values.only);
   for (const part of parts) enumFlag("only", part, ["cadence", "native", "rss", "selfcpu", "cost"] as const);
   const machine = {
@@ -541,6 +562,13 @@ export async function main(argv: string[]): Promise<void> {
     out.write(
       `   CPU per operation, back to back: one /proc RSS read ${fmt(perCall.rssReadUs, 1)} µs, one heap request ${fmt(perCall.heapRequestUs, 1)} µs\n`,
     );
+    for (const [what, r] of [
+      ["Runtime.getHeapUsage", perCall.heapRequest],
+      ["Runtime.evaluate of process.memoryUsage() (the RSS split)", perCall.splitRequest],
+    ] as const)
+      out.write(
+        `   one ${what}, back to back: harness ${fmt(r.ownUs, 1)} µs CPU, target ${fmt(r.targetUs, 1)} µs CPU, round trip ${fmt(r.wallUs, 1)} µs\n`,
+      );
     out.write("\n");
   }
   if (parts.includes("cost")) {

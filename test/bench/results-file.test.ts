@@ -4,6 +4,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { attributionRow } from "../../scripts/bench/attribute.js";
 import { emptyRow } from "../../scripts/bench/memory.js";
 import { ResultsFile, resultsFromJsonl } from "../../scripts/results/journal.js";
 import type { LatencyRow, MemoryRow, RunInfo } from "../../scripts/results/schema.js";
@@ -107,5 +108,33 @@ describe("fillCommand", () => {
     expect(onDisk.run.config).toEqual({ token: secretTag("abc"), note: "abcdef keeps" });
     expect(onDisk.variants[0].command).toBe(`node s.js --token ${secretTag("abc")} --x ${secretTag("run")}`);
     expect(resultsFromJsonl(join(dir, "results.jsonl")).latency[0]?.error).toBe(`refused ${secretTag("abc")}`);
+  });
+
+  it("keeps --attribute's rows apart from the measured memory rows, in results.jsonl and when rebuilt", () => {
+    dir = mkdtempSync(join(tmpdir(), "bench-results-"));
+    const file = new ResultsFile(dir, { ...run }, [
+      { name: "legacy", kind: "bundled", command: "x", role: "baseline" },
+    ]);
+    file.addMemory(memory);
+    const row = attributionRow(
+      { kind: "memory", scriptBytes: 1024, clients: 1, mode: "memory", variant: "legacy", trial: 1 },
+      { ...memory, ok: true, error: null, peakHeapBytes: 5 },
+      {
+        profile: {
+          head: { callFrame: { functionName: "f", url: "file:///a.js", lineNumber: 0 }, selfSize: 7, children: [] },
+        },
+        taken: "peak",
+        heapAtProfileBytes: 5,
+        requests: 1,
+      },
+      "profiles/p.heapprofile",
+      null,
+    );
+    file.addAttribution(row, 32768);
+    expect(file.results.memory).toHaveLength(1);
+    expect(file.results.attribution?.rows.map((r) => [r.kind, r.sampledBytes, r.ok])).toEqual([["peak", 7, true]]);
+    const rebuilt = resultsFromJsonl(join(dir, "results.jsonl"));
+    expect(rebuilt.memory).toEqual(file.results.memory);
+    expect(rebuilt.attribution).toEqual({ intervalBytes: 32768, rows: [row] });
   });
 });

@@ -83,6 +83,12 @@ beforeAll(() => {
   edited("run-huge", (r) => {
     r.latency[0].completionMs = 1e308;
   });
+  edited("run-attribution-line", (r) => {
+    const frame = { functionName: "f", url: "file:///a.js", line: "x" };
+    const row = { variant: "a", mode: "memory", kind: "peak", ok: true, scriptBytes: 1, clients: 1, taken: "peak" };
+    Object.assign(row, { peakHeapBytes: null, sampledBytes: null, heapAtProfileBytes: null });
+    r.attribution = { intervalBytes: 32768, rows: [{ ...row, sites: [{ frame, caller: null, bytes: 1 }] }] };
+  });
   // A run stopped hard (only results.jsonl) whose lines were edited: crash {} and null, stop reason 42.
   const header = JSON.parse(good_);
   const jsonl = (name: string, line: unknown) => {
@@ -243,6 +249,10 @@ const CASES: Record<string, Case[]> = {
     { args: "report IN/run-crash-null", says: /has targetCrashes\[0\] = null: expected an object/ },
     { args: "report IN/run-negative", says: /has latency\[0\]\.completionMs = -5: expected a duration from 0/ },
     { args: "report IN/run-huge", says: /has latency\[0\]\.completionMs = 1e\+308: expected a duration from 0/ },
+    {
+      args: "report IN/run-attribution-line",
+      says: /has attribution\.rows\[0\]\.sites\[0\]\.frame\.line = "x": expected a number >= 0/,
+    },
     { args: "report IN/jsonl-crash-empty", says: /results\.jsonl has targetCrashes\[0\]\.variant = missing/ },
     { args: "report IN/jsonl-crash-null", says: /results\.jsonl has targetCrashes\[0\] = null/ },
     { args: "report IN/jsonl-stop-42", says: /results\.jsonl has run\.stopReason = 42: expected a string or null/ },

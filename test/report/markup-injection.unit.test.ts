@@ -109,6 +109,33 @@ describe("report.md", () => {
           peakHeapBytes: 1024 * 1024,
         },
       ],
+      // --attribute's sites: function names and paths as the target reports them.
+      attribution: {
+        intervalBytes: 32768,
+        rows: [base, cand].map((variant, i) => ({
+          scriptBytes: 1024,
+          clients: 1,
+          mode: "memory",
+          variant,
+          kind: "peak" as const,
+          ok: true,
+          peakHeapBytes: 1024 * 1024,
+          peakRssBytes: null,
+          sampledBytes: (i + 1) * 8 * 1024 * 1024,
+          sites: [
+            {
+              frame: { functionName: `fn${HTML}${FAKE}`, url: `file:///srv/${LINKS}|x.js`, line: 3 },
+              caller: { functionName: `caller${ANSI}`, url: "", line: 1 },
+              bytes: (i + 1) * 8 * 1024 * 1024,
+            },
+          ],
+          taken: "peak" as const,
+          heapAtProfileBytes: 1024,
+          profileRequests: 1,
+          profileFile: null,
+          error: null,
+        })),
+      },
       targetCrashes: [
         {
           variant: cand,
@@ -128,6 +155,7 @@ describe("report.md", () => {
     // The text is still there, readable.
     expect(md).toContain("\\<img src=x onerror=alert(1)>");
     expect(md).toContain("\\n\\n# Injected heading\\n");
+    expect(md).toContain("## Allocation sites at the peak heap");
   });
 });
 

@@ -46,15 +46,18 @@ function sampleCounter(): { onRss: (s: RssSample) => void; count: () => number; 
 function heapCallWatcher(real: InspectorClient): { client: InspectorClient; next: () => Promise<void> } {
   let waiter: (() => void) | null = null;
   const client = Object.create(real) as InspectorClient;
-  Object.defineProperty(client, "getHeapUsage", {
-    value: (timeoutMs?: number) => {
-      const p = real.getHeapUsage(timeoutMs);
-      const w = waiter;
-      waiter = null;
-      w?.();
-      return p;
-    },
-  });
+  // The heap lane asks through evaluate (process.memoryUsage(), with the RSS split) or getHeapUsage.
+  for (const method of ["getHeapUsage", "evaluate"] as const) {
+    Object.defineProperty(client, method, {
+      value: (...args: unknown[]) => {
+        const p = (real[method] as (...a: unknown[]) => Promise<unknown>)(...args);
+        const w = waiter;
+        waiter = null;
+        w?.();
+        return p;
+      },
+    });
+  }
   return {
     client,
     next: () =>

@@ -39,6 +39,7 @@ const summary: SamplerSummary = {
   heapIntervalMs: 10,
   durationMs: 1200,
   file: null,
+  rssSplit: null,
   error: null,
 };
 
