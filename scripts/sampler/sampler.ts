@@ -17,6 +17,7 @@ import { distribution, intervalStats } from "./interval-stats.js";
 import { defaultHeapIntervalMs } from "./lane-defaults.js";
 import { isAlive, openRssReader, readVmHwm, resetVmHwm } from "./procfs.js";
 import { type RssBatch, type RssLane, type RssLaneScheduling, startRssLane } from "./rss-lane.js";
+import { stampWall, wallClock } from "./wall-clock.js";
 
 /** An RSS lane sample: t in ms from the sampler's origin (monotonic clock), rss in bytes. */
 export interface RssSample {
@@ -41,8 +42,8 @@ export function heapGapThresholdMs(heapIntervalMs: number): number {
 export interface SamplerOptions {
   /** The process to sample: the one owning the server's listening socket (see findListeningPid). */
   pid: number;
-  /** A connected inspector of that same process (connectInspector / findInspector). */
-  inspector: InspectorClient;
+  /** A connected inspector of that same process (connectInspector / findInspector); null samples RSS only. */
+  inspector: InspectorClient | null;
   /** Target interval of the RSS lane (ms), e.g. DEFAULT_RSS_INTERVAL_MS. */
   intervalMs: number;
   /** Target interval of the heap lane (ms). Default: defaultHeapIntervalMs(intervalMs). */
@@ -63,6 +64,10 @@ export interface SamplerOptions {
   resetHwm?: boolean;
   /** Ask for real-time scheduling of the RSS lane's thread when permitted (see startRssLane). Default true. */
   realtime?: boolean;
+  /** Stamp every line of the file with "wall" (epoch ms) beside its monotonic t. Default false. */
+  wallClock?: boolean;
+  /** How often the RSS lane hands its readings over, and so the file is written (ms). Default 50. */
+  batchMs?: number;
   /** Called after each RSS sample is recorded. */
   onRss?: (sample: RssSample) => void;
   /** Called after each heap sample is recorded. */
@@ -118,6 +123,8 @@ export interface Sampler {
   now(): number;
   /** Writes a phase line {t, phase, ...extra} to the samples file; returns t. */
   mark(phase: string, extra?: Record<string, unknown>): number;
+  /** Writes a line {t, ...fields} to the samples file (in time order with the samples); returns t. */
+  record(fields: Record<string, unknown>): number;
   /** The most recent RSS sample, or null. */
   readonly lastRss: RssSample | null;
   /** The most recent heap sample, or null. */
@@ -188,7 +195,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   } catch (e) {
     throw new Error(`cannot sample pid ${pid}: ${(e as Error).message}`);
   }
-  if (inspector.isClosed) throw new Error(`cannot sample pid ${pid}: its inspector is closed`);
+  if (inspector?.isClosed) throw new Error(`cannot sample pid ${pid}: its inspector is closed`);
   // Also the first pidusage call, which runs `getconf` once: before any lane starts.
   const cpuStart = await cpuTimeMsOrNull(pid);
   let hwmReset = false;
@@ -222,6 +229,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   };
   const release = (upTo: number) => {
     if (!stream) return;
+    wall?.sync();
     let out = "";
     let i = 0;
     let j = 0;
@@ -230,7 +238,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       const b = mainLines[j];
       const next = a && (!b || a.t <= b.t) ? a : b;
       if (!next || next.t > upTo) break;
-      out += `${next.line}\n`;
+      out += `${wall ? stampWall(next.line, wall.at(next.t)) : next.line}\n`;
       if (next === a) i++;
       else j++;
     }
@@ -240,6 +248,8 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   };
 
   const origin = options.origin ?? performance.now();
+  // Wall-clock stamps (epoch ms) for files merged with other hosts' data: release() is only called after this.
+  const wall = options.wallClock ? wallClock(origin) : null;
   const now = () => performance.now() - origin;
   const rssTimes: number[] = [];
   const rssReads: number[] = [];
@@ -309,7 +319,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     pid,
     intervalMs,
     origin,
-    batchMs: RSS_BATCH_MS,
+    batchMs: options.batchMs ?? RSS_BATCH_MS,
     realtime: options.realtime ?? true,
     onBatch,
   }).catch((e: Error) => {
@@ -320,6 +330,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
 
   /** Closes the stretch since the last heap answer (or the lane's start) at time t. */
   const closeHeapStretch = (t: number) => {
+    if (!inspector) return; // RSS only: no heap lane, no gaps
     const since = lastHeap?.t ?? startT;
     const gap = t - since;
     if (gap > heapGapMax) heapGapMax = gap;
@@ -359,7 +370,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       hwmReset,
       interval: intervalStats(rssTimes),
       heapInterval: intervalStats(heapTimes),
-      heapGapMaxMs: heapGapMax,
+      heapGapMaxMs: inspector ? heapGapMax : null,
       heapGaps,
       rssReadMs: rssReads.length > 0 ? distribution(rssReads) : null,
       heapWaitMs: heapWaits.length > 0 ? distribution(heapWaits) : null,
@@ -417,7 +428,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     if (!heapInFlight) return;
     heapInFlight = false;
     if (!running) return;
-    if (inspector.isClosed || !isAlive(pid)) {
+    if (inspector?.isClosed || !isAlive(pid)) {
       void finish(goneReason((e as Error)?.message ?? String(e)));
       return;
     }
@@ -427,6 +438,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   }
 
   const askHeap = () => {
+    if (!inspector) return;
     heapInFlight = true;
     asked = now();
     inspector.getHeapUsage(callTimeoutMs).then(onHeapAnswer, onHeapFailure);
@@ -440,11 +452,11 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   };
 
   // End promptly when the inspector socket closes (target killed), even between samples.
-  void inspector.closed.then((reason) => {
+  void inspector?.closed.then((reason) => {
     if (running) void finish(goneReason(reason));
   });
 
-  tick();
+  if (inspector) tick();
 
   return {
     pid,
@@ -452,6 +464,11 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     mark(phase, extra) {
       const t = now();
       if (!finishing) write(t, JSON.stringify({ t: r3(t), phase, ...extra }));
+      return t;
+    },
+    record(fields) {
+      const t = now();
+      if (!finishing) write(t, JSON.stringify({ t: r3(t), ...fields }));
       return t;
     },
     get lastRss() {
