@@ -192,24 +192,27 @@ export function phaseWindows(a: AgentTimeline, phases: readonly PhaseOnTimeline[
   const start = Math.min(a.rss[0]?.[0] ?? 0, a.heapUsed[0]?.[0] ?? Number.POSITIVE_INFINITY);
   const end = Math.max(a.rss.at(-1)?.[0] ?? 0, a.heapUsed.at(-1)?.[0] ?? 0);
   const bounds: Array<[string, number | undefined]> = [
-    ["before the first connect", start],
-    ["first connect → first chunk", at("connect", "first")],
-    ["first chunk → last completion", at("first-chunk", "first")],
-    ["last completion → last hold end", at("completion", "last")],
-    ["last hold end → last close", at("hold-end", "last")],
-    ["after the last close", at("close", "last")],
+    ["the start", start],
+    ["the first connect", at("connect", "first")],
+    ["the first chunk", at("first-chunk", "first")],
+    ["the last completion", at("completion", "last")],
+    ["the last hold end", at("hold-end", "last")],
+    ["the last close", at("close", "last")],
   ];
-  // A phase no session reached, or marks out of order (failed sessions), merge into the window before.
+  // A phase no session reached, or a mark out of order (failed sessions), is no boundary: its stretch
+  // stays in the window before, whose label names the boundary it does end at.
   const cuts: Array<[string, number]> = [];
-  for (const [label, t] of bounds) {
+  for (const [name, t] of bounds) {
     if (t === undefined) continue;
     const prev = cuts.at(-1);
     if (prev && t < prev[1]) continue;
-    cuts.push([label, t]);
+    cuts.push([name, t]);
   }
-  return cuts.map(([label, from], i) => {
+  return cuts.map(([name, from], i) => {
     const next = cuts[i + 1];
     const to = next ? next[1] : end;
+    const label =
+      i === 0 ? (next ? `before ${next[0]}` : "the whole run") : next ? `${name} → ${next[0]}` : `after ${name}`;
     const inside = (t: number) => t >= from && (next ? t < to : t <= to);
     const rss = a.rss.filter((s) => inside(s[0])).map((s) => s[1]);
     const heap = a.heapUsed.filter((s) => inside(s[0])).map((s) => s[1]);
