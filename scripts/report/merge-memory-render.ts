@@ -127,19 +127,26 @@ export function timelineSvg(
           .map(([t, v]) => `${x(t).toFixed(1)},${y(v).toFixed(1)}`)
           .join(" ")}"/>`
       : "";
-  const marks = a.phases.flatMap((p) =>
-    [
-      ["first", p.first],
-      ["last", p.last],
-    ].map(
-      ([which, t]) =>
-        `<line class="mark" x1="${x(t as number).toFixed(1)}" x2="${x(t as number).toFixed(1)}" y1="${PAD.top}" y2="${H - PAD.bottom}"><title>${escapeHtml(`${p.phase} (${which}) at ${s(t as number)} s`)}</title></line>`,
-    ),
+  // First session (dashed) and last session (dotted) at each phase; labels staggered so neighbours stay readable.
+  const edges = a.phases.flatMap((p) => [
+    { label: p.phase, which: "first", t: p.first },
+    { label: `${p.phase} (last)`, which: "last", t: p.last },
+  ]);
+  const marks = edges.map(
+    (e) =>
+      `<line class="mark ${e.which}" x1="${x(e.t).toFixed(1)}" x2="${x(e.t).toFixed(1)}" y1="${PAD.top}" y2="${H - PAD.bottom}"><title>${escapeHtml(`${e.label} at ${s(e.t)} s`)}</title></line>`,
   );
-  const labels = a.phases.map(
-    (p, i) =>
-      `<text class="mark-label" x="${(x(p.first) + 2).toFixed(1)}" y="${PAD.top + 10 + (i % 4) * 11}">${escapeHtml(p.phase)}</text>`,
-  );
+  // Each label in the first row where it clears the one before (about 6 px a character at 10 px).
+  const rowEnds: number[] = [];
+  const labels = [...edges]
+    .sort((p, q) => p.t - q.t)
+    .map((e) => {
+      const x0 = x(e.t) + 2;
+      let row = rowEnds.findIndex((end) => end < x0);
+      if (row === -1) row = rowEnds.push(0) - 1;
+      rowEnds[row] = x0 + e.label.length * 6;
+      return `<text class="mark-label" x="${x0.toFixed(1)}" y="${PAD.top + 10 + row * 11}">${escapeHtml(e.label)}</text>`;
+    });
   const gcs = a.gc
     .filter((g) => g.heapUsed !== null && g.t >= t0 && g.t <= t1)
     .map(
@@ -174,7 +181,8 @@ svg.timeline { background: #fff; border: 1px solid #ddd; }
 svg.timeline .frame { fill: none; stroke: #ccc; }
 svg.timeline .rss { stroke: #1f77b4; stroke-width: 1.5; }
 svg.timeline .heap { stroke: #ff7f0e; stroke-width: 1.5; }
-svg.timeline .mark { stroke: #888; stroke-dasharray: 4 3; }
+svg.timeline .mark { stroke: #888; stroke-dasharray: 5 3; }
+svg.timeline .mark.last { stroke: #aaa; stroke-dasharray: 1 2; }
 svg.timeline .mark-label { font: 10px sans-serif; fill: #555; }
 svg.timeline .gc { fill: #2ca02c; }
 svg.timeline .tick, svg.timeline .axis { font: 11px sans-serif; fill: #333; }
@@ -197,7 +205,7 @@ export function renderMemoryHtml(
     const toMib = (pts: ReadonlyArray<readonly [number, number]>) => pts.map(([t, v]) => [t, v / MIB] as const);
     out.push(`<h3>Timeline of ${escapeHtml(a.source)}</h3>`);
     out.push(
-      `<p class="legend"><span class="rss">━ RSS</span><span class="heap">━ heap used</span><span class="gc">● post-GC heap</span><span>┆ phase marks (first and last session)</span></p>`,
+      `<p class="legend"><span class="rss">━ RSS</span><span class="heap">━ heap used</span><span class="gc">● post-GC heap</span><span>╎ phase reached by the first session, ┊ by the last</span></p>`,
     );
     out.push(timelineSvg(a, toMib(series[i]?.rss ?? []), toMib(series[i]?.heap ?? [])));
     out.push(`<h3>Phase marks on ${escapeHtml(a.source)} (s since the agent started)</h3>`);

@@ -2,10 +2,13 @@
 // sampling agent beside it (`catchup-bench sample --port`), two k6 runners (the k6 double, a TEST
 // AID) each running its execution segment of scaleout.js, then `report --merge` of both summaries
 // with the agent's samples. The merged report's memory peaks are the agent file's own, and both
-// runners' phase marks appear on the agent's clock, inside the sampled window.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+// runners' phase marks appear on the agent's clock, inside the sampled window; merged.html opens in
+// real Chromium with the timeline drawn. CATCHUP_KEEP_REPORT=DIR keeps the merge and a screenshot.
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
+import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../fixtures/cli.js";
 import { runDouble } from "../k6/support.js";
@@ -14,6 +17,7 @@ import { smallFixture } from "../scenarios/support/fixture.js";
 import { type RunningServer, startServer } from "../support/server.js";
 import { killAgents, readSamples, type SampleLine, startAgentChild } from "./support.js";
 
+const KEEP = process.env.CATCHUP_KEEP_REPORT;
 const fixture = smallFixture();
 let server: RunningServer;
 let work: string;
@@ -131,6 +135,49 @@ describe("sample + two k6 runners + report --merge --samples", () => {
     expect(html).toMatch(/<polyline class="rss"/);
     expect(html).toMatch(/<polyline class="heap"/);
     expect(html).toMatch(/<circle class="gc"/);
+
+    // Real Chromium: the page loads with no error or request beyond itself, and the timeline is drawn.
+    const userDataDir = mkdtempSync(join(tmpdir(), "catchup-chromium-"));
+    const browser = await chromium.launchPersistentContext(userDataDir, {
+      executablePath: "/usr/bin/chromium",
+      viewport: { width: 1100, height: 900 },
+      headless: true,
+      timeout: 30_000,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
+    });
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on("console", (m) => m.type() === "error" && problems.push(m.text()));
+      page.on("pageerror", (e) => problems.push(String(e)));
+      page.on("request", (r) => r.url().startsWith("file:") || problems.push(`request ${r.url()}`));
+      await page.goto(pathToFileURL(join(out, "merged.html")).href);
+      const drawn = await page.evaluate(() => {
+        const svg = document.querySelector("svg.timeline");
+        const box = svg?.getBoundingClientRect();
+        const points = (cls: string) =>
+          svg?.querySelector(`polyline.${cls}`)?.getAttribute("points")?.split(" ").length ?? 0;
+        return {
+          width: box?.width ?? 0,
+          rss: points("rss"),
+          heap: points("heap"),
+          marks: svg?.querySelectorAll("line.mark").length ?? 0,
+        };
+      });
+      expect(problems).toEqual([]);
+      expect(drawn.width).toBeGreaterThan(500);
+      expect(drawn.rss).toBeGreaterThan(10);
+      expect(drawn.heap).toBeGreaterThan(10);
+      expect(drawn.marks).toBe(10); // five phases, first and last
+      if (KEEP) {
+        mkdirSync(KEEP, { recursive: true });
+        cpSync(out, KEEP, { recursive: true });
+        await page.locator("svg.timeline").screenshot({ path: join(KEEP, "merged-timeline.png") });
+      }
+    } finally {
+      await browser.close();
+      rmSync(userDataDir, { recursive: true, force: true });
+    }
 
     // --clock-offset-ms moves every mark by that much on the agent's clock, and says so.
     const shifted = join(work, "shifted");
