@@ -30,22 +30,25 @@ afterAll(async () => {
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
+/** `k6-operator scaleout.js --parallelism 2 --out OUT --env ENV... --server-pod-snippet`. */
+const snippetRun = (out: string, env: string[]) =>
+  runCli([
+    "k6-operator",
+    join(SCENARIOS_DIR, "scaleout.js"),
+    "--parallelism",
+    "2",
+    "--out",
+    out,
+    "--env",
+    ...env,
+    "--server-pod-snippet",
+  ]);
+
 describe("k6-operator --server-pod-snippet", () => {
   it("writes the sidecar snippet and README commands that start and stop the agent for one run", async () => {
     const out = join(work, "op");
     const port = new URL(server.url).port;
-    const run = await runCli([
-      "k6-operator",
-      join(SCENARIOS_DIR, "scaleout.js"),
-      "--parallelism",
-      "2",
-      "--out",
-      out,
-      "--env",
-      `URL=ws://target:${port}/ws`,
-      "CLIENTS=4",
-      "--server-pod-snippet",
-    ]);
+    const run = await snippetRun(out, [`URL=ws://target:${port}/ws`, "CLIENTS=4"]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toContain("server-pod-snippet.yaml");
     const snippet = readFileSync(join(out, "server-pod-snippet.yaml"), "utf8");
@@ -80,17 +83,7 @@ describe("k6-operator --server-pod-snippet", () => {
   });
 
   it("refuses a snippet without the server's port, in one line", async () => {
-    const run = await runCli([
-      "k6-operator",
-      join(SCENARIOS_DIR, "scaleout.js"),
-      "--parallelism",
-      "2",
-      "--out",
-      join(work, "refused"),
-      "--env",
-      "CLIENTS=4",
-      "--server-pod-snippet",
-    ]);
+    const run = await snippetRun(join(work, "refused"), ["CLIENTS=4"]);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toMatch(/^catchup-bench: --server-pod-snippet needs the server's port/);
     expect(existsSync(join(work, "refused", "testrun.json"))).toBe(false);

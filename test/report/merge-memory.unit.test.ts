@@ -106,6 +106,31 @@ describe("agent samples and runner marks", () => {
     expect(html).toMatch(/&lt;script&gt;r&lt;\/script&gt;/);
   });
 
+  it("renders two agents (baseline and candidate servers) side by side, each with its own timeline and windows", () => {
+    const base = parseAgentSamples("baseline.jsonl", agentFile());
+    const cand = parseAgentSamples(
+      "candidate.jsonl",
+      agentFile().replace(/"rss":(\d+)/g, (_m, v) => `"rss":${Number(v) * 2}`),
+    );
+    const runners: NamedSummary[] = [
+      { source: "r", summary: summary({ connect: { first: WALL0 + 100, last: WALL0 + 100, count: 1 } }) },
+    ];
+    const m = mergeMemory([base, cand], runners, 0);
+    expect(m.agents.map((a) => [a.source, a.figures.peakRssBytes])).toEqual([
+      ["baseline.jsonl", 150],
+      ["candidate.jsonl", 300],
+    ]);
+    const md = renderMemoryMarkdown(m);
+    expect(md).toMatch(/\| baseline\.jsonl \| h \| 42 \| 0\.0 \|/);
+    expect(md).toMatch(/\| candidate\.jsonl \| h \| 42 \|/);
+    expect(md.match(/### Peaks per phase window/g)).toHaveLength(2);
+    const html = renderMemoryHtml(
+      m,
+      [base, cand].map((a) => ({ rss: a.rss, heap: a.heapUsed })),
+    );
+    expect(html.match(/<svg class="timeline"/g)).toHaveLength(2);
+  });
+
   it("reads the phase marks out of k6 summary data (min, max, count of each phase's Trend)", () => {
     const data = {
       metrics: {
