@@ -62,3 +62,26 @@ export function phasesFromSummary(data) {
   }
   return out;
 }
+
+/**
+ * The same marks without k6 (the Node driver): a listener for every session's onPhase, and the
+ * per-phase first, last and count of what it heard, as phasesFromSummary gives them for a runner.
+ * @param {() => number} [wallNow]
+ * @returns {{ onPhase: (name: string) => void, marks: () => Record<string, PhaseMark | null> }}
+ */
+export function phaseMarkCollector(wallNow = Date.now) {
+  /** @type {Record<string, PhaseMark | null>} */
+  const out = {};
+  for (const p of PHASE_MARKS) out[p] = null;
+  return {
+    onPhase(name) {
+      if (!(name in out)) return;
+      const t = wallNow();
+      const m = out[name];
+      out[name] = m
+        ? { first: Math.min(m.first, t), last: Math.max(m.last, t), count: m.count + 1 }
+        : { first: t, last: t, count: 1 };
+    },
+    marks: () => ({ ...out }),
+  };
+}
