@@ -3,6 +3,7 @@
 // Every cell is inert (tables.ts); the timeline keeps each pixel column's lowest and highest sample,
 // so no peak is thinned away. Pure.
 import { mib, ms } from "../util/format.js";
+import { maxValue, minValue } from "../util/stats.js";
 import { mdText } from "./inert.js";
 import type { AgentMemory, MergedMemory, PhaseOnTimeline } from "./merge-memory.js";
 import { escapeHtml, htmlTable, mdTable } from "./tables.js";
@@ -116,9 +117,10 @@ export function timelineSvg(
     ...heap.map((p) => p[0]),
     ...a.gc.filter((g) => g.heapUsed !== null).map((g) => g.t),
   ];
-  const t0 = ts.length ? Math.min(...ts) : 0;
-  const t1 = ts.length ? Math.max(...ts, t0 + 1) : 1;
-  const vMax = Math.max(1, ...rss.map((p) => p[1]), ...heap.map((p) => p[1]));
+  // No spread into Math.min/max: an hour at 10 ms is 360,000 samples a lane.
+  const t0 = ts.length ? minValue(ts) : 0;
+  const t1 = ts.length ? Math.max(maxValue(ts), t0 + 1) : 1;
+  const vMax = maxValue([1, ...rss.map((p) => p[1]), ...heap.map((p) => p[1])]);
   const x = (t: number) => PAD.left + ((t - t0) / (t1 - t0)) * (W - PAD.left - PAD.right);
   const y = (v: number) => H - PAD.bottom - (v / vMax) * (H - PAD.top - PAD.bottom);
   const line = (pts: ReadonlyArray<readonly [number, number]>, cls: string) =>

@@ -147,3 +147,21 @@ describe("agent samples and runner marks", () => {
     });
   });
 });
+
+describe("a long agent file", () => {
+  it("renders an hour at 10 ms (360,000 samples a lane) without spreading arrays into Math.max", () => {
+    const out = [line({ t: 0, phase: "agent", pid: 1, host: "h", heap: true })];
+    for (let i = 1; i <= 360_000; i++) {
+      out.push(`{"t":${i * 10},"rss":${100 + (i % 1000)},"wall":${WALL0 + i * 10}}`);
+      out.push(`{"t":${i * 10 + 1},"heapUsed":${50 + (i % 7)},"heapTotal":99,"wall":${WALL0 + i * 10 + 1}}`);
+    }
+    const a = parseAgentSamples("long.jsonl", out.join("\n"));
+    const m = mergeMemory([a], [], 0);
+    expect(m.agents[0]?.figures.peakRssBytes).toBe(1099);
+    const html = renderMemoryHtml(m, [{ rss: a.rss, heap: a.heapUsed }]);
+    // Thinned to each pixel column's first, lowest, highest and last point: the peak survives.
+    const points = /<polyline class="rss" fill="none" points="([^"]*)"/.exec(html)?.[1]?.split(" ") ?? [];
+    expect(points.length).toBeLessThan(4 * 1000);
+    expect(points.length).toBeGreaterThan(100);
+  });
+});
