@@ -60,7 +60,9 @@ export async function runSample(args: Args, print: (line: string) => void): Prom
   } catch (e) {
     await inspector?.close(1_000);
     if (e instanceof AgentFileError) throw new UsageError(e.message);
-    throw e;
+    // The server went away between finding it and sampling it: one line, nothing written.
+    process.stderr.write(`catchup-bench: ${escapeText((e as Error).message)}\n`);
+    return EXIT.noResult;
   }
   const lanes = inspector
     ? `RSS every ${f["interval-ms"]} ms, heap every ${heapIntervalMs} ms through ${inspector.url}`

@@ -2,17 +2,24 @@
 // server with an inspector (heap lane, SIGUSR2 GC mark, --gc-at-end, exit 3 when the server exits)
 // and one without (RSS only, said in the output; SIGKILL loses at most the last 50 ms, leaves no
 // process); bad --pid/--port give one line and exit 2, and write nothing.
-import { existsSync, mkdtempSync, rmSync, statSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { descendants, isAlive } from "../../scripts/sampler/procfs.js";
+import { descendants, isAlive, procStats } from "../../scripts/sampler/procfs.js";
 import { runCli } from "../fixtures/cli.js";
 import { until } from "../sampler/support.js";
 import { smallFixture } from "../scenarios/support/fixture.js";
 import { type RunningServer, startServer } from "../support/server.js";
 import { killAgents, readSamples, startAgentChild } from "./support.js";
 
+const KERNEL_THREAD = procStats().find((p) => {
+  try {
+    return readFileSync(`/proc/${p.pid}/statm`, "utf8").startsWith("0 0 ");
+  } catch {
+    return false;
+  }
+})?.pid;
 const fixture = smallFixture();
 let inspected: RunningServer;
 let plain: RunningServer;
@@ -109,18 +116,28 @@ describe("catchup-bench sample", () => {
     expect(end?.rssSamples).toBe(rssLines(file).length);
   });
 
-  it.each([
-    [["--pid", "4000000"], /^catchup-bench: --pid 4000000: no such process on this host$/],
-    [["--port", "1"], /^catchup-bench: --port 1: no process this user can read listens on TCP port 1/],
-    [["--pid", "1", "--port", "1"], /give exactly one of --pid PID or --port PORT/],
-    [["--pid", "0"], /--pid must be an integer from 1 to 4194304/],
-    [[], /give exactly one of --pid PID or --port PORT/],
-  ])("refuses %j with one line, exit 2, no file", async (args, message) => {
-    const file = join(work, "refused.jsonl");
-    const run = await runCli(["sample", ...args, "--out", file]);
-    expect(run.code).toBe(2);
-    expect(run.stderr.trim().split("\n")).toHaveLength(1);
-    expect(run.stderr.trim()).toMatch(message);
-    expect(existsSync(file)).toBe(false);
+  it("refuses a bad --pid or --port with one line, exit 2, no file", async () => {
+    const cases: Array<[string[], RegExp]> = [
+      [["--pid", "4000000"], /^catchup-bench: --pid 4000000: no such process on this host$/],
+      [["--port", "1"], /^catchup-bench: --port 1: no process this user can read listens on TCP port 1/],
+      [["--pid", "1", "--port", "1"], /give exactly one of --pid PID or --port PORT/],
+      [["--pid", "0"], /--pid must be an integer from 1 to 4194304/],
+      // A kernel thread exists and has no memory (its statm reads zeros), where /proc shows any.
+      ...(KERNEL_THREAD === undefined
+        ? []
+        : [[["--pid", String(KERNEL_THREAD)], /: has no memory to sample \(a kernel thread/] as [string[], RegExp]]),
+      [[], /give exactly one of --pid PID or --port PORT/],
+    ];
+    // In parallel: each is a CLI start of its own.
+    await Promise.all(
+      cases.map(async ([args, message], i) => {
+        const file = join(work, `refused-${i}.jsonl`);
+        const run = await runCli(["sample", ...args, "--out", file]);
+        expect(run.code, args.join(" ")).toBe(2);
+        expect(run.stderr.trim().split("\n")).toHaveLength(1);
+        expect(run.stderr.trim()).toMatch(message);
+        expect(existsSync(file)).toBe(false);
+      }),
+    );
   });
 });
