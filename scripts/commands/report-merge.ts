@@ -103,7 +103,7 @@ export function runMergeReport(args: MergeArgs, out: (text: string) => void): nu
     markdown = renderMergedMarkdown(merged, memory ? renderMemoryMarkdown(memory) : "");
     html = renderMergedHtml(
       merged,
-      memory ? { model: memory, series: agents.map((a) => ({ rss: a.rss, heap: a.heapUsed })) } : null,
+      memory ? { model: memory, series: agents.map((a) => ({ rss: a.rss, heap: a.heapUsed, gaps: a.gaps })) } : null,
     );
   } catch (e) {
     if (e instanceof MergeInputError) throw new UsageError(e.message);

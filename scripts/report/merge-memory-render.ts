@@ -105,11 +105,27 @@ const PAD = { left: 56, right: 16, top: 16, bottom: 36 };
 
 const MIB = 1048576;
 
+/** The points in runs, a new run starting at each point whose t is in `starts`. */
+function splitAt(
+  pts: ReadonlyArray<readonly [number, number]>,
+  starts: ReadonlySet<number>,
+): Array<Array<readonly [number, number]>> {
+  const runs: Array<Array<readonly [number, number]>> = [];
+  for (const p of pts) {
+    const run = runs.at(-1);
+    if (!run || starts.has(p[0])) runs.push([p]);
+    else run.push(p);
+  }
+  return runs;
+}
+
 /** One agent's timeline as an SVG: RSS and heap (series in MiB) against seconds since the agent started. */
 export function timelineSvg(
   a: AgentMemory,
   rss: ReadonlyArray<readonly [number, number]>,
   heap: ReadonlyArray<readonly [number, number]>,
+  /** When each heap gap ended (its answer's t): the heap line breaks there, never joined across. */
+  heapGapEnds: ReadonlySet<number> = new Set(),
 ): string {
   // The post-GC heap of --gc-at-end comes after the last sample: the axis runs to it.
   const ts = [
@@ -171,7 +187,7 @@ export function timelineSvg(
     `<text class="axis" x="12" y="${H / 2}" transform="rotate(-90 12 ${H / 2})" text-anchor="middle">MiB</text>`,
     ...marks,
     line(rss, "rss"),
-    line(heap, "heap"),
+    ...splitAt(heap, heapGapEnds).map((part) => line(part, "heap")),
     ...gcs,
     ...labels,
     "</svg>",
@@ -198,6 +214,7 @@ export function renderMemoryHtml(
   series: ReadonlyArray<{
     rss: ReadonlyArray<readonly [number, number]>;
     heap: ReadonlyArray<readonly [number, number]>;
+    gaps?: ReadonlyArray<readonly [number, number]>;
   }>,
 ): string {
   const out: string[] = ["<h2>Server memory (sampling agent)</h2>"];
@@ -207,9 +224,10 @@ export function renderMemoryHtml(
     const toMib = (pts: ReadonlyArray<readonly [number, number]>) => pts.map(([t, v]) => [t, v / MIB] as const);
     out.push(`<h3>Timeline of ${escapeHtml(a.source)}</h3>`);
     out.push(
-      `<p class="legend"><span class="rss">━ RSS</span><span class="heap">━ heap used</span><span class="gc">● post-GC heap</span><span>╎ phase reached by the first session, ┊ by the last</span></p>`,
+      `<p class="legend"><span class="rss">━ RSS</span><span class="heap">━ heap used (broken where the inspector did not answer)</span><span class="gc">● post-GC heap</span><span>╎ phase reached by the first session, ┊ by the last</span></p>`,
     );
-    out.push(timelineSvg(a, toMib(series[i]?.rss ?? []), toMib(series[i]?.heap ?? [])));
+    const gapEnds = new Set((series[i]?.gaps ?? []).map((g) => g[0]));
+    out.push(timelineSvg(a, toMib(series[i]?.rss ?? []), toMib(series[i]?.heap ?? []), gapEnds));
     out.push(`<h3>Phase marks on ${escapeHtml(a.source)} (s since the agent started)</h3>`);
     out.push(a.phases.length ? htmlTable(PHASE_HEADER, phaseRows(a)) : "<p>No phase marks.</p>");
     out.push(`<h3>Peaks per phase window, ${escapeHtml(a.source)}</h3>`);

@@ -148,6 +148,26 @@ describe("agent samples and runner marks", () => {
   });
 });
 
+describe("heap gaps on the timeline", () => {
+  it("breaks the heap line where the inspector did not answer, never joining across", () => {
+    const text = [
+      line({ t: 0, phase: "agent", pid: 1, host: "h", heap: true }),
+      line({ t: 10, rss: 100 }),
+      line({ t: 11, heapUsed: 5, heapTotal: 9 }),
+      line({ t: 21, heapUsed: 6, heapTotal: 9 }),
+      line({ t: 500, rss: 110 }),
+      line({ t: 521, heapGapMs: 500 }),
+      line({ t: 521, heapUsed: 7, heapTotal: 9 }),
+      line({ t: 531, heapUsed: 8, heapTotal: 9 }),
+    ].join("\n");
+    const a = parseAgentSamples("gap.jsonl", text);
+    const m = mergeMemory([a], [], 0);
+    const html = renderMemoryHtml(m, [{ rss: a.rss, heap: a.heapUsed, gaps: a.gaps }]);
+    expect(html.match(/<polyline class="heap"/g)).toHaveLength(2);
+    expect(html.match(/<polyline class="rss"/g)).toHaveLength(1);
+  });
+});
+
 describe("a long agent file", () => {
   it("renders an hour at 10 ms (360,000 samples a lane) without spreading arrays into Math.max", () => {
     const out = [line({ t: 0, phase: "agent", pid: 1, host: "h", heap: true })];
