@@ -189,7 +189,9 @@ describe("sample + two k6 runners + report --merge --samples", () => {
     expect(again.code, again.stderr).toBe(0);
     const moved = (JSON.parse(readFileSync(join(shifted, "merged.json"), "utf8")) as MergedJson).memory.agents[0];
     expect(moved?.phases.length).toBe(agent?.phases.length);
-    moved?.phases.forEach((p, k) => expect(p.first - 250).toBeCloseTo(agent?.phases[k]?.first ?? Number.NaN, 6));
+    for (const [k, p] of (moved?.phases ?? []).entries()) {
+      expect(p.first - 250).toBeCloseTo(agent?.phases[k]?.first ?? Number.NaN, 6);
+    }
     expect(again.stdout).toMatch(/--clock-offset-ms 250/);
   });
 
