@@ -3,7 +3,7 @@
 // which searches only the tree it spawned); the inspector given by port, found through /proc, or
 // none (RSS only). Every refusal is an AgentTargetError whose message names the flag.
 import { connectInspector, findInspector, type InspectorClient, listInspectorTargets } from "./inspector.js";
-import { isAlive, listeningSockets, openRssReader, procStats } from "./procfs.js";
+import { isAlive, listeningSockets, procStats, readRssOnce } from "./procfs.js";
 
 export class AgentTargetError extends Error {
   override readonly name = "AgentTargetError";
@@ -37,12 +37,7 @@ export function agentPid(pid: number | undefined, port: number | undefined): num
   if (pid !== undefined) {
     if (pid === process.pid || !isAlive(pid)) throw new AgentTargetError(`--pid ${pid}: no such process on this host`);
     try {
-      const reader = openRssReader(pid);
-      try {
-        reader.read();
-      } finally {
-        reader.close();
-      }
+      readRssOnce(pid);
     } catch {
       throw new AgentTargetError(
         `--pid ${pid}: has no memory to sample (a kernel thread, or a process that has exited)`,

@@ -15,7 +15,7 @@ import { cpuDelta, cpuTimeMsOrNull } from "./cpu.js";
 import type { HeapUsage, InspectorClient } from "./inspector.js";
 import { distribution, intervalStats } from "./interval-stats.js";
 import { defaultHeapIntervalMs } from "./lane-defaults.js";
-import { isAlive, openRssReader, readVmHwm, resetVmHwm } from "./procfs.js";
+import { isAlive, readRssOnce, readVmHwm, resetVmHwm } from "./procfs.js";
 import { type RssBatch, type RssLane, type RssLaneScheduling, startRssLane } from "./rss-lane.js";
 import { stampWall, wallClock } from "./wall-clock.js";
 
@@ -186,12 +186,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   const callTimeoutMs = options.callTimeoutMs ?? 30_000;
   // One read here first: a pid that is gone fails now, with the /proc error, before any thread starts.
   try {
-    const reader = openRssReader(pid);
-    try {
-      reader.read();
-    } finally {
-      reader.close();
-    }
+    readRssOnce(pid);
   } catch (e) {
     throw new Error(`cannot sample pid ${pid}: ${(e as Error).message}`);
   }
