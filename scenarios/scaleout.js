@@ -13,6 +13,7 @@ import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { CASES, cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
 import { runRecorded, scenarioSummary } from "./lib/k6-summary.js";
+import { createPhaseMetrics, phaseRecorder } from "./lib/phase-marks.js";
 import { DEFAULT_HOLD_MS } from "./lib/protocol.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
 import { createSessionMetrics, scenarioOptions } from "./lib/summary.js";
@@ -24,6 +25,8 @@ const runtime = { WebSocket, now: Date.now, setTimeout, clearTimeout };
 
 // k6 creates metrics only in the init context: here, at module top level.
 const metrics = createSessionMetrics({ Trend, Counter });
+// Wall-clock phase marks, to line this runner up with `catchup-bench sample` on the server's host.
+const phases = createPhaseMetrics({ Trend });
 
 export const options = scenarioOptions(
   // One session per VU: splitting the VUs splits the sessions.
@@ -35,7 +38,7 @@ export const options = scenarioOptions(
 export default async function () {
   await runRecorded(metrics, exec.vu.idInTest - 1, async () => {
     const after = await resolveAfterSequence(runtime, config, caseName, explicitAfter);
-    return runScenarioSession(runtime, config, after);
+    return runScenarioSession(runtime, config, after, null, phaseRecorder(phases));
   });
 }
 

@@ -25,6 +25,7 @@ import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
 import { runRecorded, scenarioSummary } from "./lib/k6-summary.js";
+import { createPhaseMetrics, phaseRecorder } from "./lib/phase-marks.js";
 import { DEFAULT_HOLD_MS, SCENARIO_CASES } from "./lib/protocol.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
 import { createSessionMetrics, scenarioOptions } from "./lib/summary.js";
@@ -40,6 +41,8 @@ const runtime = { WebSocket, now: Date.now, setTimeout, clearTimeout };
 
 // k6 creates metrics only in the init context: here, at module top level.
 const metrics = createSessionMetrics({ Trend, Counter });
+// Wall-clock phase marks, to line this runner up with `catchup-bench sample` on the server's host.
+const phases = createPhaseMetrics({ Trend });
 
 export const options = scenarioOptions(
   // Every client is a VU from the start; each waits for its own slot (see the header).
@@ -101,7 +104,9 @@ export default async function (data) {
   const session = exec.scenario.iterationInTest;
   const wait = data.start + Math.floor((session * rampMs) / clients) - Date.now();
   if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  await runRecorded(metrics, session, () => runScenarioSession(runtime, config, resumes(session) ? data.after : null));
+  await runRecorded(metrics, session, () =>
+    runScenarioSession(runtime, config, resumes(session) ? data.after : null, null, phaseRecorder(phases)),
+  );
 }
 
 /** @param {import("./lib/summary.js").SummaryData} data */

@@ -11,6 +11,7 @@ import { fixtureCommand } from "./commands/fixture.js";
 import { fuzzCommand } from "./commands/fuzz.js";
 import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
+import { sampleCommand } from "./commands/sample.js";
 import { serveCommand } from "./commands/serve.js";
 import { BENCH_COMMAND } from "./options/bench.js";
 import { CLINIC_COMMAND } from "./options/clinic.js";
@@ -18,6 +19,7 @@ import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND } from "./options/fixture.js";
 import { FUZZ_COMMAND } from "./options/fuzz.js";
 import { K6_OPERATOR_COMMAND } from "./options/k6-operator.js";
 import { REPORT_COMMAND } from "./options/report.js";
+import { SAMPLE_COMMAND } from "./options/sample.js";
 import { SERVE_COMMAND } from "./options/serve.js";
 import { suggestFlag } from "./options/suggest.js";
 import { checkSwitchValues } from "./options/switches.js";
@@ -34,6 +36,7 @@ const commands: CommandModule<object, never>[] = [
   clinicCommand as CommandModule<object, never>,
   serveCommand as CommandModule<object, never>,
   k6OperatorCommand as CommandModule<object, never>,
+  sampleCommand as CommandModule<object, never>,
 ];
 
 /** The package's version, from the nearest package.json above this module (dist/ or the sources). */
@@ -88,6 +91,7 @@ const SPECS = [
   CLINIC_COMMAND,
   SERVE_COMMAND,
   K6_OPERATOR_COMMAND,
+  SAMPLE_COMMAND,
 ];
 
 /** The flags of the command named first on the command line (every command's when it is unknown). */

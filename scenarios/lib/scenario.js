@@ -73,9 +73,10 @@ export async function resolveThread(runtime, config, caseName, explicitAfter, ex
  * @param {import("./env.js").ScenarioConfig} config
  * @param {number | null} after
  * @param {string | null} [threadId]
+ * @param {(name: string, tMs: number) => void} [onPhase]  e.g. phase-marks.js phaseRecorder
  * @returns {Promise<import("./session.js").SessionResult>}
  */
-export function runScenarioSession(runtime, config, after, threadId = null) {
+export function runScenarioSession(runtime, config, after, threadId = null, onPhase = undefined) {
   const template = threadId === null ? config.template : withThreadId(config.template, threadId);
   return runSession({
     ...runtime,
@@ -90,5 +91,6 @@ export function runScenarioSession(runtime, config, after, threadId = null) {
     holdMs: config.holdMs,
     probe: config.probe,
     timeoutMs: config.timeoutMs,
+    onPhase,
   });
 }

@@ -2,6 +2,7 @@
 // another, so rows cannot be shared in memory; metrics are the only channel. Each session's samples
 // carry a `session` tag, and one always-passing threshold per session and metric makes k6 report
 // that session's submetric in the summary data, from which the rows are rebuilt exactly. Pure.
+import { phasesFromSummary } from "./phase-marks.js";
 
 /** Metric names: one per figure of a session row, plus the error count. */
 export const METRICS = /** @type {const} */ ({
@@ -226,6 +227,8 @@ export function summaryOutputs(data, meta) {
     rowsTruncated: meta.sessions > MAX_SESSION_ROWS,
     rows,
     figures,
+    // Wall-clock marks (epoch ms) of this runner's sessions, for `report --merge --samples`.
+    phases: phasesFromSummary(data),
   };
   const med = figures.completionMs?.med;
   const line =

@@ -14,6 +14,7 @@ import {
   shipCommands,
   testRunManifest,
 } from "../k6operator/manifest.js";
+import { agentReadme, type ServerPodOptions, SNIPPET_FILE, serverPodSnippet } from "../k6operator/server-pod.js";
 import { K6_OPERATOR_COMMAND, K6_OPERATOR_OPTIONS } from "../options/k6-operator.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
@@ -28,7 +29,11 @@ const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Validates the arguments into the manifest's options (a UsageError names the first bad one). */
-export function operatorOptions(args: K6OperatorArgs): { options: OperatorOptions; outDir: string } {
+export function operatorOptions(args: K6OperatorArgs): {
+  options: OperatorOptions;
+  outDir: string;
+  serverPod: ServerPodOptions | null;
+} {
   const f = readFlags(K6_OPERATOR_OPTIONS, args);
   if (f.parallelism === undefined) throw new UsageError("--parallelism is required (the number of k6 runners)");
   if (f.out === undefined) throw new UsageError("--out is required (the directory for the manifest)");
@@ -85,6 +90,7 @@ export function operatorOptions(args: K6OperatorArgs): { options: OperatorOption
   const outDir = writableDirFlag("out", f.out);
   return {
     outDir,
+    serverPod: serverPodOptions(f, env),
     options: {
       scriptPath: relative(outDir, resolve(script)),
       parallelism: f.parallelism,
@@ -102,6 +108,32 @@ export function operatorOptions(args: K6OperatorArgs): { options: OperatorOption
   };
 }
 
+/** The agent sidecar's options with --server-pod-snippet, else null (--server-port alone is refused). */
+function serverPodOptions(
+  f: ReturnType<typeof readFlags<typeof K6_OPERATOR_OPTIONS>>,
+  env: Record<string, string>,
+): ServerPodOptions | null {
+  if (!f["server-pod-snippet"]) {
+    if (f["server-port"] !== undefined) throw new UsageError("--server-port is for --server-pod-snippet");
+    return null;
+  }
+  let port = f["server-port"] ?? null;
+  if (port === null && env.URL !== undefined) {
+    try {
+      const u = new URL(env.URL);
+      port = u.port === "" ? (u.protocol === "wss:" ? 443 : 80) : Number(u.port);
+    } catch {
+      // refused below, naming what is missing
+    }
+  }
+  if (port === null) {
+    throw new UsageError(
+      "--server-pod-snippet needs the server's port: --server-port PORT, or --env URL=ws://HOST:PORT/ws",
+    );
+  }
+  return { agentImage: f["agent-image"], serverPort: port, pvc: f.pvc, namespace: f.namespace ?? null };
+}
+
 function writeAtomically(path: string, text: string, mode = 0o644): void {
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, text, { mode });
@@ -110,13 +142,17 @@ function writeAtomically(path: string, text: string, mode = 0o644): void {
 
 /** The command's work, callable from a program: writes the files and returns what it wrote. */
 export function writeOperatorRun(args: K6OperatorArgs, out: (text: string) => void): string[] {
-  const { options, outDir } = operatorOptions(args);
+  const { options, outDir, serverPod } = operatorOptions(args);
   const manifestFile = "testrun.json";
   mkdirSync(outDir, { recursive: true });
   const files = [join(outDir, manifestFile), join(outDir, "run.sh"), join(outDir, "README.md")];
   writeAtomically(files[0] as string, `${JSON.stringify(testRunManifest(options), null, 2)}\n`);
   writeAtomically(files[1] as string, runScript(options, manifestFile), 0o755);
-  writeAtomically(files[2] as string, readme(options, manifestFile));
+  writeAtomically(files[2] as string, readme(options, manifestFile) + (serverPod ? `\n${agentReadme(serverPod)}` : ""));
+  if (serverPod) {
+    files.push(join(outDir, SNIPPET_FILE));
+    writeAtomically(files[3] as string, serverPodSnippet(serverPod));
+  }
   out(`Wrote ${files.join(", ")}\nFrom ${outDir}, run:\n`);
   for (const c of shipCommands(options, manifestFile)) out(`  ${c}\n`);
   return files;

@@ -5,7 +5,10 @@ import { join } from "node:path";
 import { REPORT_OPTIONS } from "../options/report.js";
 import { parseOption } from "../options/spec.js";
 import { MergeInputError, mergeSummaries, renderMergedMarkdown } from "../report/merge.js";
-import { readRunnerSummaries } from "../report/merge-input.js";
+import { renderMergedHtml } from "../report/merge-html.js";
+import { agentSampleFiles, readAgentSamples, readRunnerSummaries } from "../report/merge-input.js";
+import { type MergedMemory, mergeMemory } from "../report/merge-memory.js";
+import { renderMemoryMarkdown } from "../report/merge-memory-render.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { UsageError, writableDirFlag } from "../util/usage.js";
@@ -16,9 +19,11 @@ export interface MergeArgs {
   out?: unknown;
   ceiling?: unknown;
   guard?: unknown;
+  samples?: unknown;
+  "clock-offset-ms"?: unknown;
 }
 
-const MERGED_FILES = ["merged.json", "merged.md"] as const;
+const MERGED_FILES = ["merged.json", "merged.md", "merged.html"] as const;
 
 /**
  * Why `dir` cannot take merged.md and merged.json, or null: it is a bench run's folder (a merge never
@@ -77,21 +82,42 @@ export function runMergeReport(args: MergeArgs, out: (text: string) => void): nu
     args.out === undefined ? null : writableDirFlag("out", parseOption("out", REPORT_OPTIONS.out, args.out) as string);
   const outProblem = outDir ? mergeOutProblem(outDir) : null;
   if (outProblem) throw new UsageError(outProblem);
+  const givenSamples =
+    args.samples === undefined ? undefined : (parseOption("samples", REPORT_OPTIONS.samples, args.samples) as string[]);
+  const offset =
+    args["clock-offset-ms"] === undefined
+      ? 0
+      : (parseOption("clock-offset-ms", REPORT_OPTIONS["clock-offset-ms"], args["clock-offset-ms"]) as number);
   let markdown: string;
+  let html: string;
   let merged: ReturnType<typeof mergeSummaries>;
+  let memory: MergedMemory | null = null;
   try {
-    merged = mergeSummaries(readRunnerSummaries(paths));
-    markdown = renderMergedMarkdown(merged);
+    const runners = readRunnerSummaries(paths);
+    merged = mergeSummaries(runners);
+    const agents = readAgentSamples(agentSampleFiles(givenSamples, paths));
+    if (agents.length === 0 && args["clock-offset-ms"] !== undefined) {
+      throw new UsageError("--clock-offset-ms aligns runner marks with agent samples: give --samples FILE too");
+    }
+    memory = agents.length > 0 ? mergeMemory(agents, runners, offset) : null;
+    markdown = renderMergedMarkdown(merged, memory ? renderMemoryMarkdown(memory) : "");
+    html = renderMergedHtml(
+      merged,
+      memory ? { model: memory, series: agents.map((a) => ({ rss: a.rss, heap: a.heapUsed, gaps: a.gaps })) } : null,
+    );
   } catch (e) {
     if (e instanceof MergeInputError) throw new UsageError(e.message);
     throw e;
   }
   // Written before anything is printed: a refusal leaves no half-told story on stdout.
-  if (outDir) writeMerged(outDir, { "merged.json": `${JSON.stringify(merged, null, 2)}\n`, "merged.md": markdown });
+  if (outDir) {
+    const json = `${JSON.stringify({ ...merged, memory }, null, 2)}\n`;
+    writeMerged(outDir, { "merged.json": json, "merged.md": markdown, "merged.html": html });
+  }
   out(markdown);
   if (outDir) {
     out(
-      `\nmerged.md:   ${escapeText(join(outDir, "merged.md"))}\nmerged.json: ${escapeText(join(outDir, "merged.json"))}\n`,
+      `\nmerged.md:   ${escapeText(join(outDir, "merged.md"))}\nmerged.html: ${escapeText(join(outDir, "merged.html"))}\nmerged.json: ${escapeText(join(outDir, "merged.json"))}\n`,
     );
   }
   return EXIT.ok;

@@ -21,6 +21,8 @@ export interface ReportArgs extends GuardRaw, SummaryFlags {
   run?: string;
   merge?: unknown;
   out?: unknown;
+  samples?: unknown;
+  "clock-offset-ms"?: unknown;
 }
 
 /**
@@ -28,7 +30,7 @@ export interface ReportArgs extends GuardRaw, SummaryFlags {
  * defaults for `matrices` (the run's parts, as bench chose them).
  */
 export function guardOptions(
-  args: Omit<ReportArgs, "run" | "merge" | "out" | "json" | "summary-md">,
+  args: Omit<ReportArgs, "run" | "merge" | "out" | "json" | "summary-md" | "samples" | "clock-offset-ms">,
   matrices?: Parameters<typeof guardFromFlags>[1],
 ): GuardConfig | null {
   return guardFromFlags(args, matrices).guard;
@@ -55,6 +57,9 @@ export async function runReport(
 ): Promise<number> {
   if (args.merge !== undefined) return runMergeReport(args, out);
   if (args.run === undefined) throw new UsageError("report needs a run directory, or --merge SUMMARY...");
+  if (args.samples !== undefined || args["clock-offset-ms"] !== undefined) {
+    throw new UsageError("--samples and --clock-offset-ms go with --merge (a distributed k6 run's summaries)");
+  }
   // Refused rather than ignored: the reports of a run always go into its own folder.
   if (args.out !== undefined) {
     throw new UsageError(
@@ -97,7 +102,7 @@ export const reportCommand: CommandModule<object, ReportArgs> = {
   command: REPORT_COMMAND.command,
   describe: REPORT_COMMAND.describe,
   // --merge takes several paths after one flag.
-  builder: (y) => applyOptions(y, REPORT_COMMAND).array("merge") as never,
+  builder: (y) => applyOptions(y, REPORT_COMMAND).array("merge").array("samples") as never,
   handler: async (argv) => {
     quietOnClosedStdout();
     const code = await runReport(argv, (t) => process.stdout.write(t));

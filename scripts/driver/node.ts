@@ -1,6 +1,7 @@
 // The Node driver: C concurrent sessions through the shared protocol client (scenarios/lib) on
 // `ws`, with this process's event-loop lag measured while they run, so client-side distortion is
 // visible beside the figures.
+import { type PhaseMark, phaseMarkCollector } from "../../scenarios/lib/phase-marks.js";
 import type { SessionResult } from "../../scenarios/lib/session.js";
 import { type DriverSessionOptions, type LoopLag, runNodeSession, startLoopLag } from "./node-session.js";
 
@@ -19,6 +20,8 @@ export interface RunSessionsOptions extends DriverSessionOptions {
 export interface RunSessionsResult {
   rows: SessionResult[];
   loopLag: LoopLag;
+  /** Wall-clock marks (epoch ms) of the sessions' phases: first, last, count, as a k6 runner's summary has them. */
+  phases: Record<string, PhaseMark | null>;
 }
 
 /** Runs `clients` concurrent sessions; resolves when all have ended (each has its own timeout). */
@@ -27,6 +30,7 @@ export async function runSessions(options: RunSessionsOptions): Promise<RunSessi
   if (!Number.isInteger(clients) || clients < 1)
     throw new RangeError(`clients must be an integer >= 1 (got ${clients})`);
   const stopLag = startLoopLag();
+  const marks = phaseMarkCollector();
   let loopLag: LoopLag | undefined;
   try {
     const start = (index: number) =>
@@ -38,12 +42,15 @@ export async function runSessions(options: RunSessionsOptions): Promise<RunSessi
         await start(index);
         return runNodeSession({
           ...session,
-          onPhase: onPhase ? (name: string, t: number) => onPhase(index, name, t) : undefined,
+          onPhase: (name: string, t: number) => {
+            marks.onPhase(name);
+            onPhase?.(index, name, t);
+          },
         });
       }),
     );
     loopLag = stopLag();
-    return { rows, loopLag };
+    return { rows, loopLag, phases: marks.marks() };
   } finally {
     if (loopLag === undefined) stopLag();
   }

@@ -5,6 +5,7 @@ import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND } from "./fixture.js";
 import { FUZZ_COMMAND } from "./fuzz.js";
 import { K6_OPERATOR_COMMAND } from "./k6-operator.js";
 import { REPORT_COMMAND } from "./report.js";
+import { SAMPLE_COMMAND } from "./sample.js";
 import { SERVE_COMMAND } from "./serve.js";
 import type { CommandSpec } from "./spec.js";
 
@@ -17,4 +18,5 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   CLINIC_COMMAND,
   SERVE_COMMAND,
   K6_OPERATOR_COMMAND,
+  SAMPLE_COMMAND,
 ];

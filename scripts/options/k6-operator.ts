@@ -37,6 +37,26 @@ export const K6_OPERATOR_OPTIONS = {
     default: false,
     describe: "one runner per node (needs at least --parallelism schedulable nodes, else runners stay Pending)",
   },
+  "server-pod-snippet": {
+    type: "boolean",
+    default: false,
+    describe:
+      "also write server-pod-snippet.yaml: the sampling agent as a sidecar of the server's pod (shareProcessNamespace), writing to the same volume; README.md says how to start and stop it per run",
+    group: "Server memory (sampling agent):",
+  },
+  "server-port": {
+    type: "int",
+    min: 1,
+    max: 65_535,
+    describe: "the server's port inside its pod, for the agent (default: the port of --env URL)",
+    group: "Server memory (sampling agent):",
+  },
+  "agent-image": {
+    type: "string",
+    default: "catchup-bench-agent:latest",
+    describe: "image of the agent sidecar: Node 20 with a built catchup-bench at /app (README.md shows a Dockerfile)",
+    group: "Server memory (sampling agent):",
+  },
   image: {
     type: "string",
     default: DEFAULT_RUNNER_IMAGE,

@@ -15,7 +15,23 @@ export const REPORT_OPTIONS = {
   },
   out: {
     type: "string",
-    describe: "with --merge: also write merged.md and merged.json into this directory",
+    describe: "with --merge: also write merged.md, merged.html and merged.json into this directory",
+    group: "Distributed k6 runs:",
+  },
+  samples: {
+    type: "string",
+    repeatable: true,
+    describe:
+      "with --merge: a samples file of `catchup-bench sample` (the server's memory); give two for two servers side by side. Default: agent*.jsonl and samples*.jsonl in the --merge directories",
+    group: "Distributed k6 runs:",
+  },
+  "clock-offset-ms": {
+    type: "number",
+    min: -86_400_000,
+    max: 86_400_000,
+    default: 0,
+    describe:
+      "with --samples: added to the runners' wall-clock marks to put them on the agent host's clock (agent clock minus runner clock), ms",
     group: "Distributed k6 runs:",
   },
 } as const satisfies CommandSpec["options"];

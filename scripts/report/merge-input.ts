@@ -4,6 +4,7 @@
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { asRunnerSummary, benchRunRefusal, MergeInputError, type NamedSummary } from "./merge.js";
+import { type AgentTimeline, parseAgentSamples } from "./merge-memory.js";
 
 /** The summary files under the given paths, in a stable order. */
 export function summaryFiles(paths: readonly string[]): string[] {
@@ -49,5 +50,39 @@ export function readRunnerSummaries(paths: readonly string[]): NamedSummary[] {
       throw new MergeInputError(`--merge ${source}: not readable JSON (${(e as Error).message})`);
     }
     return { source, summary: asRunnerSummary(source, value) };
+  });
+}
+
+/** An agent's samples file in a merge directory: `catchup-bench sample --out DIR/agent….jsonl`. */
+const AGENT_FILE = /^(agent|samples).*\.jsonl$/;
+
+/** The agent samples files: those given, else the ones found in the --merge directories. */
+export function agentSampleFiles(given: readonly string[] | undefined, mergePaths: readonly string[]): string[] {
+  if (given && given.length > 0) return [...given];
+  return mergePaths.flatMap((path) => {
+    try {
+      if (!statSync(path).isDirectory()) return [];
+      return readdirSync(path)
+        .filter((f) => AGENT_FILE.test(f))
+        .sort()
+        .map((f) => join(path, f));
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** Reads each agent samples file into its timeline; a problem is a MergeInputError naming the file. */
+export function readAgentSamples(files: readonly string[]): AgentTimeline[] {
+  return files.map((file) => {
+    let text: string;
+    try {
+      if (!statSync(file).isFile())
+        throw Object.assign(new Error("not a regular file"), { code: "not a regular file" });
+      text = readFileSync(file, "utf8");
+    } catch (e) {
+      throw new MergeInputError(`--samples ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+    }
+    return parseAgentSamples(file, text);
   });
 }

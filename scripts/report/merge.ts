@@ -3,6 +3,7 @@
 // sessions: the merged rows take each session from the runner that ran it; distributions are
 // recomputed from those rows. What k6 computed per runner (percentiles, thresholds) cannot be
 // combined, and the report says so. Pure: summaries in, a merged model and Markdown out.
+import type { PhaseMark } from "../../scenarios/lib/phase-marks.js";
 import { emptySessionResult, type SessionResult } from "../../scenarios/lib/session.js";
 import { ms } from "../util/format.js";
 import { maxValue, minValue, quantile } from "../util/stats.js";
@@ -24,6 +25,8 @@ export interface RunnerSummary {
   rowsTruncated?: boolean;
   params?: Record<string, unknown>;
   rows: SessionResult[];
+  /** Wall-clock phase marks of this runner's sessions (scaleout.js, storm.js), for `--samples`. */
+  phases?: Record<string, PhaseMark | null>;
   figures: {
     completionMs: TrendValues | null;
     probeMs: TrendValues | null;
@@ -244,8 +247,8 @@ function distributionLine(label: string, d: Distribution | null): string {
   return `| ${label} | ${d.count} | ${ms(d.min)} | ${ms(d.median)} | ${ms(d.p90)} | ${ms(d.p95)} | ${ms(d.max)} |`;
 }
 
-/** The merged report as Markdown. */
-export function renderMergedMarkdown(m: MergedReport): string {
+/** The merged report as Markdown; `memory` (the agents' section) goes before the per-session rows. */
+export function renderMergedMarkdown(m: MergedReport, memory = ""): string {
   const out: string[] = [];
   out.push(`# k6 distributed run: ${mdText(m.scenario)}, ${m.runners.length} runners`, "");
   for (const n of m.notes) out.push(`> ${n}`, "");
@@ -266,6 +269,7 @@ export function renderMergedMarkdown(m: MergedReport): string {
   out.push("| runner | sessions ran | errors | its own completion median (ms) |", "|---|---:|---:|---:|");
   for (const r of m.runners) out.push(`| ${mdText(r.source)} | ${r.ran} | ${r.errors} | ${ms(r.completionMed)} |`);
   out.push("");
+  if (memory) out.push(memory);
   out.push("## Sessions", "");
   out.push(
     "| session | runner | ok | completion ms | first chunk ms | chunks | values | bytes | probe ms | error |",

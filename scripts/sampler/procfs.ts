@@ -370,3 +370,13 @@ export function openRssReader(pid: number): RssReader {
     },
   };
 }
+
+/** One RSS reading of pid (bytes), the file opened and closed around it. Throws a ProcError once pid is gone or has no memory. */
+export function readRssOnce(pid: number): number {
+  const reader = openRssReader(pid);
+  try {
+    return reader.read();
+  } finally {
+    reader.close();
+  }
+}

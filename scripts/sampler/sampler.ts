@@ -17,9 +17,10 @@ import type { HeapUsage, InspectorClient } from "./inspector.js";
 import { distribution, intervalStats } from "./interval-stats.js";
 import { defaultHeapIntervalMs } from "./lane-defaults.js";
 import { type MemoryUsageReading, readMemoryUsage } from "./memory-usage.js";
-import { isAlive, openRssReader, readVmHwm, resetVmHwm } from "./procfs.js";
+import { isAlive, readRssOnce, readVmHwm, resetVmHwm } from "./procfs.js";
 import { type RssBatch, type RssLane, type RssLaneScheduling, startRssLane } from "./rss-lane.js";
 import { rssSplitTracker, splitPoint } from "./rss-split.js";
+import { stampWall, wallClock } from "./wall-clock.js";
 
 /** An RSS lane sample: t in ms from the sampler's origin (monotonic clock), rss in bytes. */
 export interface RssSample {
@@ -49,8 +50,8 @@ export function heapGapThresholdMs(heapIntervalMs: number): number {
 export interface SamplerOptions {
   /** The process to sample: the one owning the server's listening socket (see findListeningPid). */
   pid: number;
-  /** A connected inspector of that same process (connectInspector / findInspector). */
-  inspector: InspectorClient;
+  /** A connected inspector of that same process (connectInspector / findInspector); null samples RSS only. */
+  inspector: InspectorClient | null;
   /** Target interval of the RSS lane (ms), e.g. DEFAULT_RSS_INTERVAL_MS. */
   intervalMs: number;
   /** Target interval of the heap lane (ms). Default: defaultHeapIntervalMs(intervalMs). */
@@ -77,6 +78,10 @@ export interface SamplerOptions {
    * Default true.
    */
   split?: boolean;
+  /** Stamp every line of the file with "wall" (epoch ms) beside its monotonic t. Default false. */
+  wallClock?: boolean;
+  /** How often the RSS lane hands its readings over, and so the file is written (ms). Default 50. */
+  batchMs?: number;
   /** Called after each RSS sample is recorded. */
   onRss?: (sample: RssSample) => void;
   /** Called after each heap sample is recorded. */
@@ -134,6 +139,8 @@ export interface Sampler {
   now(): number;
   /** Writes a phase line {t, phase, ...extra} to the samples file; returns t. */
   mark(phase: string, extra?: Record<string, unknown>): number;
+  /** Writes a line {t, ...fields} to the samples file (in time order with the samples); returns t. */
+  record(fields: Record<string, unknown>): number;
   /** The most recent RSS sample, or null. */
   readonly lastRss: RssSample | null;
   /** The most recent heap sample, or null. */
@@ -195,16 +202,11 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   const callTimeoutMs = options.callTimeoutMs ?? 30_000;
   // One read here first: a pid that is gone fails now, with the /proc error, before any thread starts.
   try {
-    const reader = openRssReader(pid);
-    try {
-      reader.read();
-    } finally {
-      reader.close();
-    }
+    readRssOnce(pid);
   } catch (e) {
     throw new Error(`cannot sample pid ${pid}: ${(e as Error).message}`);
   }
-  if (inspector.isClosed) throw new Error(`cannot sample pid ${pid}: its inspector is closed`);
+  if (inspector?.isClosed) throw new Error(`cannot sample pid ${pid}: its inspector is closed`);
   // Also the first pidusage call, which runs `getconf` once: before any lane starts.
   const cpuStart = await cpuTimeMsOrNull(pid);
   let hwmReset = false;
@@ -238,6 +240,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   };
   const release = (upTo: number) => {
     if (!stream) return;
+    wall?.sync();
     let out = "";
     let i = 0;
     let j = 0;
@@ -246,7 +249,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       const b = mainLines[j];
       const next = a && (!b || a.t <= b.t) ? a : b;
       if (!next || next.t > upTo) break;
-      out += `${next.line}\n`;
+      out += `${wall ? stampWall(next.line, wall.at(next.t)) : next.line}\n`;
       if (next === a) i++;
       else j++;
     }
@@ -256,6 +259,8 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   };
 
   const origin = options.origin ?? performance.now();
+  // Wall-clock stamps (epoch ms) for files merged with other hosts' data: release() is only called after this.
+  const wall = options.wallClock ? wallClock(origin) : null;
   const now = () => performance.now() - origin;
   const rssTimes: number[] = [];
   const rssReads: number[] = [];
@@ -327,7 +332,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     pid,
     intervalMs,
     origin,
-    batchMs: RSS_BATCH_MS,
+    batchMs: options.batchMs ?? RSS_BATCH_MS,
     realtime: options.realtime ?? true,
     onBatch,
   }).catch((e: Error) => {
@@ -338,6 +343,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
 
   /** Closes the stretch since the last heap answer (or the lane's start) at time t. */
   const closeHeapStretch = (t: number) => {
+    if (!inspector) return; // RSS only: no heap lane, no gaps
     const since = lastHeap?.t ?? startT;
     const gap = t - since;
     if (gap > heapGapMax) heapGapMax = gap;
@@ -377,7 +383,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       hwmReset,
       interval: intervalStats(rssTimes),
       heapInterval: intervalStats(heapTimes),
-      heapGapMaxMs: heapGapMax,
+      heapGapMaxMs: inspector ? heapGapMax : null,
       heapGaps,
       rssReadMs: rssReads.length > 0 ? distribution(rssReads) : null,
       heapWaitMs: heapWaits.length > 0 ? distribution(heapWaits) : null,
@@ -442,7 +448,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     if (!heapInFlight) return;
     heapInFlight = false;
     if (!running) return;
-    if (inspector.isClosed || !isAlive(pid)) {
+    if (inspector?.isClosed || !isAlive(pid)) {
       void finish(goneReason((e as Error)?.message ?? String(e)));
       return;
     }
@@ -452,6 +458,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   }
 
   const askHeap = () => {
+    if (!inspector) return;
     heapInFlight = true;
     asked = now();
     if (!splitting) {
@@ -473,11 +480,11 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   };
 
   // End promptly when the inspector socket closes (target killed), even between samples.
-  void inspector.closed.then((reason) => {
+  void inspector?.closed.then((reason) => {
     if (running) void finish(goneReason(reason));
   });
 
-  tick();
+  if (inspector) tick();
 
   return {
     pid,
@@ -485,6 +492,11 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     mark(phase, extra) {
       const t = now();
       if (!finishing) write(t, JSON.stringify({ t: r3(t), phase, ...extra }));
+      return t;
+    },
+    record(fields) {
+      const t = now();
+      if (!finishing) write(t, JSON.stringify({ t: r3(t), ...fields }));
       return t;
     },
     get lastRss() {

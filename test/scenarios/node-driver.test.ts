@@ -38,7 +38,12 @@ describe.each([
     const counts: Record<string, number[]> = {};
     for (const [name, after] of Object.entries(cursors(server))) {
       const phases = new Map<number, string[]>();
-      const { rows, loopLag } = await runSessions({
+      const before = Date.now();
+      const {
+        rows,
+        loopLag,
+        phases: marks,
+      } = await runSessions({
         clients: 4,
         url: server.url,
         token: DEV_TOKEN,
@@ -54,6 +59,17 @@ describe.each([
       }
       expect([...phases.keys()].sort()).toEqual([0, 1, 2, 3]);
       expect(phases.get(3)).toEqual(["connect", "open", "first-chunk", "completion", "close"]);
+      // The wall-clock marks a k6 runner's summary carries, for lining the driver up with an agent's samples.
+      expect(Object.entries(marks).map(([p, m]) => [p, m?.count ?? 0])).toEqual([
+        ["connect", 4],
+        ["first-chunk", 4],
+        ["completion", 4],
+        ["hold-end", 0],
+        ["close", 4],
+      ]);
+      for (const m of Object.values(marks)) {
+        if (m) expect(before <= m.first && m.first <= m.last && m.last <= Date.now()).toBe(true);
+      }
       for (const v of Object.values(loopLag)) expect(Number.isFinite(v) && v >= 0).toBe(true);
       counts[name] = rows.map((r) => r.chunks);
     }

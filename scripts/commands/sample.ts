@@ -1,0 +1,123 @@
+// `catchup-bench sample --pid PID | --port PORT --out FILE`: the sampling agent on the server's host.
+// Flags in, exit code out: the sampling itself is scripts/sampler/agent.ts. Stops on SIGINT/SIGTERM
+// or --duration (exit 0) or when the server exits (exit 3); SIGUSR2 marks the moment and forces a GC.
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import type { CommandModule } from "yargs";
+import { SAMPLE_COMMAND, SAMPLE_OPTIONS } from "../options/sample.js";
+import { readFlags } from "../options/spec.js";
+import { applyOptions } from "../options/yargs.js";
+import { AgentFileError, startAgent } from "../sampler/agent.js";
+import { AgentTargetError, agentInspector, agentPid } from "../sampler/agent-target.js";
+import { defaultHeapIntervalMs } from "../sampler/lane-defaults.js";
+import { escapeText } from "../util/escape.js";
+import { EXIT } from "../util/exit-codes.js";
+import { mib } from "../util/format.js";
+import { UsageError, writableDirFlag } from "../util/usage.js";
+
+/** What a SIGKILL can lose: the RSS lane hands its readings over (and the file is written) this often. */
+const FLUSH_MS = 20;
+
+type Args = Record<string, unknown>;
+
+function usage<T>(f: () => T): T {
+  try {
+    return f();
+  } catch (e) {
+    if (e instanceof AgentTargetError || e instanceof AgentFileError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
+/** The command's work: samples until stopped; resolves with the exit code. */
+export async function runSample(args: Args, print: (line: string) => void): Promise<number> {
+  const f = readFlags(SAMPLE_OPTIONS, args);
+  if (f.out === undefined) throw new UsageError("--out is required (the samples file to write)");
+  writableDirFlag("out", f.out, "file");
+  const file = resolve(f.out);
+  if (existsSync(file)) throw new UsageError(`--out ${file} exists already; the agent never overwrites samples`);
+  const pid = usage(() => agentPid(f.pid, f.port));
+  let inspector: Awaited<ReturnType<typeof agentInspector>>;
+  try {
+    inspector = await agentInspector(pid, { inspectPort: f["inspect-port"], serverPort: f.port });
+  } catch (e) {
+    if (e instanceof AgentTargetError) throw new UsageError(e.message);
+    throw e;
+  }
+  const heapIntervalMs = f["heap-interval-ms"] ?? defaultHeapIntervalMs(f["interval-ms"]);
+  let agent: Awaited<ReturnType<typeof startAgent>>;
+  try {
+    agent = await startAgent({
+      pid,
+      port: f.port ?? null,
+      inspector,
+      file,
+      intervalMs: f["interval-ms"],
+      heapIntervalMs,
+      procIntervalMs: f["proc-interval-ms"],
+      flushMs: FLUSH_MS,
+    });
+  } catch (e) {
+    await inspector?.close(1_000);
+    if (e instanceof AgentFileError) throw new UsageError(e.message);
+    // The server went away between finding it and sampling it: one line, nothing written.
+    process.stderr.write(`catchup-bench: ${escapeText((e as Error).message)}\n`);
+    return EXIT.noResult;
+  }
+  const lanes = inspector
+    ? `RSS every ${f["interval-ms"]} ms, heap every ${heapIntervalMs} ms through ${inspector.url}`
+    : `RSS only, every ${f["interval-ms"]} ms: pid ${pid} has no inspector on 127.0.0.1 (start it with --inspect=127.0.0.1:0, or give --inspect-port, for heap figures and GC)`;
+  print(`sampling pid ${pid}${f.port ? ` (port ${f.port})` : ""}: ${lanes}; samples to ${escapeText(file)}`);
+
+  let requested: (reason: string) => void = () => {};
+  const stopRequested = new Promise<string>((resolve) => {
+    requested = resolve;
+  });
+  const onSignal = (signal: NodeJS.Signals) => () => requested(signal);
+  const onInt = onSignal("SIGINT");
+  const onTerm = onSignal("SIGTERM");
+  const onUsr2 = () => {
+    void agent.gcMark("SIGUSR2").then((heap) => {
+      print(`SIGUSR2: marked${heap === null ? "" : `; post-GC heap ${mib(heap)} MiB`}`);
+    });
+  };
+  process.on("SIGINT", onInt);
+  process.on("SIGTERM", onTerm);
+  process.on("SIGUSR2", onUsr2);
+  const timer = f.duration === undefined ? null : setTimeout(() => requested("duration"), f.duration * 1000);
+  try {
+    const ended = await Promise.race([
+      stopRequested.then((reason) => ({ reason, bySelf: false })),
+      agent.endedBySelf.then((reason) => ({ reason, bySelf: true })),
+    ]);
+    const result = await agent.stop({ gcAtEnd: f["gc-at-end"], reason: ended.reason });
+    const s = result.summary;
+    const fig = (label: string, v: number | null) => `${label} ${v === null ? "n/a" : `${mib(v)} MiB`}`;
+    print(
+      [
+        `stopped (${escapeText(ended.reason)}): ${s.rssSamples} RSS and ${s.heapSamples} heap samples over ${(s.durationMs / 1000).toFixed(1)} s`,
+        fig("peak RSS", s.peakRssBytes),
+        fig("VmHWM", s.hwmRssBytes),
+        fig("peak heap", s.peakHeapBytes),
+        ...(f["gc-at-end"]
+          ? [result.gcError ? `post-GC heap n/a (${result.gcError})` : fig("post-GC heap", result.postGcHeapBytes)]
+          : []),
+      ].join("; "),
+    );
+    return ended.bySelf ? EXIT.noResult : EXIT.ok;
+  } finally {
+    if (timer) clearTimeout(timer);
+    process.off("SIGINT", onInt);
+    process.off("SIGTERM", onTerm);
+    process.off("SIGUSR2", onUsr2);
+  }
+}
+
+export const sampleCommand: CommandModule<object, Args> = {
+  command: SAMPLE_COMMAND.command,
+  describe: SAMPLE_COMMAND.describe,
+  builder: (y) => applyOptions(y, SAMPLE_COMMAND) as never,
+  handler: async (argv) => {
+    process.exitCode = await runSample(argv, (line) => process.stdout.write(`${line}\n`));
+  },
+};

@@ -1,0 +1,191 @@
+// The standalone sampling agent (`catchup-bench sample`): the bench's two-lane sampler pointed at a
+// server it did not start, on the server's host, for load that runs elsewhere (k6-operator runners).
+// Every line is stamped with wall-clock time so the runners' phase marks can be aligned with it;
+// beside the samples it records the kernel's peak RSS and the target's CPU time every procIntervalMs.
+// The file is written as the lanes hand over their readings (every batchMs), so a SIGKILL loses at
+// most that much. Signals and the command line stay in commands/sample.ts; this is callable code.
+import { appendFileSync, existsSync } from "node:fs";
+import { hostname } from "node:os";
+import { cpuTimeMsOrNull } from "./cpu.js";
+import type { InspectorClient } from "./inspector.js";
+import { readVmHwm, resetVmHwm } from "./procfs.js";
+import { postGcHeap, type SamplerSummary, startSampler } from "./sampler.js";
+import { stampWall } from "./wall-clock.js";
+
+/** Which file format the agent writes: the bench's samples lines, plus "wall", "hwm"/"cpuMs" and "agent"/"end" lines. */
+export const AGENT_SAMPLES_FORMAT = "catchup-bench/agent-samples@1";
+
+export interface AgentOptions {
+  pid: number;
+  /** The server's listening port when the target was found by it (recorded in the file). */
+  port: number | null;
+  inspector: InspectorClient | null;
+  /** The samples file (JSONL); must not exist yet. */
+  file: string;
+  intervalMs: number;
+  heapIntervalMs?: number;
+  /** How often VmHWM and the target's CPU time are recorded (ms). */
+  procIntervalMs: number;
+  /** How often the RSS lane's readings are written (ms): what a SIGKILL can lose. */
+  flushMs: number;
+}
+
+export interface AgentResult {
+  summary: SamplerSummary;
+  /** Heap used after the forced GC at the end (bytes); null when not asked or impossible. */
+  postGcHeapBytes: number | null;
+  /** Why a requested GC could not run, or null. */
+  gcError: string | null;
+}
+
+export interface Agent {
+  readonly pid: number;
+  /** The inspector's url, or null when sampling RSS only. */
+  readonly inspectorUrl: string | null;
+  /** Resolves when sampling ended by itself (target exited, inspector closed), with the reason. */
+  readonly endedBySelf: Promise<string>;
+  /** Marks the moment in the file ("mark" line) and, with an inspector, forces a GC and records the heap after it ("gc" line). */
+  gcMark(reason: string): Promise<number | null>;
+  /** Ends sampling; with gcAtEnd, forces a GC afterwards and appends its "gc" line, then the "end" line. Idempotent. */
+  stop(options: { gcAtEnd: boolean; reason: string }): Promise<AgentResult>;
+}
+
+const GC_TIMEOUT_MS = 30_000;
+
+export class AgentFileError extends Error {
+  override readonly name = "AgentFileError";
+}
+
+/** Starts sampling; rejects when the file exists already or the target cannot be sampled. */
+export async function startAgent(options: AgentOptions): Promise<Agent> {
+  const { pid, inspector, file } = options;
+  // Never over another run's samples: nothing measured is lost to a repeated command line.
+  if (existsSync(file)) throw new AgentFileError(`--out ${file} exists already; the agent never overwrites samples`);
+  let hwmReset = false;
+  try {
+    resetVmHwm(pid);
+    hwmReset = true;
+  } catch {
+    // not permitted (another user's process): VmHWM then covers the process's whole life, and the file says so
+  }
+  const origin = performance.now();
+  const sampler = await startSampler({
+    pid,
+    inspector,
+    intervalMs: options.intervalMs,
+    heapIntervalMs: options.heapIntervalMs,
+    file,
+    origin,
+    resetHwm: false,
+    wallClock: true,
+    batchMs: options.flushMs,
+  });
+  sampler.mark("agent", {
+    format: AGENT_SAMPLES_FORMAT,
+    pid,
+    port: options.port,
+    host: hostname(),
+    inspector: inspector?.url ?? null,
+    heap: inspector !== null,
+    intervalMs: options.intervalMs,
+    heapIntervalMs: inspector ? (options.heapIntervalMs ?? null) : null,
+    procIntervalMs: options.procIntervalMs,
+    hwmReset,
+  });
+
+  let procBusy = false;
+  const recordProc = async () => {
+    if (procBusy || !sampler.running) return;
+    procBusy = true;
+    try {
+      let hwm: number | null = null;
+      try {
+        hwm = readVmHwm(pid);
+      } catch {
+        // gone: the sampler ends by itself
+      }
+      const cpuMs = await cpuTimeMsOrNull(pid);
+      if (sampler.running) sampler.record({ hwm, cpuMs: cpuMs === null ? null : Math.round(cpuMs) });
+    } finally {
+      procBusy = false;
+    }
+  };
+  void recordProc();
+  const procTimer = setInterval(() => void recordProc(), options.procIntervalMs);
+
+  const endedBySelf = sampler.ended.then((s) => s.error ?? "stopped");
+
+  /** A line after sampling ended: t on the same clock, wall from Date.now(); appended synchronously. */
+  const appendLine = (fields: Record<string, unknown>) => {
+    const t = performance.now() - origin;
+    const line = JSON.stringify({ t: Math.round(t * 1000) / 1000, ...fields });
+    appendFileSync(file, `${stampWall(line, Date.now())}\n`);
+  };
+
+  let result: Promise<AgentResult> | null = null;
+  return {
+    pid,
+    inspectorUrl: inspector?.url ?? null,
+    endedBySelf,
+    async gcMark(reason) {
+      if (!sampler.running) return null;
+      const asked = sampler.mark("mark", { reason });
+      if (!inspector) return null;
+      try {
+        const heapUsed = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+        sampler.mark("gc", { heapUsed, reason, asked: Math.round(asked * 1000) / 1000 });
+        return heapUsed;
+      } catch (e) {
+        sampler.mark("gc", { heapUsed: null, reason, error: (e as Error).message });
+        return null;
+      }
+    },
+    stop({ gcAtEnd, reason }) {
+      result ??= (async () => {
+        clearInterval(procTimer);
+        // The last VmHWM and CPU figures go in before the lanes stop.
+        await recordProc();
+        const summary = await sampler.stop();
+        let postGc: number | null = null;
+        let gcError: string | null = null;
+        if (gcAtEnd) {
+          // After the lanes stopped, as in the bench: a full GC holds the inspector, and that stall is ours.
+          if (!inspector || inspector.isClosed)
+            gcError = inspector ? "the inspector closed" : "no inspector (RSS only)";
+          else {
+            try {
+              postGc = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+            } catch (e) {
+              gcError = (e as Error).message;
+            }
+          }
+          appendLine({ phase: "gc", heapUsed: postGc, reason: "gc-at-end", ...(gcError ? { error: gcError } : {}) });
+        }
+        let hwm = summary.hwmRssBytes;
+        try {
+          hwm = readVmHwm(pid) ?? hwm;
+        } catch {
+          // gone
+        }
+        appendLine({
+          phase: "end",
+          reason: summary.error ?? reason,
+          rssSamples: summary.rssSamples,
+          heapSamples: summary.heapSamples,
+          peakRssBytes: summary.peakRssBytes,
+          peakHeapBytes: summary.peakHeapBytes,
+          hwmRssBytes: hwm,
+          hwmReset,
+          postGcHeapBytes: postGc,
+          targetCpuMs: summary.targetCpuMs,
+          interval: summary.interval,
+          heapInterval: summary.heapInterval,
+          missedSlots: summary.missedSlots,
+        });
+        await inspector?.close(1_000);
+        return { summary: { ...summary, hwmRssBytes: hwm }, postGcHeapBytes: postGc, gcError };
+      })();
+      return result;
+    },
+  };
+}
