@@ -25,6 +25,7 @@ describe("RSS split", () => {
     keepSampler(s);
     await until(() => heap.length >= 3, 15_000, "heap ticks before the allocation");
     const before = heap.at(-1) as HeapSample;
+    const allocFrom = heap.length;
     expect(await t.command(`alloc ${96 * MiB}`)).toMatchObject({ started: "alloc" });
     expect(await t.nextLine()).toMatchObject({ done: "alloc" });
     const n = heap.length;
@@ -41,12 +42,17 @@ describe("RSS split", () => {
     expect(grew("heapUsed")).toBeLessThan(4);
     expect(((after.tickRss as number) - (before.tickRss as number)) / MiB).toBeGreaterThan(90);
 
-    // Every tick carries the split, and the parts add up to its RSS with nothing negative left over.
+    // Every tick carries the split, and the parts add up to its RSS with nothing negative left over,
+    // except at a tick taken while the Buffers were being allocated: external counts them from their
+    // allocation, RSS only once their pages are touched (the summary counts such ticks, it does not
+    // hide them).
     const split = summary.rssSplit;
     expect(split?.samples).toBe(heap.length);
-    expect(split?.negativeRemainders).toBe(0);
-    expect(split?.remainderMin).toBeGreaterThanOrEqual(0);
-    for (const h of heap) expect(h.tickRss).toBeGreaterThanOrEqual(h.heapTotal + (h.external as number));
+    const during = (i: number) => i >= allocFrom && i <= n;
+    expect(split?.negativeRemainders).toBeLessThanOrEqual(n - allocFrom + 1);
+    heap.forEach((h, i) => {
+      if (!during(i)) expect(h.tickRss).toBeGreaterThanOrEqual(h.heapTotal + (h.external as number));
+    });
     const p = split?.atRssPeak;
     expect(p && p.heapTotal + p.external + p.remainder).toBe(p?.rss);
     expect((p?.external as number) / MiB).toBeGreaterThan(96);
