@@ -94,6 +94,8 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
   });
 
   let procBusy = false;
+  /** The highest VmHWM a line of the file holds: the end line never says less than the file. */
+  let highestHwm: number | null = null;
   const recordProc = async () => {
     if (procBusy || !sampler.running) return;
     procBusy = true;
@@ -105,7 +107,10 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
         // gone: the sampler ends by itself
       }
       const cpuMs = await cpuTimeMsOrNull(pid);
-      if (sampler.running) sampler.record({ hwm, cpuMs: cpuMs === null ? null : Math.round(cpuMs) });
+      if (sampler.running) {
+        sampler.record({ hwm, cpuMs: cpuMs === null ? null : Math.round(cpuMs) });
+        if (hwm !== null) highestHwm = Math.max(highestHwm ?? 0, hwm);
+      }
     } finally {
       procBusy = false;
     }
@@ -167,6 +172,8 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
         } catch {
           // gone
         }
+        // A reading taken after the process ended (or never) must not undercut one already written.
+        if (highestHwm !== null) hwm = Math.max(hwm ?? 0, highestHwm);
         appendLine({
           phase: "end",
           reason: summary.error ?? reason,
