@@ -9,7 +9,8 @@ import { join } from "node:path";
 import type { AttributionKind, AttributionRow } from "../results/attribution.js";
 import type { MemoryRow } from "../results/schema.js";
 import { type ProfileCapture, startHeapProfiling } from "../sampler/heap-profiler.js";
-import { heapSites } from "../sampler/heap-sites.js";
+import { type FrameResolver, heapSites } from "../sampler/heap-sites.js";
+import { sourceMapResolver } from "../sampler/source-maps.js";
 import { runMemory } from "./memory.js";
 import { type MemoryCell, type MemoryTrial, memoryTrialId } from "./plan.js";
 
@@ -51,8 +52,9 @@ export function attributionRow(
   capture: ProfileCapture | null,
   profileFile: string | null,
   error: string | null,
+  resolve?: FrameResolver,
 ): AttributionRow {
-  const found = capture ? heapSites(capture.profile) : null;
+  const found = capture ? heapSites(capture.profile, resolve) : null;
   const why = error ?? (capture ? row.error : (row.error ?? "no profile"));
   return {
     scriptBytes: t.scriptBytes,
@@ -76,6 +78,9 @@ export function attributionRow(
 /** Runs the profiling trials of cells × variants; each row goes to onAttribution as it finishes. */
 export async function runAttribution(ctx: AttributionContext, cells: readonly MemoryCell[], variants: string[]) {
   const captures = new Map<string, { capture: ProfileCapture | null; error: string | null }>();
+  // Sites named by their original source where the target's scripts have source maps (the bundled
+  // server does); the saved .heapprofile keeps the positions V8 reported.
+  const sources = sourceMapResolver();
   const full: Parameters<typeof runMemory>[0] = {
     ...ctx,
     plan: attributionPlan(cells, variants),
@@ -113,7 +118,7 @@ export async function runAttribution(ctx: AttributionContext, cells: readonly Me
           error = `profile file: ${(e as Error).message}`;
         }
       }
-      ctx.onAttribution(attributionRow(t, row, got.capture, file, error));
+      ctx.onAttribution(attributionRow(t, row, got.capture, file, error, sources));
     },
   };
   await runMemory(full);

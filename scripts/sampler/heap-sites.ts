@@ -23,8 +23,13 @@ export interface SamplingHeapProfile {
   samples?: { size: number; nodeId: number; ordinal: number }[];
 }
 
-function frameOf(c: CdpCallFrame): SiteFrame {
-  return { functionName: c.functionName || "(anonymous)", url: c.url, line: c.lineNumber + 1 };
+/** Maps a frame's script position to its original source (source-maps.ts), or null to keep it. */
+export type FrameResolver = (p: { url: string; line: number; column: number }) => { url: string; line: number } | null;
+
+function frameOf(c: CdpCallFrame, resolve?: FrameResolver): SiteFrame {
+  const reported = { url: c.url, line: c.lineNumber + 1 };
+  const mapped = resolve && c.url ? resolve({ ...reported, column: c.columnNumber ?? 0 }) : null;
+  return { functionName: c.functionName || "(anonymous)", ...(mapped ?? reported) };
 }
 
 /** The key of a frame: function, url and line (a site is the pair allocating frame, caller). */
@@ -37,14 +42,17 @@ export function siteKey(s: Pick<HeapSite, "frame" | "caller">): string {
 }
 
 /** Every site of the profile with its bytes, largest first; and the profile's total sampled bytes. */
-export function heapSites(profile: SamplingHeapProfile): { sites: HeapSite[]; totalBytes: number } {
+export function heapSites(
+  profile: SamplingHeapProfile,
+  resolve?: FrameResolver,
+): { sites: HeapSite[]; totalBytes: number } {
   const byKey = new Map<string, HeapSite>();
   let total = 0;
   // Iterative walk: a deep recursion in the target gives a deep tree.
   const stack: [SamplingHeapProfileNode, SiteFrame | null][] = [[profile.head, null]];
   while (stack.length > 0) {
     const [node, parent] = stack.pop() as [SamplingHeapProfileNode, SiteFrame | null];
-    const frame = frameOf(node.callFrame);
+    const frame = frameOf(node.callFrame, resolve);
     if (node.selfSize > 0) {
       total += node.selfSize;
       const site = { frame, caller: parent, bytes: 0 };

@@ -1,0 +1,59 @@
+// Allocation sites in a bundled or compiled target, named by their original source: a frame whose
+// script has a source map beside it (`//# sourceMappingURL=` a file, as esbuild and tsc write them)
+// is mapped to the original file and line. The bundled server is one esbuild module, so without
+// this every site would read "dist/server-under-test/main.js:48123". Frames without a map (Node's
+// own, a target shipped without maps) keep the position the target reported.
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
+
+/** A frame's script position (1-based line, 0-based column, as V8 reports columns). */
+export interface ScriptPosition {
+  url: string;
+  line: number;
+  column: number;
+}
+
+export type PositionResolver = (p: ScriptPosition) => { url: string; line: number } | null;
+
+/** The map a script names on its last `sourceMappingURL` line, as a path; null without one. */
+function mapPathOf(script: string): string | null {
+  let text: string;
+  try {
+    text = readFileSync(script, "utf8");
+  } catch {
+    return null;
+  }
+  const m = /\/\/# sourceMappingURL=([^\s]+)\s*$/.exec(text.slice(-4096));
+  if (!m || (m[1] as string).startsWith("data:")) return null;
+  const path = resolve(dirname(script), decodeURIComponent(m[1] as string));
+  return existsSync(path) ? path : null;
+}
+
+/** Resolves positions through the source maps of file:// scripts; each script is read at most once. */
+export function sourceMapResolver(): PositionResolver {
+  const maps = new Map<string, { map: TraceMap; dir: string } | null>();
+  const mapOf = (script: string) => {
+    if (!maps.has(script)) {
+      const path = mapPathOf(script);
+      let entry: { map: TraceMap; dir: string } | null = null;
+      try {
+        if (path) entry = { map: new TraceMap(readFileSync(path, "utf8")), dir: dirname(path) };
+      } catch {
+        entry = null; // an unreadable or malformed map: keep the reported position
+      }
+      maps.set(script, entry);
+    }
+    return maps.get(script) ?? null;
+  };
+  return ({ url, line, column }) => {
+    if (!url.startsWith("file://")) return null;
+    const entry = mapOf(fileURLToPath(url));
+    if (!entry) return null;
+    const o = originalPositionFor(entry.map, { line, column });
+    if (o.source === null || o.line === null) return null;
+    const source = /^[a-z]+:\/\//.test(o.source) ? o.source : pathToFileURL(resolve(entry.dir, o.source)).href;
+    return { url: source, line: o.line };
+  };
+}
