@@ -6,13 +6,10 @@
 // whatever the ratios' distribution, where the bootstrap interval of so few pairs undercovers.
 // Pure apart from the clock, which is passed in.
 
-import type { Metric } from "../results/metrics.js";
+import { HEADLINE_MEMORY_METRICS, type Metric } from "../results/metrics.js";
 import type { Results } from "../results/schema.js";
 import { cellPairRatios, memoryCellId, RELIABLE_PAIRS, verdictsOf } from "../verdicts/cells.js";
 import { type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
-
-/** The metrics whose verdicts decide whether a memory cell gets another round. */
-export const HEADLINE_MEMORY_METRICS: readonly Metric[] = ["peakHeapBytes", "peakRssBytes"];
 
 /** The fewest pairs whose unanimous sign is significant at 5% two-sided (2^(1-6) = 3.1%). */
 export const SIGN_TEST_PAIRS = 6;

@@ -101,9 +101,10 @@ export const benchCommand: CommandModule = {
         log: (line) => process.stderr.write(`${line}\n`),
         argv: process.argv.slice(2),
       });
-      // Below the project root the path is shown relative to it, as in the report; a newline or
-      // control character in --out is shown escaped, never printed raw.
-      const shown = escapeText(relativeToRoot(join(outcome.runDir, "results.json"), ROOT));
+      // A file of the run as printed: below the project root relative to it, as in the report; a
+      // newline or control character in --out shown escaped, never printed raw.
+      const shownPath = (file: string) => escapeText(relativeToRoot(join(outcome.runDir, file), ROOT));
+      const shown = shownPath("results.json");
       // stdout: the Markdown alone (or --json); the path and the guard's lines go to stderr.
       emitReport(
         outcome,
@@ -116,14 +117,14 @@ export const benchCommand: CommandModule = {
       const crashes = outcome.results.targetCrashes?.length ?? 0;
       if (crashes > 0) {
         process.stderr.write(
-          `catchup-bench: ${crashes} target crash${crashes === 1 ? "" : "es"} during the run (see "Target crashes" in ${escapeText(relativeToRoot(join(outcome.runDir, "report.md"), ROOT))}): no trustworthy result\n`,
+          `catchup-bench: ${crashes} target crash${crashes === 1 ? "" : "es"} during the run (see "Target crashes" in ${shownPath("report.md")}): no trustworthy result\n`,
         );
       }
       const r = outcome.results;
       const startFailures = [...r.memory, ...(r.aa?.memory ?? [])].filter((row) => row.startFailed).length;
       if (startFailures > 0) {
         process.stderr.write(
-          `catchup-bench: ${startFailures} memory trial${startFailures === 1 ? "" : "s"} could not start ${startFailures === 1 ? "its" : "their"} target (see "Failed trials" in ${escapeText(relativeToRoot(join(outcome.runDir, "report.md"), ROOT))}): no trustworthy result\n`,
+          `catchup-bench: ${startFailures} memory trial${startFailures === 1 ? "" : "s"} could not start ${startFailures === 1 ? "its" : "their"} target (see "Failed trials" in ${shownPath("report.md")}): no trustworthy result\n`,
         );
       }
       process.exitCode = benchExitCode({ ...outcome, crashes, startFailures });

@@ -4,7 +4,7 @@
 // verdict class. At most about 30 lines; everything else goes below it, folded.
 
 import { cellName, memoryCellName } from "../results/cell-names.js";
-import type { Metric } from "../results/metrics.js";
+import { HEADLINE_MEMORY_METRICS, type Metric } from "../results/metrics.js";
 import type { CellVerdict } from "../results/verdict.js";
 import { escapeText } from "../util/escape.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
@@ -183,8 +183,8 @@ function cellList(cells: CellVerdict[], all: number, what: string): string {
 function fewPairsNote(model: ReportModel, metric: Metric, cells: CellVerdict[]): string {
   const few = cells.filter((v) => v.indicative);
   if (few.length === 0) return "";
-  // The rounds' sign test looked at peak heap and peak RSS only.
-  const tested = metric === "peakHeapBytes" || metric === "peakRssBytes";
+  // The rounds' sign test looked at the headline memory metrics only.
+  const tested = HEADLINE_MEMORY_METRICS.includes(metric);
   const clear = new Set((model.memoryRounds?.cells ?? []).filter((c) => c.why === "clear").map((c) => c.cell));
   if (!tested || !few.every((v) => clear.has(v.cell))) return " (indicative: fewer than 8 pairs)";
   const n = Math.min(...few.map((v) => v.pairs));

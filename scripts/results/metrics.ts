@@ -17,6 +17,9 @@ export type Metric = LatencyMetric | MemoryMetric;
 /** Every metric the paired statistics and the regression guard know, in report order. */
 export const METRICS: readonly Metric[] = [...LATENCY_METRICS, ...MEMORY_METRICS];
 
+/** The memory metrics of the headline: sequential rounds decide a cell on these (bench/memory-rounds.ts). */
+export const HEADLINE_MEMORY_METRICS: readonly Metric[] = ["peakHeapBytes", "peakRssBytes"];
+
 /** The storm figures the guard can judge, by their --guard names. */
 export const STORM_METRICS = {
   stormPeakRssBytes: "peakRssBytes",

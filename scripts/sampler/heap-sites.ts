@@ -23,7 +23,10 @@ export interface SamplingHeapProfile {
   samples?: { size: number; nodeId: number; ordinal: number }[];
 }
 
-/** Maps a frame's script position to its original source (source-maps.ts), or null to keep it. */
+/**
+ * Maps a frame's script position (1-based line, 0-based column, as V8 reports columns) to its
+ * original source (source-maps.ts), or null to keep it.
+ */
 export type FrameResolver = (p: { url: string; line: number; column: number }) => { url: string; line: number } | null;
 
 function frameOf(c: CdpCallFrame, resolve?: FrameResolver): SiteFrame {

@@ -7,15 +7,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { originalPositionFor, TraceMap } from "@jridgewell/trace-mapping";
-
-/** A frame's script position (1-based line, 0-based column, as V8 reports columns). */
-export interface ScriptPosition {
-  url: string;
-  line: number;
-  column: number;
-}
-
-export type PositionResolver = (p: ScriptPosition) => { url: string; line: number } | null;
+import type { FrameResolver } from "./heap-sites.js";
 
 /** The map a script names on its last `sourceMappingURL` line, as a path; null without one. */
 function mapPathOf(script: string): string | null {
@@ -32,7 +24,7 @@ function mapPathOf(script: string): string | null {
 }
 
 /** Resolves positions through the source maps of file:// scripts; each script is read at most once. */
-export function sourceMapResolver(): PositionResolver {
+export function sourceMapResolver(): FrameResolver {
   const maps = new Map<string, { map: TraceMap; dir: string } | null>();
   const mapOf = (script: string) => {
     if (!maps.has(script)) {
