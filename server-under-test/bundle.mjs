@@ -2,7 +2,9 @@
 // path unbundled): Node 20 spends about a second resolving and linking Effect's several hundred ES
 // modules at every start, a bundle under half of that, and every memory trial starts a fresh server.
 // Names are kept (a heap profile or stack shows the server's own function names) and a source map
-// points back at server-under-test/*.ts. Native and optional addons stay ordinary imports.
+// points back at server-under-test/*.ts. Native and optional addons stay ordinary imports, and so does
+// `ws`: a preloaded module (bench:power's knob, a user's --import hook) patches the one WebSocket class
+// the server uses only if both import it from node_modules.
 import { build } from "esbuild";
 
 const root = new URL("..", import.meta.url);
@@ -18,7 +20,7 @@ await build({
   keepNames: true,
   sourcemap: "linked",
   sourcesContent: false,
-  external: ["better-sqlite3", "bufferutil", "utf-8-validate"],
+  external: ["better-sqlite3", "bufferutil", "utf-8-validate", "ws"],
   // CommonJS dependencies bundled into an ES module call require(): give them Node's own.
   banner: {
     js: 'import { createRequire as __createRequire } from "node:module"; const require = __createRequire(import.meta.url);',

@@ -41,10 +41,14 @@ function afterSequenceOf(data) {
 
 if (knobs.after !== null && (knobs.delayMs > 0 || knobs.holdMib > 0)) {
   const held = new Map();
+  let intercepted = false;
   const emit = WebSocket.prototype.emit;
   WebSocket.prototype.emit = function (event, ...args) {
     if (event === "close") held.delete(this);
     if (event !== "message" || afterSequenceOf(args[0]) !== knobs.after) return emit.call(this, event, ...args);
+    // Once, so a run (and a test) can see the knob reached the server's own WebSocket class.
+    if (!intercepted) process.stderr.write(`power-knobs: intercepted a subscribe after ${knobs.after}\n`);
+    intercepted = true;
     if (knobs.holdMib > 0) {
       // 8 bytes per small-integer element: Y MiB of V8 heap, every page written.
       const block = new Array(Math.round((knobs.holdMib * 1024 * 1024) / 8)).fill(0);
