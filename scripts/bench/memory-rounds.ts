@@ -1,14 +1,18 @@
 // Sequential memory rounds, on by default: the memory plan starts with --memory-trials rounds, then adds
 // one interleaved round at a time to the cells whose headline verdicts (peak heap, peak RSS) are not yet
-// clear, until each has RELIABLE_PAIRS pairs or the time budget is spent. A cell is clear early when,
-// for both metrics, every one of at least SIGN_TEST_PAIRS paired ratios lies beyond the A/A band and
-// 1.0 on the same side: an exact sign test (two-sided p = 2^(1-n), 3.1% at 6 pairs) that holds
-// whatever the ratios' distribution, where the bootstrap interval of so few pairs undercovers.
+// clear, until each has RELIABLE_PAIRS pairs or the time budget is spent. A cell may stop early, from
+// SIGN_TEST_PAIRS pairs on, on an exact sign test that holds whatever the ratios' distribution (where
+// the bootstrap interval of so few pairs undercovers), one of two kinds for both metrics alike:
+// - "clear": every paired ratio lies beyond the A/A band and 1.0 on the same side (two-sided
+//   p = 2^(1-n), 3.1% at 6 pairs);
+// - "equivalent": every paired ratio lies within the practical floor (--min-effect), so the median
+//   ratio is below 1 + t and above 1 - t by two one-sided sign tests (each p = 2^-n, 1.6% at 6).
 // Pure apart from the clock, which is passed in.
 
 import { HEADLINE_MEMORY_METRICS, type Metric } from "../results/metrics.js";
 import type { Results } from "../results/schema.js";
-import { cellPairRatios, memoryCellId, RELIABLE_PAIRS, verdictsOf } from "../verdicts/cells.js";
+import { cellPairs, memoryCellId, RELIABLE_PAIRS, verdictsOf } from "../verdicts/cells.js";
+import { floorTolerance, minEffectFromConfig } from "../verdicts/practical.js";
 import { type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
 
 /** The fewest pairs whose unanimous sign is significant at 5% two-sided (2^(1-6) = 3.1%). */
@@ -19,8 +23,10 @@ export interface MemoryRoundsInfo {
   budgetSeconds: number;
   spentSeconds: number;
   targetPairs: number;
-  cells: { cell: string; pairs: number; why: "pairs" | "clear" | "budget" | "missing" }[];
+  cells: { cell: string; pairs: number; why: "pairs" | "clear" | "equivalent" | "budget" | "missing" }[];
 }
+
+type Need = "more" | "pairs" | "clear" | "equivalent" | "missing";
 
 type Judged = { pairs: number; aaLow: number | null; aaHigh: number | null; verdict: string };
 
@@ -34,22 +40,28 @@ export function clearOfBand(v: Judged, ratios: readonly number[]): boolean {
   return ratios.every((r) => r > Math.max(1, aaHigh)) || ratios.every((r) => r < Math.min(1, aaLow));
 }
 
+/** Pure: at least SIGN_TEST_PAIRS ratios, every one within `tolerance` of 1.0 (|ratio - 1| < tolerance). */
+export function withinFloor(ratios: readonly number[], tolerance: number): boolean {
+  return ratios.length >= SIGN_TEST_PAIRS && ratios.every((r) => Math.abs(r - 1) < tolerance);
+}
+
 /** Pure: per memory cell, whether it needs another round and, if not, why. */
-export function memoryCellNeeds(
-  results: Results,
-  targetPairs = RELIABLE_PAIRS,
-): Map<string, "more" | "pairs" | "clear" | "missing"> {
+export function memoryCellNeeds(results: Results, targetPairs = RELIABLE_PAIRS): Map<string, Need> {
   const byCell = new Map<string, (Judged & { metric: Metric })[]>();
   for (const v of verdictsOf(results, null)) {
     if (!HEADLINE_MEMORY_METRICS.includes(v.metric)) continue;
     byCell.set(v.cell, [...(byCell.get(v.cell) ?? []), v]);
   }
-  const needs = new Map<string, "more" | "pairs" | "clear" | "missing">();
+  const floor = minEffectFromConfig(results.run.config ?? {});
+  const needs = new Map<string, Need>();
   for (const [cell, vs] of byCell) {
+    const pairs = vs.map((v) => cellPairs(results, v.metric, cell));
     // A failed pair is not brought back by more rounds (the verdict stays "missing").
     if (vs.some((v) => v.verdict === "missing")) needs.set(cell, "missing");
     else if (vs.every((v) => v.pairs >= targetPairs)) needs.set(cell, "pairs");
-    else if (vs.every((v) => clearOfBand(v, cellPairRatios(results, v.metric, cell)))) needs.set(cell, "clear");
+    else if (vs.every((v, i) => clearOfBand(v, pairs[i]?.ratios ?? []))) needs.set(cell, "clear");
+    else if (pairs.every((p) => withinFloor(p.ratios, floorTolerance(p.baselineMedian, "bytes", floor))))
+      needs.set(cell, "equivalent");
     else needs.set(cell, "more");
   }
   return needs;

@@ -9,6 +9,8 @@ export interface Conditions {
   fixture: string | null;
   trials: number | null;
   memoryTrials: number | null;
+  /** The pairs sequential memory rounds went up to, when they ran. */
+  memoryRoundsUpTo: number | null;
   ackDelayMs: number | null;
   holdMs: number | null;
   rssIntervalMs: number | null;
@@ -43,6 +45,7 @@ export function conditionsOf(
     fixture,
     trials: results.latency.length > 0 ? num(c, "trials") : null,
     memoryTrials: results.memory.length > 0 ? num(c, "memoryTrials") : null,
+    memoryRoundsUpTo: results.memoryRounds?.targetPairs ?? null,
     ackDelayMs: num(c, "ackDelayMs"),
     holdMs: num(c, "holdMs"),
     rssIntervalMs: results.memory.length > 0 ? num(c, "sampleIntervalMs") : null,

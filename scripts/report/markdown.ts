@@ -377,6 +377,9 @@ const ROUNDS_WHY: Record<string, (pairs: number) => string> = {
   // Fewer pairs sufficed: the sign test's exact p, not the (undercovering) interval, is the evidence.
   clear: (n) =>
     `sufficed: all ${n} ratios beyond the A/A band and 1.0 on one side (sign test p = ${unanimousSignP(n).toFixed(3)})`,
+  // Two one-sided sign tests (median above 1 - t, below 1 + t), each p = 2^-n.
+  equivalent: (n) =>
+    `sufficed: all ${n} ratios within the practical floor (equivalence sign tests p = ${(unanimousSignP(n) / 2).toFixed(3)})`,
   budget: () => "budget spent",
   missing: () => "a pair missing",
 };
@@ -486,12 +489,13 @@ export function detailsMarkdown(model: ReportModel, compact = false): string[] {
         "",
       );
     }
+    // Cell names and reasons come from results.json, which may be hand-edited: inert, like any foreign text.
     const auto = autoSampleText(model);
-    if (auto) out.push(auto, "");
+    if (auto) out.push(mdText(auto), "");
     const load = loadLine(model.load);
     if (load) out.push(load, "");
     const rounds = memoryRoundsText(model);
-    if (rounds) out.push(rounds, "");
+    if (rounds) out.push(mdText(rounds), "");
     for (const t of tables) {
       if (compact && COMPACT_DROPPED.some((m) => t.title.startsWith(`${m}:`))) continue;
       out.push(`### ${mdText(t.title)}`, "", ...mdTable(t.header, t.rows), "", mdText(t.pooled), "");

@@ -31,12 +31,17 @@ export interface Summary {
   memory: SummaryTable | null;
 }
 
+/** "3", or "3 to 8 (sequential)" where sequential rounds could add more. */
+function memoryTrialsText(planned: number, upTo: number | null): string {
+  return upTo !== null && upTo > planned ? `${planned} to ${upTo} (sequential)` : String(planned);
+}
+
 function conditionsLine(c: Conditions): string {
   const parts = [
     c.variants.length > 0 ? `variants ${c.variants.join(" vs ")}` : null,
     c.fixture ? `fixture ${c.fixture}` : null,
     c.trials !== null ? `${c.trials} trial${c.trials === 1 ? "" : "s"} per latency case` : null,
-    c.memoryTrials !== null ? `${c.memoryTrials} per memory cell` : null,
+    c.memoryTrials !== null ? `${memoryTrialsText(c.memoryTrials, c.memoryRoundsUpTo)} per memory cell` : null,
     c.ackDelayMs !== null ? `ACK delay ${c.ackDelayMs} ms` : null,
     c.holdMs !== null ? `hold ${c.holdMs} ms` : null,
     c.rssIntervalMs !== null ? `sampling RSS every ${c.rssIntervalMs} ms, heap every ${c.heapIntervalMs} ms` : null,
@@ -175,21 +180,33 @@ function cellList(cells: CellVerdict[], all: number, what: string): string {
   return `in ${shown.join(" / ")}`;
 }
 
+/** The sign test that stopped a cell's sequential rounds early, for the headline memory metrics it looked at. */
+function earlyStop(model: ReportModel, metric: Metric, cell: string): "clear" | "equivalent" | null {
+  if (!HEADLINE_MEMORY_METRICS.includes(metric)) return null;
+  const why = model.memoryRounds?.cells.find((c) => c.cell === cell)?.why;
+  return why === "clear" || why === "equivalent" ? why : null;
+}
+
+const EARLY_STOP_TEXT = {
+  clear: (n: number) => `every ratio beyond the A/A band: sign test p ≤ ${unanimousSignP(n).toFixed(3)}`,
+  equivalent: (n: number) =>
+    `every ratio within the practical floor: equivalence sign tests p ≤ ${(unanimousSignP(n) / 2).toFixed(3)}`,
+};
+
 /**
  * What a class of cells with fewer than 8 pairs rests on: the sign test where sequential rounds
- * stopped them early because every ratio lay beyond the A/A band (its p is exact at any pair
- * count), else "indicative" (the interval undercovers).
+ * stopped them early (every ratio beyond the A/A band, or every ratio within the practical floor; its
+ * p is exact at any pair count), else "indicative" (the interval undercovers).
  */
 function fewPairsNote(model: ReportModel, metric: Metric, cells: CellVerdict[]): string {
   const few = cells.filter((v) => v.indicative);
   if (few.length === 0) return "";
-  // The rounds' sign test looked at the headline memory metrics only.
-  const tested = HEADLINE_MEMORY_METRICS.includes(metric);
-  const clear = new Set((model.memoryRounds?.cells ?? []).filter((c) => c.why === "clear").map((c) => c.cell));
-  if (!tested || !few.every((v) => clear.has(v.cell))) return " (indicative: fewer than 8 pairs)";
+  const kinds = new Set(few.map((v) => earlyStop(model, metric, v.cell)));
+  const [kind] = kinds;
+  if (kinds.size !== 1 || !kind) return " (indicative: fewer than 8 pairs)";
   const n = Math.min(...few.map((v) => v.pairs));
   const each = few.every((v) => v.pairs === n) ? `${n} pairs` : `${n} or more pairs`;
-  return ` (${each}, every ratio beyond the A/A band: sign test p ≤ ${unanimousSignP(n).toFixed(3)})`;
+  return ` (${each}, ${EARLY_STOP_TEXT[kind](n)})`;
 }
 
 /** One sentence for a metric: each of its verdict classes with the cells in it. */
@@ -309,13 +326,21 @@ export function closingLine(model: ReportModel): string {
   const parts: string[] = [];
   const timer = model.metrics.some((m) => m.metric === "acknowledgedMs") ? "acknowledgedMs" : "completionMs";
   const lat = farthest(model, timer);
-  const tag = (v: CellVerdict) => `${v.indicative ? ", indicative" : ""}${v.verdict === "noise" ? ", noise" : ""}`;
+  const tag = (v: CellVerdict, metric: Metric) => {
+    const few = !v.indicative
+      ? ""
+      : earlyStop(model, metric, v.cell)
+        ? `, ${v.pairs} pairs, sign test`
+        : ", indicative";
+    return `${few}${v.verdict === "noise" ? ", noise" : ""}`;
+  };
   if (lat?.median != null) {
     const name = timer === "acknowledgedMs" ? "completion (acknowledged)" : "completion (marker received)";
-    parts.push(`${name} ${lat.median.toFixed(2)}× ${r.baseline} (${cellName(lat.cell)}${tag(lat)})`);
+    parts.push(`${name} ${lat.median.toFixed(2)}× ${r.baseline} (${cellName(lat.cell)}${tag(lat, timer)})`);
   }
   const heap = farthest(model, "peakHeapBytes");
-  if (heap?.median != null) parts.push(`peak heap ${heap.median.toFixed(2)}× (${cellName(heap.cell)}${tag(heap)})`);
+  if (heap?.median != null)
+    parts.push(`peak heap ${heap.median.toFixed(2)}× (${cellName(heap.cell)}${tag(heap, "peakHeapBytes")})`);
   const guard = model.guardLines?.at(-1);
   const word = guard ? /^guard: (PASS|FAIL|NO VERDICT)/.exec(guard)?.[1] : undefined;
   const decision = word ? `; guard ${word}` : "";

@@ -193,14 +193,15 @@ export interface Results {
   autoSample?: AutoSampleInfo;
   /**
    * Sequential memory rounds (scripts/bench/memory-rounds.ts): the budget, the time used, and per cell
-   * its pairs and why it got no more ("pairs": reached targetPairs; "clear": its intervals lie beyond
-   * the A/A band and 1.0; "budget": the time ran out; "missing": a failed pair).
+   * its pairs and why it got no more ("pairs": reached targetPairs; "clear": every ratio beyond the
+   * A/A band and 1.0; "equivalent": every ratio within the practical floor; "budget": the time ran
+   * out; "missing": a failed pair).
    */
   memoryRounds?: {
     budgetSeconds: number;
     spentSeconds: number;
     targetPairs: number;
-    cells: { cell: string; pairs: number; why: "pairs" | "clear" | "budget" | "missing" }[];
+    cells: { cell: string; pairs: number; why: "pairs" | "clear" | "equivalent" | "budget" | "missing" }[];
   };
   /** Targets that died on their own during the run (never one the harness stopped), in order. */
   targetCrashes?: TargetCrash[];

@@ -250,10 +250,16 @@ function variantMedian(rows: ReturnType<typeof cellRows>, field: string, variant
   return xs.length > 0 ? median(xs) : null;
 }
 
-/** One cell's paired ratios candidate/baseline of a metric (empty without roles). */
-export function cellPairRatios(results: Results, metric: Metric, cell: string): number[] {
+/** One cell's paired ratios candidate/baseline of a metric and the baseline's median (none without roles). */
+export function cellPairs(
+  results: Results,
+  metric: Metric,
+  cell: string,
+): { ratios: number[]; baselineMedian: number | null } {
   const roles = rolesOf(results);
-  return roles ? metricRatios(metric, cellRows(results, metric, cell), roles) : [];
+  if (!roles) return { ratios: [], baselineMedian: null };
+  const rows = cellRows(results, metric, cell);
+  return { ratios: metricRatios(metric, rows, roles), baselineMedian: variantMedian(rows, metric, roles.baseline) };
 }
 
 /** Every metric's per-cell verdicts and pooled summary. Empty when the run has nothing to compare. */

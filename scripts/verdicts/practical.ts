@@ -35,6 +35,17 @@ export function minEffectFromConfig(config: Record<string, unknown>): MinEffect 
 }
 
 /**
+ * The widest |ratio - 1| that is still below the floor: a change is below it when it misses either
+ * the relative or the absolute size (belowFloor's rule), so the larger tolerance applies. Without a
+ * baseline only the relative floor does.
+ */
+export function floorTolerance(baseline: number | null, unit: "bytes" | "ms", floor: MinEffect): number {
+  const abs = unit === "bytes" ? floor.bytes : floor.ms;
+  const relative = floor.percent / 100;
+  return baseline !== null && baseline > 0 ? Math.max(relative, abs / baseline) : relative;
+}
+
+/**
  * Why a median paired ratio is below the floor ("0.3% (0.08 MiB) < 1%, 1 MiB"), or null when the change
  * is large enough to speak of. `baseline` is the baseline's median in the cell (the absolute size of
  * the change is |ratio - 1| x baseline); without it only the relative floor applies.

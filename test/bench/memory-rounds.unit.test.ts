@@ -1,9 +1,10 @@
 // Sequential memory rounds: a cell whose peak heap and peak RSS ratios all lie beyond the A/A band
-// stops at 6 pairs (an exact sign test, "clear"); a noisy cell gets interleaved rounds until 8 pairs
-// ("pairs") or until the budget is spent ("budget"); a cell with a failed pair gets none ("missing").
+// stops at 6 pairs (an exact sign test, "clear"), and so does one whose ratios all lie within the
+// practical floor ("equivalent"); a noisy cell gets interleaved rounds until 8 pairs ("pairs") or
+// until the budget is spent ("budget"); a cell with a failed pair gets none ("missing").
 import { describe, expect, it } from "vitest";
 import { emptyRow } from "../../scripts/bench/memory.js";
-import { clearOfBand, createMemoryRounds, memoryCellNeeds } from "../../scripts/bench/memory-rounds.js";
+import { clearOfBand, createMemoryRounds, memoryCellNeeds, withinFloor } from "../../scripts/bench/memory-rounds.js";
 import { type MemoryCell, type MemoryTrial, memoryRound } from "../../scripts/bench/plan.js";
 import { memoryRoundsText } from "../../scripts/report/markdown.js";
 import type { ReportModel } from "../../scripts/report/model.js";
@@ -13,14 +14,17 @@ const MIB = 1024 * 1024;
 const VARIANTS = ["legacy", "batched", "A2"];
 const CLEAR: MemoryCell = { scriptBytes: 8192, clients: 4, mode: "memory" };
 const NOISY: MemoryCell = { scriptBytes: 1024, clients: 1, mode: "memory" };
+/** No change: every ratio within 0.5% of 1, inside the default floor (1%). */
+const SAME: MemoryCell = { scriptBytes: 8192, clients: 1, mode: "snapshot" };
 
 /** A deterministic wobble in [-1, 1] per trial and variant. */
 const wobble = (trial: number, variant: string) => Math.sin(trial * 7.3 + variant.length * 1.9);
 
 function row(t: MemoryTrial, ok = true): MemoryRow {
   const noisy = t.scriptBytes === NOISY.scriptBytes;
-  const factor = t.variant === "batched" && !noisy ? 1.5 : 1;
-  const heap = 100 * MIB * factor * (1 + (noisy ? 0.05 : 0.005) * wobble(t.trial, t.variant));
+  const same = t.mode === SAME.mode;
+  const factor = t.variant === "batched" && !noisy && !same ? 1.5 : 1;
+  const heap = 100 * MIB * factor * (1 + (noisy ? 0.05 : same ? 0.002 : 0.005) * wobble(t.trial, t.variant));
   return {
     ...emptyRow(t, null, ""),
     ok,
@@ -138,6 +142,34 @@ describe("sequential memory rounds", () => {
     expect(rounds.info().cells[0]?.why).toBe("missing");
   });
 
+  it("stops a cell whose ratios all lie within the practical floor at 6 pairs, unless the floor is 0", () => {
+    const rounds = (minEffect?: Record<string, number>) => {
+      const r = results();
+      if (minEffect) r.run.config = { ...r.run.config, minEffect };
+      planned(r, [SAME]);
+      const seq = createMemoryRounds({
+        budgetSeconds: 600,
+        variants: VARIANTS,
+        cells: [SAME],
+        results: () => r,
+        now: () => 0,
+      });
+      for (let next = seq.more(); next.length > 0; next = seq.more()) add(r, next);
+      return seq.info().cells;
+    };
+    expect(rounds()).toEqual([{ cell: "8192x1/snapshot", pairs: 6, why: "equivalent" }]);
+    expect(rounds({ percent: 0, bytes: 0, ms: 0 })).toEqual([{ cell: "8192x1/snapshot", pairs: 8, why: "pairs" }]);
+  });
+
+  it("calls ratios equivalent only when at least 6 all lie strictly within the tolerance", () => {
+    const six = (x: number) => [x, x, x, x, x, x];
+    expect(withinFloor(six(1.009), 0.01)).toBe(true);
+    expect(withinFloor(six(0.991), 0.01)).toBe(true);
+    expect(withinFloor(six(1.009).slice(1), 0.01)).toBe(false); // 5 pairs
+    expect(withinFloor([...six(1.0).slice(1), 1.01], 0.01)).toBe(false); // one on the floor
+    expect(withinFloor([...six(1.0).slice(1), 0.98], 0.01)).toBe(false);
+  });
+
   it("calls a cell clear only when at least 6 ratios all lie beyond both the A/A band and 1.0", () => {
     const v = { pairs: 6, verdict: "higher", aaLow: 0.9, aaHigh: 1.1 };
     const six = (x: number) => [x, x, x, x, x, x];
@@ -161,11 +193,12 @@ describe("the report's memory-rounds line", () => {
         cells: [
           { cell: "8192x4/memory", pairs: 6, why: "clear" },
           { cell: "1024x4/memory", pairs: 5, why: "budget" },
+          { cell: "8192x1/snapshot", pairs: 6, why: "equivalent" },
         ],
       },
     } as ReportModel);
     expect(text).toBe(
-      "Memory rounds (peak heap, peak RSS; up to 8 pairs per cell): budget 60 s, used 41.3 s; 8 KiB × 4, resume: 6 pairs, sufficed: all 6 ratios beyond the A/A band and 1.0 on one side (sign test p = 0.031); 1 KiB × 4, resume: 5 pairs, budget spent.",
+      "Memory rounds (peak heap, peak RSS; up to 8 pairs per cell): budget 60 s, used 41.3 s; 8 KiB × 4, resume: 6 pairs, sufficed: all 6 ratios beyond the A/A band and 1.0 on one side (sign test p = 0.031); 1 KiB × 4, resume: 5 pairs, budget spent; 8 KiB × 1, snapshot: 6 pairs, sufficed: all 6 ratios within the practical floor (equivalence sign tests p = 0.016).",
     );
     expect(memoryRoundsText({ memoryRounds: null } as ReportModel)).toBeNull();
   });

@@ -6,6 +6,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { COMMENT_LIMIT } from "../../scripts/report/markdown.js";
+import { buildModel } from "../../scripts/report/model.js";
+import { closingLine } from "../../scripts/report/summary.js";
 import { writeReports } from "../../scripts/report/write.js";
 import type { Results } from "../../scripts/results/schema.js";
 import { syntheticResults } from "./synthetic-run.js";
@@ -83,6 +85,26 @@ describe("the summary block", () => {
     expect(heap).not.toContain("indicative");
     // Post-GC heap was not part of the rounds' test: its few pairs stay indicative where ranked.
     expect(markdown).not.toMatch(/post-GC heap: [^\n]*sign test/);
+  });
+
+  it("says a cell stopped early for lying within the floor rests on the equivalence test, in the summary and the closing line", async () => {
+    const dir = runDir();
+    const r = defaultRun(dir, { memoryTrials: 6, candidateFactor: 1 });
+    const cells = [...new Set(r.memory.map((m) => `${m.scriptBytes}x${m.clients}/${m.mode}`))];
+    r.memoryRounds = {
+      budgetSeconds: 600,
+      spentSeconds: 100,
+      targetPairs: 8,
+      cells: cells.map((cell) => ({ cell, pairs: 6, why: "equivalent" as const })),
+    };
+    const { markdown } = await writeReports(dir, r);
+    const heap = markdown.split("\n").find((l) => l.startsWith("- batched's peak heap:")) ?? "";
+    expect(heap).toContain("(6 pairs, every ratio within the practical floor: equivalence sign tests p ≤ 0.016)");
+    expect(heap).not.toContain("indicative");
+    expect(markdown).toContain("; 6 to 8 (sequential) per memory cell;");
+    const closing = closingLine(buildModel(r));
+    expect(closing).toMatch(/peak heap [\d.]+× \([^)]*, 6 pairs, sign test[),]/);
+    expect(closing).not.toMatch(/peak heap .*indicative/);
   });
 
   it("names each cell one way everywhere and says once what resume means", async () => {
