@@ -113,7 +113,7 @@ export const BENCH_OPTIONS = {
     default: 600,
     defaultText: "600 (0 with --quick)",
     describe:
-      "after the planned memory rounds, add rounds (up to 8 pairs) to cells whose peak heap and peak RSS are not yet decided (from 6 pairs, every ratio beyond the A/A band and 1.0: a sign test), for up to this many seconds (0: off)",
+      "after the planned memory rounds, add rounds (up to 8 pairs) to cells whose peak heap and peak RSS are not yet decided (from 6 pairs: every ratio beyond the A/A band and 1.0, or every ratio within the practical floor, both sign tests), for up to this many seconds (0: off)",
     group: MEMORY,
   },
   pin: {

@@ -49,7 +49,7 @@ export const GUARD_OPTIONS = (group?: string) =>
       type: "string",
       defaultText: "1%,1MiB,1ms",
       describe:
-        "practical floor: a change smaller than this (relative, and absolute for memory and latency) is 'no practical change' whatever its interval",
+        "practical floor: a change smaller than this (relative, and absolute for memory and latency) is 'no practical change' when its 95% interval lies inside it too",
       ...(group ? { group } : {}),
     },
   }) as const satisfies OptionTable;

@@ -91,6 +91,8 @@ export interface Observation {
   cell: string;
   injected: boolean;
   outcome: Outcome;
+  /** The cell's median paired ratio: what the injected change did to the figure (it need not be its size). */
+  ratio: number | null;
 }
 
 function outcomeOf(v: CellVerdict): Outcome {
@@ -114,6 +116,7 @@ export function observationsOf(setting: Setting, verdicts: readonly CellVerdict[
           (LATENCY_METRICS as readonly string[]).includes(v.metric)) ||
         (setting.kind === "hold" && v.cell === NAMED_CELL && (MEMORY_METRICS as readonly string[]).includes(v.metric)),
       outcome: outcomeOf(v),
+      ratio: v.median,
     }));
 }
 
@@ -136,6 +139,8 @@ export interface PowerRow {
   noVerdict: number;
   rate: number | null;
   ci: { low: number; high: number };
+  /** The lowest and highest of the cells' median paired ratios, or null. */
+  ratios: { low: number; high: number } | null;
 }
 
 /**
@@ -147,6 +152,7 @@ export function powerRows(observations: readonly Observation[], settings: readon
   const metrics = [...LATENCY_METRICS, ...MEMORY_METRICS].filter((m) => observations.some((o) => o.metric === m));
   const row = (metric: string, what: string, obs: Observation[]): PowerRow => {
     const fails = obs.filter((o) => o.outcome === "fail").length;
+    const ratios = obs.map((o) => o.ratio).filter((r): r is number => r !== null);
     return {
       metric,
       what,
@@ -155,6 +161,7 @@ export function powerRows(observations: readonly Observation[], settings: readon
       noVerdict: obs.filter((o) => o.outcome === "no-verdict").length,
       rate: obs.length ? fails / obs.length : null,
       ci: wilson(fails, obs.length),
+      ratios: ratios.length ? { low: Math.min(...ratios), high: Math.max(...ratios) } : null,
     };
   };
   return metrics.flatMap((metric) => {
@@ -187,11 +194,11 @@ const pct = (x: number) => `${(x * 100).toFixed(0)}%`;
 /** The Markdown table of the rows. */
 export function powerTable(rows: readonly PowerRow[]): string[] {
   return [
-    "| metric | cells judged | FAIL | rate (95% Wilson CI) | no verdict |",
-    "|---|---|---|---|---|",
+    "| metric | cells judged | FAIL | rate (95% Wilson CI) | no verdict | median paired ratio, lowest–highest cell |",
+    "|---|---|---|---|---|---|",
     ...rows.map(
       (r) =>
-        `| ${r.metric}: ${r.what} | ${r.cells} | ${r.fails} | ${r.rate === null ? "n/a" : `${pct(r.rate)} (${pct(r.ci.low)}–${pct(r.ci.high)})`} | ${r.noVerdict} |`,
+        `| ${r.metric}: ${r.what} | ${r.cells} | ${r.fails} | ${r.rate === null ? "n/a" : `${pct(r.rate)} (${pct(r.ci.low)}–${pct(r.ci.high)})`} | ${r.noVerdict} | ${r.ratios ? `${r.ratios.low.toFixed(3)}–${r.ratios.high.toFixed(3)}` : "n/a"} |`,
     ),
   ];
 }

@@ -10,7 +10,7 @@ import type { CellVerdict } from "../results/verdict.js";
 import { type Interval, median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import { withBusyReason } from "./disturbance.js";
 import { isLatencyMetric, metricRatios, type Roles, rolesOf } from "./metrics.js";
-import { belowFloor, expectedEffect, type MinEffect } from "./practical.js";
+import { belowFloor, expectedEffect, floorTolerance, type MinEffect } from "./practical.js";
 
 /** Bootstrap resamples for every interval in a verdict (seeded per metric and cell). */
 export const RESAMPLES = 4000;
@@ -204,10 +204,14 @@ export function decideCell(
   }
   if (summary.n < MIN_PAIRS)
     return { ...base, verdict: "noise", reason: `${pairs} pair${pairs === 1 ? "" : "s"}: too few to rank` };
-  const floor = input.floor
-    ? belowFloor(summary.median, input.baselineMedian ?? null, isLatencyMetric(metric) ? "ms" : "bytes", input.floor)
-    : null;
-  if (floor) return { ...base, verdict: "no-practical-change", reason: floor };
+  // "No practical change" claims the change is small, so the whole interval must lie inside the floor,
+  // not only the median: a median 0.5% off with an interval reaching 20% is noise, not no change.
+  const unit = isLatencyMetric(metric) ? "ms" : "bytes";
+  const baseline = input.baselineMedian ?? null;
+  const floor = input.floor ? belowFloor(summary.median, baseline, unit, input.floor) : null;
+  const tolerance = input.floor ? floorTolerance(baseline, unit, input.floor) : 0;
+  const intervalInside = Math.abs(summary.ci.low - 1) < tolerance && Math.abs(summary.ci.high - 1) < tolerance;
+  if (floor && intervalInside) return { ...base, verdict: "no-practical-change", reason: floor };
   if (summary.ci.low <= 1 && summary.ci.high >= 1) return { ...base, verdict: "noise", reason: "interval spans 1.0" };
   if (inBand) return { ...base, verdict: "noise", reason: "inside the A/A band" };
   if (summary.median < 1) return { ...base, verdict: "lower", reason: "interval below 1.0" };

@@ -1,5 +1,6 @@
 // What a reader may call a change (pure): a practical floor below which a measured difference is "no
-// practical change" whatever its interval (a 0.2% lower post-GC heap is real but means nothing), and
+// practical change" when its interval lies inside it too (a 0.2% lower post-GC heap is real but means
+// nothing; a median inside the floor with an interval reaching 20% is not "no change"), and
 // the effects the change under test is expected to have (one chunk instead of four: the first chunk
 // is the whole catch-up, so it arrives later), which are shown as such rather than as regressions.
 

@@ -131,7 +131,7 @@ describe("the summary block", () => {
     );
   });
 
-  it('calls a change below the practical floor "no practical change", whatever its interval', async () => {
+  it('calls a change below the practical floor "no practical change" when its interval lies inside the floor too', async () => {
     const dir = runDir();
     // 0.5% slower with 0.1% noise: an interval clear of 1.0, but below the 1% floor.
     const r = defaultRun(dir, { candidateFactor: 1.005, latencyNoise: 0.001 });

@@ -162,4 +162,28 @@ describe("decideCell and the smallest detectable change", () => {
     );
     expect(one).toMatchObject({ verdict: "fail", ciLow: null, ciHigh: null, detectable: null, indicative: true });
   });
+
+  it("calls a cell 'no practical change' only when its whole interval lies inside the floor", () => {
+    const floor = { percent: 1, bytes: 1024 * 1024, ms: 1 };
+    const judge = (ratios: number[]) =>
+      decideCell(
+        {
+          metric: "peakHeapBytes",
+          cell: "1024x4/snapshot",
+          summary: summariseRatios(ratios, { seed: 1 }),
+          plannedPairs: ratios.length,
+          band: { low: 0.8, high: 1.2 },
+          baselineMedian: 45 * 1024 * 1024,
+          floor,
+        },
+        null,
+      );
+    // Tight: every ratio within 0.4% of 1.
+    const tight = judge([1.004, 0.998, 1.002, 0.999, 1.001, 1.003, 0.997, 1.0]);
+    expect(tight.verdict).toBe("no-practical-change");
+    // The same median, but the pairs reach ±20% (a fresh server's GC timing): it cannot say "no change".
+    const wide = judge([1.2, 0.82, 1.15, 0.86, 1.001, 1.1, 0.9, 1.0]);
+    expect(wide.median).toBeLessThan(1.01);
+    expect(wide.verdict).toBe("noise");
+  });
 });

@@ -13,8 +13,8 @@ import {
   wilson,
 } from "../../scripts/selfbench/power-table.js";
 
-const verdict = (metric: string, cell: string, v: CellVerdict["verdict"], undecided = false): CellVerdict =>
-  ({ metric, cell, verdict: v, guarded: true, undecided, median: 1 }) as unknown as CellVerdict;
+const verdict = (metric: string, cell: string, v: CellVerdict["verdict"], undecided = false, median = 1): CellVerdict =>
+  ({ metric, cell, verdict: v, guarded: true, undecided, median }) as unknown as CellVerdict;
 
 const setting = (kind: Setting["kind"], size: number | null): Setting => ({
   kind,
@@ -73,12 +73,12 @@ describe("observations", () => {
         verdict("completionMs", "snapshot", "pass"),
       ]),
       ...observationsOf(d, [
-        verdict("completionMs", "resume-many", "fail"),
+        verdict("completionMs", "resume-many", "fail", false, 1.061),
         verdict("completionMs", "snapshot", "pass"),
       ]),
       ...observationsOf(d, [
-        verdict("completionMs", "resume-many", "pass"),
-        verdict("completionMs", "snapshot", "pass"),
+        verdict("completionMs", "resume-many", "pass", false, 1.024),
+        verdict("completionMs", "snapshot", "pass", false, 0.98),
       ]),
     ];
     const rows = powerRows(obs, [nul, d]);
@@ -86,7 +86,11 @@ describe("observations", () => {
       ["completionMs", "false alarms (no change in the cell)", 4, 1],
       ["completionMs", `detected: ${d.label}`, 2, 1],
     ]);
-    expect(powerTable(rows)[2]).toMatch(/^\| completionMs: false alarms .* \| 4 \| 1 \| 25% \(\d+%–\d+%\) \| 0 \|$/);
+    // Beside each rate, what the change did: the lowest and highest median ratio of the cells judged.
+    expect(powerTable(rows)[2]).toMatch(
+      /^\| completionMs: false alarms .* \| 4 \| 1 \| 25% \(\d+%–\d+%\) \| 0 \| 0\.980–1\.000 \|$/,
+    );
+    expect(powerTable(rows)[3]).toMatch(/\| 2 \| 1 \| 50% .* \| 1\.024–1\.061 \|$/);
   });
 });
 
