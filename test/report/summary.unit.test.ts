@@ -40,6 +40,18 @@ function withClients(r: Results, n: number): Results {
   return { ...r, memory };
 }
 
+/** Every memory cell stopped by the sequential rounds at 6 pairs, on the given sign test. */
+function stoppedAtSix(r: Results, why: "clear" | "equivalent"): Results {
+  const cells = [...new Set(r.memory.map((m) => `${m.scriptBytes}x${m.clients}/${m.mode}`))];
+  r.memoryRounds = {
+    budgetSeconds: 600,
+    spentSeconds: 100,
+    targetPairs: 8,
+    cells: cells.map((cell) => ({ cell, pairs: 6, why })),
+  };
+  return r;
+}
+
 describe("the summary block", () => {
   it("holds conditions, command, both headline tables and the verdict sentences in the first 30 lines", async () => {
     const dir = runDir();
@@ -71,14 +83,7 @@ describe("the summary block", () => {
 
   it("says a cell stopped early by the sign test rests on it, not on an indicative interval", async () => {
     const dir = runDir();
-    const r = defaultRun(dir, { memoryTrials: 6 });
-    const cells = [...new Set(r.memory.map((m) => `${m.scriptBytes}x${m.clients}/${m.mode}`))];
-    r.memoryRounds = {
-      budgetSeconds: 600,
-      spentSeconds: 100,
-      targetPairs: 8,
-      cells: cells.map((cell) => ({ cell, pairs: 6, why: "clear" as const })),
-    };
+    const r = stoppedAtSix(defaultRun(dir, { memoryTrials: 6 }), "clear");
     const { markdown } = await writeReports(dir, r);
     const heap = markdown.split("\n").find((l) => l.startsWith("- batched's peak heap:")) ?? "";
     expect(heap).toContain("(6 pairs, every ratio beyond the A/A band: sign test p ≤ 0.031)");
@@ -89,14 +94,7 @@ describe("the summary block", () => {
 
   it("says a cell stopped early for lying within the floor rests on the equivalence test, in the summary and the closing line", async () => {
     const dir = runDir();
-    const r = defaultRun(dir, { memoryTrials: 6, candidateFactor: 1 });
-    const cells = [...new Set(r.memory.map((m) => `${m.scriptBytes}x${m.clients}/${m.mode}`))];
-    r.memoryRounds = {
-      budgetSeconds: 600,
-      spentSeconds: 100,
-      targetPairs: 8,
-      cells: cells.map((cell) => ({ cell, pairs: 6, why: "equivalent" as const })),
-    };
+    const r = stoppedAtSix(defaultRun(dir, { memoryTrials: 6, candidateFactor: 1 }), "equivalent");
     const { markdown } = await writeReports(dir, r);
     const heap = markdown.split("\n").find((l) => l.startsWith("- batched's peak heap:")) ?? "";
     expect(heap).toContain("(6 pairs, every ratio within the practical floor: equivalence sign tests p ≤ 0.016)");
