@@ -1,13 +1,12 @@
 // `catchup-bench sample --pid PID | --port PORT --out FILE`: the sampling agent on the server's host.
 // Flags in, exit code out: the sampling itself is scripts/sampler/agent.ts. Stops on SIGINT/SIGTERM
 // or --duration (exit 0) or when the server exits (exit 3); SIGUSR2 marks the moment and forces a GC.
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { SAMPLE_COMMAND, SAMPLE_OPTIONS } from "../options/sample.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
-import { AgentFileError, startAgent } from "../sampler/agent.js";
+import { AgentFileError, agentFileProblem, startAgent } from "../sampler/agent.js";
 import { AgentTargetError, agentInspector, agentPid } from "../sampler/agent-target.js";
 import { defaultHeapIntervalMs } from "../sampler/lane-defaults.js";
 import { escapeText } from "../util/escape.js";
@@ -35,7 +34,8 @@ export async function runSample(args: Args, print: (line: string) => void): Prom
   if (f.out === undefined) throw new UsageError("--out is required (the samples file to write)");
   writableDirFlag("out", f.out, "file");
   const file = resolve(f.out);
-  if (existsSync(file)) throw new UsageError(`--out ${file} exists already; the agent never overwrites samples`);
+  const fileProblem = agentFileProblem(file);
+  if (fileProblem) throw new UsageError(fileProblem);
   const pid = usage(() => agentPid(f.pid, f.port));
   let inspector: Awaited<ReturnType<typeof agentInspector>>;
   try {
@@ -104,6 +104,10 @@ export async function runSample(args: Args, print: (line: string) => void): Prom
           : []),
       ].join("; "),
     );
+    if (result.fileError) {
+      process.stderr.write(`catchup-bench: ${escapeText(result.fileError)}\n`);
+      return EXIT.noResult;
+    }
     return ended.bySelf ? EXIT.noResult : EXIT.ok;
   } finally {
     if (timer) clearTimeout(timer);

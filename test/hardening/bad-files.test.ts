@@ -170,6 +170,17 @@ const CASES: Record<string, Case[]> = {
     ...linkOutputs((l) => `report --merge IN/script.js --out IN/${l}`),
     ...linkOutputs((l) => `fixture --projects 5 --events 5 --out IN/${l}/f.sqlite`),
   ],
+  // The agent never overwrites: any entry at --out (a link to nothing, a loop, a folder) is refused
+  // before sampling starts. PID = this test's own process (a live one to sample).
+  "sample --out": [
+    ...["dangling", "loop"].map((l) => ({
+      args: `sample --pid PID --duration 5 --out IN/${l}`,
+      says: new RegExp(`--out .*${l} exists already \\(a symbolic link\\); the agent never overwrites`),
+    })),
+    { args: "sample --pid PID --duration 5 --out IN/dir", says: /--out .*dir exists already \(a directory\)/ },
+    { args: "sample --pid PID --duration 5 --out IN/a-file", says: /--out .*a-file exists already \(a file\)/ },
+    { args: "sample --pid PID --duration 5 --out IN/a-file/s.jsonl", says: /--out .*writable directory.*ENOTDIR/ },
+  ],
   "fixture (its --out)": [
     {
       args: "fixture --force --projects 5 --events 5 --out IN/null",
@@ -306,7 +317,11 @@ describe.concurrent("bad files and paths: exit 2, one line naming the input, no 
       const label = `${command}: ${c.args}${c.env ? ` (${Object.entries(c.env).map(([k, v]) => `${k}=${v}`)})` : ""}`;
       it(label, async () => {
         const scratch = mkdtempSync(join(root, "case-"));
-        const fill = (a: string) => a.replace(/^IN\//, `${inputs}/`).replace(/^OUT\//, `${scratch}/`);
+        const fill = (a: string) =>
+          a
+            .replace(/^IN\//, `${inputs}/`)
+            .replace(/^OUT\//, `${scratch}/`)
+            .replace(/^PID$/, String(process.pid));
         const args = c.args.split(" ").filter(Boolean).map(fill);
         const env = Object.fromEntries(Object.entries(c.env ?? {}).map(([k, v]) => [k, fill(v)]));
         const r = await runCli(args, 60_000, env, scratch);
