@@ -89,6 +89,17 @@ beforeAll(() => {
     Object.assign(row, { peakHeapBytes: null, sampledBytes: null, heapAtProfileBytes: null });
     r.attribution = { intervalBytes: 32768, rows: [{ ...row, sites: [{ frame, caller: null, bytes: 1 }] }] };
   });
+  // Sequential memory rounds, hand-edited: a figure that is no number, a reason the report has no words for.
+  const rounds = { budgetSeconds: 60, spentSeconds: 1, targetPairs: 6, cells: [{ cell: "c", pairs: 3, why: "pairs" }] };
+  edited("run-rounds-spent", (r) => {
+    r.memoryRounds = { ...rounds, spentSeconds: "x" };
+  });
+  edited("run-rounds-why", (r) => {
+    r.memoryRounds = { ...rounds, cells: [{ cell: "c", pairs: 3, why: "__proto__" }] };
+  });
+  edited("run-rounds-cells", (r) => {
+    r.memoryRounds = { ...rounds, cells: 5 };
+  });
   // A run stopped hard (only results.jsonl) whose lines were edited: crash {} and null, stop reason 42.
   const header = JSON.parse(good_);
   const jsonl = (name: string, line: unknown) => {
@@ -264,6 +275,12 @@ const CASES: Record<string, Case[]> = {
       args: "report IN/run-attribution-line",
       says: /has attribution\.rows\[0\]\.sites\[0\]\.frame\.line = "x": expected a number >= 0/,
     },
+    { args: "report IN/run-rounds-spent", says: /has memoryRounds\.spentSeconds = "x": expected a number >= 0/ },
+    {
+      args: "report IN/run-rounds-why",
+      says: /has memoryRounds\.cells\[0\]\.why = "__proto__": expected one of pairs, clear, equivalent, budget, missing/,
+    },
+    { args: "report IN/run-rounds-cells", says: /has memoryRounds\.cells = 5: expected an array/ },
     { args: "report IN/jsonl-crash-empty", says: /results\.jsonl has targetCrashes\[0\]\.variant = missing/ },
     { args: "report IN/jsonl-crash-null", says: /results\.jsonl has targetCrashes\[0\] = null/ },
     { args: "report IN/jsonl-stop-42", says: /results\.jsonl has run\.stopReason = 42: expected a string or null/ },
