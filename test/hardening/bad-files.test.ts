@@ -325,6 +325,15 @@ const CASES: Record<string, Case[]> = {
     { args: "k6-operator IN/fifo --parallelism 2 --out OUT/k", says: /script.*fifo/ },
     { args: "k6-operator IN/script.js --parallelism 2 --out IN/a-file/k", says: /--out .*a-file/ },
     { args: "k6-operator IN/script.js --parallelism 2 --out /proc/catchup-no", says: /--out .*catchup-no/ },
+    // An image lands unquoted in server-pod-snippet.yaml and README.md: a newline would add YAML keys.
+    {
+      args: "k6-operator IN/script.js --parallelism 2 --out OUT/k --server-pod-snippet --server-port 80 --agent-image=img:1\nsecurityContext:{privileged:true}",
+      says: /--agent-image must be an image reference .*got "img:1\\nsecurityContext/,
+    },
+    {
+      args: "k6-operator IN/script.js --parallelism 2 --out OUT/k --image=k6img\nrm",
+      says: /--image must be an image reference/,
+    },
   ],
 };
 
