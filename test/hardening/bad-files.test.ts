@@ -11,7 +11,16 @@
 // report.md that is a directory (rename fails). Not simulated: EACCES from mode bits, a read-only
 // mount, a full disk (ENOSPC).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { syntheticResults } from "../report/synthetic-run.js";
@@ -136,6 +145,9 @@ beforeAll(() => {
     }),
   );
   mkdirSync(join(inputs, "merge-mdir", "merged.md"), { recursive: true });
+  // A samples file larger than a report reads (sparse: no disk used).
+  writeFileSync(join(inputs, "huge-samples.jsonl"), "");
+  truncateSync(join(inputs, "huge-samples.jsonl"), 600 * 1024 * 1024);
   // A run folder the report cannot be written into: report.md is a directory.
   runWith("run-unwritable", good_);
   mkdirSync(join(inputs, "run-unwritable", "report.md"));
@@ -298,6 +310,13 @@ const CASES: Record<string, Case[]> = {
     { args: "report --merge IN/fifo", says: /--merge .*fifo: not a regular file/ },
     { args: "report --merge IN/null", says: /--merge .*null: not a regular file/ },
     { args: "report --merge IN/a-file", says: /--merge .*a-file: not readable JSON/ },
+    { args: "report --merge IN/summary-a.json --samples IN/fifo", says: /--samples .*fifo: not a regular file/ },
+    { args: "report --merge IN/summary-a.json --samples IN/null", says: /--samples .*null: not a regular file/ },
+    { args: "report --merge IN/summary-a.json --samples IN/dir", says: /--samples .*dir: not a regular file/ },
+    {
+      args: "report --merge IN/summary-a.json --samples IN/huge-samples.jsonl",
+      says: /--samples .*huge-samples\.jsonl: 629145600 bytes, more than the 400 MiB this report reads/,
+    },
   ],
   "clinic --fixture": fixtureInputs((p) => `clinic doctor --out OUT/c --fixture ${p}`),
   "clinic (places and sizes)": [

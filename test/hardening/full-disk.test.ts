@@ -184,6 +184,26 @@ describe.concurrent("a full disk: one line naming the file, the journal whole, n
   }, 120_000);
 });
 
+describe("a full disk under `report --merge --out`", () => {
+  it("4 KiB: one line naming the merged file and 'disk full', exit 3, no temp file, nothing half-written", async () => {
+    const out = join(smallDisk("d4k-merge", "4k"), "merged");
+    const summary = join(root, "summary-merge.json");
+    writeFileSync(summary, JSON.stringify(RUNNER_SUMMARY));
+    const wall = 1_800_000_000_000;
+    const samples = join(root, "agent-merge.jsonl");
+    const lines = [{ t: 0, phase: "agent", pid: 1, host: "h", heap: false, wall }];
+    for (let t = 10; t < 2000; t += 10) lines.push({ t, rss: 1_000_000 + t, wall: wall + t } as never);
+    writeFileSync(samples, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const r = await runCli(["report", "--merge", summary, "--samples", samples, "--out", out]);
+    expect(r.code, r.stderr).toBe(3);
+    expect(errorLine(r.stderr)).toMatch(
+      /^catchup-bench: disk full writing the merge: cannot write .*merged\.(json|md|html) \(ENOSPC\); nothing of the merge was written$/,
+    );
+    expect(r.stdout).toBe("");
+    expect(readdirSync(out)).toEqual([]);
+  });
+});
+
 /** A one-session runner summary, for `report --merge`. */
 const RUNNER_SUMMARY = {
   schema: "catchup-bench/k6-summary@1",
