@@ -13,6 +13,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saveProfile } from "../../scripts/bench/attribute.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { runCli } from "./support/harness.js";
 
@@ -201,6 +202,15 @@ describe("a full disk under `report --merge --out`", () => {
     );
     expect(r.stdout).toBe("");
     expect(readdirSync(out)).toEqual([]);
+  });
+});
+
+describe("a full disk under --attribute's profiles", () => {
+  it("4 KiB: a profile that does not fit leaves no temp file (its row says why)", () => {
+    const run = smallDisk("d4k-profile", "4k");
+    const profile = { head: { callFrame: { functionName: "x".repeat(20_000) }, selfSize: 1, children: [] } };
+    expect(() => saveProfile(run, "attribute-m-1", profile)).toThrow(/ENOSPC/);
+    expect(readdirSync(join(run, "profiles"))).toEqual([]);
   });
 });
 
