@@ -3,6 +3,7 @@
 // and one without (RSS only, said in the output; SIGKILL loses at most the last 50 ms, leaves no
 // process); bad --pid/--port give one line and exit 2, and write nothing.
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -114,6 +115,32 @@ describe("catchup-bench sample", () => {
     expect(end?.phase).toBe("end");
     expect(String(end?.reason)).toMatch(/exited|closed/);
     expect(end?.rssSamples).toBe(rssLines(file).length);
+  });
+
+  it("honours a signal during start-up: SIGUSR2 is no death, SIGINT ends it at once with one line, no file", async () => {
+    // An --inspect-port that accepts and never answers holds the agent in its start-up; the
+    // connection is the event that says it is there.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+    });
+    const connected = new Promise<void>((resolve) => silent.once("connection", () => resolve()));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const file = join(work, "early.jsonl");
+      const agent = startAgentChild(["--pid", String(plain.pid), "--inspect-port", String(port), "--out", file]);
+      await connected;
+      agent.child.kill("SIGUSR2");
+      await agent.waitFor(/^SIGUSR2: not sampling yet/m);
+      agent.child.kill("SIGINT");
+      expect(await agent.exited).toEqual({ code: 130, signal: null });
+      expect(agent.stderr().trim()).toBe("catchup-bench: SIGINT before sampling began; nothing written");
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
   });
 
   it("refuses a bad --pid or --port with one line, exit 2, no file", async () => {
