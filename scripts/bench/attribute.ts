@@ -4,7 +4,7 @@
 // maximum, "total" everything allocated over the window (collected objects included). Their rows
 // never join the measured ones; their top sites go to results.json, the raw profiles to
 // profiles/<trial>.heapprofile (Chrome DevTools' Memory panel and speedscope open them).
-import { mkdirSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import type { AttributionKind, AttributionRow } from "../results/attribution.js";
 import type { MemoryRow } from "../results/schema.js";
@@ -35,13 +35,18 @@ export type AttributionContext = Omit<
   onAttribution: (row: AttributionRow) => void;
 };
 
-/** The raw profile, whole or not at all (temp file + rename). */
-function saveProfile(runDir: string, id: string, profile: unknown): string {
+/** The raw profile, whole or not at all (temp file + rename; a full disk leaves no temp file). */
+export function saveProfile(runDir: string, id: string, profile: unknown): string {
   const rel = `profiles/${id}.heapprofile`;
   const path = join(runDir, rel);
   mkdirSync(join(runDir, "profiles"), { recursive: true });
-  writeFileSync(`${path}.tmp`, JSON.stringify(profile));
-  renameSync(`${path}.tmp`, path);
+  try {
+    writeFileSync(`${path}.tmp`, JSON.stringify(profile));
+    renameSync(`${path}.tmp`, path);
+  } catch (e) {
+    rmSync(`${path}.tmp`, { force: true });
+    throw e;
+  }
   return rel;
 }
 

@@ -377,7 +377,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     // --attribute: unmeasured profiling trials of each cell and real variant, after the measured rounds.
     const attributionRun = async (intervalBytes: number) => {
       const label = (t: { variant: string; trial: number } & Parameters<typeof memoryCellLabel>[0]) =>
-        `attribute ${memoryCellLabel(t)} ${t.variant}, ${t.trial === 1 ? "peak" : "total"} profile`;
+        `attribute ${memoryCellLabel(t)}, ${t.trial === 1 ? "peak" : "total"} profile`;
       grown(attributionPlan(cells, names));
       await runAttribution(
         {

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node
 import { basename, join, relative, resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { credentialIn, envSecretProblem } from "../k6operator/env-secrets.js";
+import { imageRefProblem } from "../k6operator/image-ref.js";
 import { DEFAULT_CLIENTS } from "../k6operator/limits.js";
 import {
   ARCHIVE_FILE,
@@ -57,6 +58,10 @@ export function operatorOptions(args: K6OperatorArgs): {
         `--${flag} must be a DNS label (a-z, 0-9, -; at most 53 characters) (got ${JSON.stringify(value)})`,
       );
     }
+  }
+  for (const flag of ["image", "agent-image"] as const) {
+    const problem = imageRefProblem(flag, f[flag]);
+    if (problem) throw new UsageError(problem);
   }
   const env: Record<string, string> = {};
   for (const kv of f.env ?? []) {

@@ -2,6 +2,7 @@
 // distributed k6 run. Prints the Markdown; with --out also writes merged.md and merged.json there.
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
 import { REPORT_OPTIONS } from "../options/report.js";
 import { parseOption } from "../options/spec.js";
 import { MergeInputError, mergeSummaries, renderMergedMarkdown } from "../report/merge.js";
@@ -51,11 +52,13 @@ export function mergeOutProblem(dir: string): string | null {
 /** Both files to temp files first, then renamed: on any failure nothing is left, neither file appears. */
 function writeMerged(dir: string, texts: Record<(typeof MERGED_FILES)[number], string>): void {
   const temps: string[] = [];
+  let writing = dir;
   try {
     mkdirSync(dir, { recursive: true });
     for (const f of MERGED_FILES) {
       const tmp = join(dir, `.${f}.${process.pid}.tmp`);
       temps.push(tmp);
+      writing = join(dir, f);
       writeFileSync(tmp, texts[f], { flag: "wx" });
     }
     MERGED_FILES.forEach((f, i) => {
@@ -63,6 +66,8 @@ function writeMerged(dir: string, texts: Record<(typeof MERGED_FILES)[number], s
     });
   } catch (e) {
     for (const tmp of temps) rmSync(tmp, { force: true });
+    // The inputs were read and merged: a full disk is no usage error (exit 3, as `report` says it).
+    if (isDiskFull(e)) throw new DiskFullError(writing, "writing the merge");
     throw new UsageError(
       `--out ${dir}: cannot write the merge (${(e as NodeJS.ErrnoException).code ?? (e as Error).message})`,
     );
@@ -112,7 +117,13 @@ export function runMergeReport(args: MergeArgs, out: (text: string) => void): nu
   // Written before anything is printed: a refusal leaves no half-told story on stdout.
   if (outDir) {
     const json = `${JSON.stringify({ ...merged, memory }, null, 2)}\n`;
-    writeMerged(outDir, { "merged.json": json, "merged.md": markdown, "merged.html": html });
+    try {
+      writeMerged(outDir, { "merged.json": json, "merged.md": markdown, "merged.html": html });
+    } catch (e) {
+      if (!(e instanceof DiskFullError)) throw e;
+      process.stderr.write(`catchup-bench: ${escapeText(e.message)}; nothing of the merge was written\n`);
+      return EXIT.noResult;
+    }
   }
   out(markdown);
   if (outDir) {

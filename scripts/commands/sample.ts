@@ -1,13 +1,12 @@
 // `catchup-bench sample --pid PID | --port PORT --out FILE`: the sampling agent on the server's host.
 // Flags in, exit code out: the sampling itself is scripts/sampler/agent.ts. Stops on SIGINT/SIGTERM
 // or --duration (exit 0) or when the server exits (exit 3); SIGUSR2 marks the moment and forces a GC.
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { SAMPLE_COMMAND, SAMPLE_OPTIONS } from "../options/sample.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
-import { AgentFileError, startAgent } from "../sampler/agent.js";
+import { AgentFileError, agentFileProblem, startAgent } from "../sampler/agent.js";
 import { AgentTargetError, agentInspector, agentPid } from "../sampler/agent-target.js";
 import { defaultHeapIntervalMs } from "../sampler/lane-defaults.js";
 import { escapeText } from "../util/escape.js";
@@ -29,20 +28,71 @@ function usage<T>(f: () => T): T {
   }
 }
 
+/** SIGINT/SIGTERM and SIGUSR2 from the very start: a signal during start-up is honoured, never Node's default death. */
+function listenForSignals() {
+  let requested: (reason: string) => void = () => {};
+  const stopRequested = new Promise<string>((resolve) => {
+    requested = resolve;
+  });
+  let usr2: () => void = () => {};
+  const handlers = {
+    SIGINT: () => requested("SIGINT"),
+    SIGTERM: () => requested("SIGTERM"),
+    SIGUSR2: () => usr2(),
+  } as const;
+  for (const [signal, handler] of Object.entries(handlers)) process.on(signal, handler);
+  return {
+    stopRequested,
+    onUsr2(f: () => void) {
+      usr2 = f;
+    },
+    stop: (reason: string) => requested(reason),
+    off() {
+      for (const [signal, handler] of Object.entries(handlers)) process.off(signal, handler);
+    },
+  };
+}
+
 /** The command's work: samples until stopped; resolves with the exit code. */
 export async function runSample(args: Args, print: (line: string) => void): Promise<number> {
+  const signals = listenForSignals();
+  try {
+    return await sample(args, print, signals);
+  } finally {
+    signals.off();
+  }
+}
+
+async function sample(args: Args, print: (line: string) => void, signals: ReturnType<typeof listenForSignals>) {
   const f = readFlags(SAMPLE_OPTIONS, args);
   if (f.out === undefined) throw new UsageError("--out is required (the samples file to write)");
   writableDirFlag("out", f.out, "file");
   const file = resolve(f.out);
-  if (existsSync(file)) throw new UsageError(`--out ${file} exists already; the agent never overwrites samples`);
+  const fileProblem = agentFileProblem(file);
+  if (fileProblem) throw new UsageError(fileProblem);
   const pid = usage(() => agentPid(f.pid, f.port));
-  let inspector: Awaited<ReturnType<typeof agentInspector>>;
+  signals.onUsr2(() => print("SIGUSR2: not sampling yet (still finding the target's inspector); nothing marked"));
+  let early: string | null = null;
+  void signals.stopRequested.then((reason) => {
+    early ??= reason;
+  });
+  const found = agentInspector(pid, { inspectPort: f["inspect-port"], serverPort: f.port });
+  let inspector: Awaited<typeof found>;
   try {
-    inspector = await agentInspector(pid, { inspectPort: f["inspect-port"], serverPort: f.port });
+    // A stop asked for while the inspector is being found ends the command at once.
+    const first = await Promise.race([found.then((c) => ({ c })), signals.stopRequested.then(() => null)]);
+    if (first === null) {
+      found.then((c) => c?.close(1_000)).catch(() => {});
+      return stoppedBeforeSampling(early ?? "SIGINT");
+    }
+    inspector = first.c;
   } catch (e) {
     if (e instanceof AgentTargetError) throw new UsageError(e.message);
     throw e;
+  }
+  if (early !== null) {
+    await inspector?.close(1_000);
+    return stoppedBeforeSampling(early);
   }
   const heapIntervalMs = f["heap-interval-ms"] ?? defaultHeapIntervalMs(f["interval-ms"]);
   let agent: Awaited<ReturnType<typeof startAgent>>;
@@ -69,25 +119,16 @@ export async function runSample(args: Args, print: (line: string) => void): Prom
     : `RSS only, every ${f["interval-ms"]} ms: pid ${pid} has no inspector on 127.0.0.1 (start it with --inspect=127.0.0.1:0, or give --inspect-port, for heap figures and GC)`;
   print(`sampling pid ${pid}${f.port ? ` (port ${f.port})` : ""}: ${lanes}; samples to ${escapeText(file)}`);
 
-  let requested: (reason: string) => void = () => {};
-  const stopRequested = new Promise<string>((resolve) => {
-    requested = resolve;
-  });
-  const onSignal = (signal: NodeJS.Signals) => () => requested(signal);
-  const onInt = onSignal("SIGINT");
-  const onTerm = onSignal("SIGTERM");
-  const onUsr2 = () => {
+  signals.onUsr2(() => {
     void agent.gcMark("SIGUSR2").then((heap) => {
       print(`SIGUSR2: marked${heap === null ? "" : `; post-GC heap ${mib(heap)} MiB`}`);
     });
-  };
-  process.on("SIGINT", onInt);
-  process.on("SIGTERM", onTerm);
-  process.on("SIGUSR2", onUsr2);
-  const timer = f.duration === undefined ? null : setTimeout(() => requested("duration"), f.duration * 1000);
+  });
+  const timer = f.duration === undefined ? null : setTimeout(() => signals.stop("duration"), f.duration * 1000);
   try {
+    // A signal that came while sampling started stops it now: the file has its agent and end lines.
     const ended = await Promise.race([
-      stopRequested.then((reason) => ({ reason, bySelf: false })),
+      signals.stopRequested.then((reason) => ({ reason, bySelf: false })),
       agent.endedBySelf.then((reason) => ({ reason, bySelf: true })),
     ]);
     const result = await agent.stop({ gcAtEnd: f["gc-at-end"], reason: ended.reason });
@@ -104,13 +145,20 @@ export async function runSample(args: Args, print: (line: string) => void): Prom
           : []),
       ].join("; "),
     );
+    if (result.fileError) {
+      process.stderr.write(`catchup-bench: ${escapeText(result.fileError)}\n`);
+      return EXIT.noResult;
+    }
     return ended.bySelf ? EXIT.noResult : EXIT.ok;
   } finally {
     if (timer) clearTimeout(timer);
-    process.off("SIGINT", onInt);
-    process.off("SIGTERM", onTerm);
-    process.off("SIGUSR2", onUsr2);
   }
+}
+
+/** A stop asked for before the samples file was created: one line, nothing written, 128 + signal. */
+function stoppedBeforeSampling(reason: string): number {
+  process.stderr.write(`catchup-bench: ${reason} before sampling began; nothing written\n`);
+  return reason === "SIGTERM" ? EXIT.sigterm : EXIT.sigint;
 }
 
 export const sampleCommand: CommandModule<object, Args> = {

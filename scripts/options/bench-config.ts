@@ -205,6 +205,8 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
   // Its profiling trials are per memory cell: without the memory matrix there is nothing to attribute.
   if (f.attribute && !memory)
     throw new UsageError("--attribute needs the memory matrix (not with --no-memory or --leak-only)");
+  if (!f.attribute && given(raw, "attribute-interval-bytes"))
+    throw new UsageError("--attribute-interval-bytes goes with --attribute (the profiling trials' sampling interval)");
   const stormClients = f.storm ?? [];
   if (!memory && !latency && leakCycles === 0 && stormClients.length === 0) {
     throw new UsageError("--no-memory and --no-latency together leave nothing to run");

@@ -3,6 +3,7 @@
 // is NDJSON, not a summary). Every problem is a MergeInputError naming the path.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { readRegularFile } from "../util/regular-file.js";
 import { asRunnerSummary, benchRunRefusal, MergeInputError, type NamedSummary } from "./merge.js";
 import { type AgentTimeline, parseAgentSamples } from "./merge-memory.js";
 
@@ -72,16 +73,26 @@ export function agentSampleFiles(given: readonly string[] | undefined, mergePath
   });
 }
 
+/**
+ * The largest samples file read: a V8 string holds at most 512 MiB, and a file near that is days at
+ * 10 ms (an hour is about 25 MiB); more is refused by name rather than as ERR_STRING_TOO_LONG.
+ */
+export const MAX_SAMPLES_BYTES = 400 * 1024 * 1024;
+
 /** Reads each agent samples file into its timeline; a problem is a MergeInputError naming the file. */
 export function readAgentSamples(files: readonly string[]): AgentTimeline[] {
   return files.map((file) => {
     let text: string;
     try {
-      if (!statSync(file).isFile())
-        throw Object.assign(new Error("not a regular file"), { code: "not a regular file" });
-      text = readFileSync(file, "utf8");
+      text = readRegularFile(file, MAX_SAMPLES_BYTES);
     } catch (e) {
-      throw new MergeInputError(`--samples ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      if (code === "too large") {
+        throw new MergeInputError(
+          `--samples ${file}: ${(e as Error).message.split(": ").at(-1)}, more than the ${MAX_SAMPLES_BYTES / 1048576} MiB this report reads; sample with a larger --interval-ms or for a shorter time`,
+        );
+      }
+      throw new MergeInputError(`--samples ${file}: ${code}`);
     }
     return parseAgentSamples(file, text);
   });

@@ -27,7 +27,7 @@ export interface AgentTimeline {
   endReason: string | null;
   /** VmHWM read as the agent ended (its end line), or null. */
   endHwm: number | null;
-  /** Lines that did not parse (a torn last line after a SIGKILL). */
+  /** Lines that did not parse (a torn last line after a SIGKILL) or held a value that is no reading. */
   badLines: number;
 }
 
@@ -59,11 +59,11 @@ export function parseAgentSamples(source: string, text: string): AgentTimeline {
       out.badLines++;
       continue;
     }
-    const t = l.t;
-    if (typeof t !== "number") {
+    if (!isSampleLine(l)) {
       out.badLines++;
       continue;
     }
+    const t = l.t as number;
     if (Number.isNaN(out.wallAtZero) && typeof l.wall === "number") out.wallAtZero = l.wall - t;
     if (typeof l.rss === "number") out.rss.push([t, l.rss]);
     else if (typeof l.heapUsed === "number" && typeof l.heapTotal === "number") out.heapUsed.push([t, l.heapUsed]);
@@ -89,8 +89,30 @@ export function parseAgentSamples(source: string, text: string): AgentTimeline {
   return out;
 }
 
+/** Bytes, ms and pids a samples file can hold: finite, not negative, at most this (a hand edit's 1e308 is no reading). */
+const MAX_VALUE = 2 ** 53;
+/** Epoch ms a wall stamp can hold (JavaScript's last date). */
+const MAX_WALL = 8.64e15;
+
+const inRange = (v: unknown, max = MAX_VALUE): boolean =>
+  typeof v === "number" && Number.isFinite(v) && v >= 0 && v <= max;
+
+/** The numeric fields of a samples line that the report reads; each absent, or in range. */
+const NUMERIC_FIELDS = ["rss", "heapUsed", "heapTotal", "heapGapMs", "hwm", "cpuMs", "hwmRssBytes", "pid"] as const;
+
+/**
+ * Pure: a line the report can place: a t and a wall stamp (when given) in range, and every reading
+ * it holds a real one. Anything else (Infinity from 1e400, a negative RSS) counts as a bad line.
+ */
+function isSampleLine(l: unknown): l is Record<string, unknown> {
+  if (typeof l !== "object" || l === null || Array.isArray(l)) return false;
+  const o = l as Record<string, unknown>;
+  if (!inRange(o.t) || (o.wall !== undefined && !inRange(o.wall, MAX_WALL))) return false;
+  return NUMERIC_FIELDS.every((k) => o[k] === undefined || o[k] === null || inRange(o[k]));
+}
+
 function num(v: unknown): number | null {
-  return typeof v === "number" && Number.isFinite(v) ? v : null;
+  return inRange(v) ? (v as number) : null;
 }
 
 export interface MemoryFigures {
@@ -272,7 +294,7 @@ export function mergeMemory(
     const phases = phasesOnTimeline(run, a.wallAtZero, clockOffsetMs);
     if (a.badLines > 0)
       notes.push(
-        `${a.source}: ${a.badLines} line(s) did not parse (a write cut off when the agent was killed) and were left out.`,
+        `${a.source}: ${a.badLines} line(s) were not samples (a write cut off when the agent was killed, or a value that is no reading: not a number, negative or out of range) and were left out.`,
       );
     if (a.endReason === null)
       notes.push(`${a.source}: the agent did not end cleanly (no end line): its figures cover the samples it wrote.`);

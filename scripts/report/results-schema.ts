@@ -107,6 +107,20 @@ function attribution(path: string, v: unknown): void {
   }
 }
 
+const ROUNDS_WHY = ["pairs", "clear", "equivalent", "budget", "missing"];
+const why: Check = (v) => (typeof v === "string" && ROUNDS_WHY.includes(v) ? null : `one of ${ROUNDS_WHY.join(", ")}`);
+
+/** Sequential memory rounds: the budget line and each cell's pairs and why it stopped. */
+function memoryRounds(path: string, v: unknown): void {
+  const m = object(path, v);
+  fields(path, m, { budgetSeconds: count, spentSeconds: count, targetPairs: count });
+  const cells = array(`${path}.cells`, m.cells);
+  for (let i = 0; i < cells.length; i++) {
+    const at = `${path}.cells[${i}]`;
+    fields(at, object(at, cells[i]), { cell: str, pairs: count, why });
+  }
+}
+
 function rows(path: string, v: unknown): void {
   const list = array(path, v);
   for (let i = 0; i < list.length; i++) row(`${path}[${i}]`, list[i]);
@@ -155,6 +169,8 @@ export function resultsSchemaProblem(value: unknown): string | null {
       for (let i = 0; i < crashes.length; i++) crash(`targetCrashes[${i}]`, crashes[i]);
     }
     if (results.attribution !== undefined) attribution("attribution", results.attribution);
+    if (results.memoryRounds !== undefined && results.memoryRounds !== null)
+      memoryRounds("memoryRounds", results.memoryRounds);
     for (const part of ["leak", "storm"] as const) {
       if (results[part] === undefined) continue;
       const list = array(part, results[part]);

@@ -1,22 +1,12 @@
 // Results on disk. Every finished row is appended to results.jsonl at once (a crash loses at most
 // the trial in progress); results.json is written whole, through a temp file and a rename, so a
 // reader never sees half of it.
-import {
-  closeSync,
-  fstatSync,
-  ftruncateSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
 import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
 import { redactJson } from "../util/redact.js";
+import { appendWholeLines } from "../util/whole-lines.js";
 import type { AttributionRow } from "./attribution.js";
 import { currentOwner } from "./journal-owner.js";
 import type { LeakRow } from "./leak.js";
@@ -121,19 +111,13 @@ export class ResultsFile {
 
   private appendLine(line: ResultsLine): void {
     // Secrets (the token, credentials in URLs) never reach the file: only their digest does.
-    const text = Buffer.from(`${redactJson(line)}\n`);
     // A write the disk cannot take is cut back to where it began: the journal always ends on a whole line.
-    const fd = openSync(this.jsonlPath, "a");
-    const before = fstatSync(fd).size;
     try {
-      for (let at = 0; at < text.length; ) at += writeSync(fd, text, at);
+      appendWholeLines(this.jsonlPath, `${redactJson(line)}\n`);
     } catch (e) {
-      ftruncateSync(fd, before);
       if (!isDiskFull(e)) throw e;
       this.release();
       throw new DiskFullError(this.jsonlPath, line.kind === "run" ? null : `at trial ${this.journaledRows + 1}`);
-    } finally {
-      closeSync(fd);
     }
     if (line.kind !== "run" && line.kind !== "stop") this.journaledRows++;
   }

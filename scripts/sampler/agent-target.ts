@@ -35,7 +35,8 @@ export function agentPid(pid: number | undefined, port: number | undefined): num
     throw new AgentTargetError("give exactly one of --pid PID or --port PORT (the server's listening port)");
   }
   if (pid !== undefined) {
-    if (pid === process.pid || !isAlive(pid)) throw new AgentTargetError(`--pid ${pid}: no such process on this host`);
+    if (pid === process.pid) throw new AgentTargetError(`--pid ${pid} is this agent's own process: give the server's`);
+    if (!isAlive(pid)) throw new AgentTargetError(`--pid ${pid}: no such process on this host`);
     try {
       readRssOnce(pid);
     } catch {

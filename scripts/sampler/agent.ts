@@ -4,8 +4,10 @@
 // beside the samples it records the kernel's peak RSS and the target's CPU time every procIntervalMs.
 // The file is written as the lanes hand over their readings (every batchMs), so a SIGKILL loses at
 // most that much. Signals and the command line stay in commands/sample.ts; this is callable code.
-import { appendFileSync, existsSync } from "node:fs";
+import { lstatSync } from "node:fs";
 import { hostname } from "node:os";
+import { isDiskFull } from "../../fixtures/disk-full.js";
+import { appendWholeLines, cutToLastNewline } from "../util/whole-lines.js";
 import { cpuTimeMsOrNull } from "./cpu.js";
 import type { InspectorClient } from "./inspector.js";
 import { readVmHwm, resetVmHwm } from "./procfs.js";
@@ -36,6 +38,8 @@ export interface AgentResult {
   postGcHeapBytes: number | null;
   /** Why a requested GC could not run, or null. */
   gcError: string | null;
+  /** The file could not be written (sampling stopped there; the file ends on a whole line): one line, or null. */
+  fileError: string | null;
 }
 
 export interface Agent {
@@ -56,11 +60,35 @@ export class AgentFileError extends Error {
   override readonly name = "AgentFileError";
 }
 
+/** Why `file` cannot be the agent's new samples file (anything there, a link to nothing included), or null. */
+export function agentFileProblem(file: string): string | null {
+  let what: string;
+  try {
+    const st = lstatSync(file);
+    what = st.isSymbolicLink() ? "a symbolic link" : st.isDirectory() ? "a directory" : "a file";
+  } catch {
+    return null;
+  }
+  return `--out ${file} exists already (${what}); the agent never overwrites: give a new file name`;
+}
+
+/** One line for a failed write of the samples file: a full disk says so. */
+function fileErrorLine(file: string, e: NodeJS.ErrnoException): string {
+  return isDiskFull(e)
+    ? `disk full: cannot write ${file} (${e.code}); sampling stopped, the file keeps every whole line written`
+    : `cannot write ${file} (${e.code ?? e.message}); sampling stopped, the file keeps every whole line written`;
+}
+
 /** Starts sampling; rejects when the file exists already or the target cannot be sampled. */
 export async function startAgent(options: AgentOptions): Promise<Agent> {
   const { pid, inspector, file } = options;
   // Never over another run's samples: nothing measured is lost to a repeated command line.
-  if (existsSync(file)) throw new AgentFileError(`--out ${file} exists already; the agent never overwrites samples`);
+  const problem = agentFileProblem(file);
+  if (problem) throw new AgentFileError(problem);
+  let fileError: string | null = null;
+  const failed = (e: NodeJS.ErrnoException) => {
+    fileError ??= fileErrorLine(file, e);
+  };
   let hwmReset = false;
   try {
     resetVmHwm(pid);
@@ -69,17 +97,28 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     // not permitted (another user's process): VmHWM then covers the process's whole life, and the file says so
   }
   const origin = performance.now();
-  const sampler = await startSampler({
-    pid,
-    inspector,
-    intervalMs: options.intervalMs,
-    heapIntervalMs: options.heapIntervalMs,
-    file,
-    origin,
-    resetHwm: false,
-    wallClock: true,
-    batchMs: options.flushMs,
-  });
+  let sampler: Awaited<ReturnType<typeof startSampler>>;
+  try {
+    sampler = await startSampler({
+      pid,
+      inspector,
+      intervalMs: options.intervalMs,
+      heapIntervalMs: options.heapIntervalMs,
+      file,
+      exclusive: true,
+      onFileError: failed,
+      origin,
+      resetHwm: false,
+      wallClock: true,
+      batchMs: options.flushMs,
+    });
+  } catch (e) {
+    // The exclusive create lost to an entry made meanwhile, or a link: refused like one found before.
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === "EEXIST" || code === "ELOOP")
+      throw new AgentFileError(agentFileProblem(file) ?? `--out ${file}: ${code}`);
+    throw e;
+  }
   sampler.mark("agent", {
     format: AGENT_SAMPLES_FORMAT,
     pid,
@@ -120,11 +159,19 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
 
   const endedBySelf = sampler.ended.then((s) => s.error ?? "stopped");
 
-  /** A line after sampling ended: t on the same clock, wall from Date.now(); appended synchronously. */
+  /**
+   * A line after sampling ended: t on the same clock, wall from Date.now(); appended synchronously,
+   * whole or not at all. After a failed write, the torn tail the stream left is cut off first.
+   */
   const appendLine = (fields: Record<string, unknown>) => {
     const t = performance.now() - origin;
     const line = JSON.stringify({ t: Math.round(t * 1000) / 1000, ...fields });
-    appendFileSync(file, `${stampWall(line, Date.now())}\n`);
+    try {
+      if (fileError !== null) cutToLastNewline(file);
+      appendWholeLines(file, `${stampWall(line, Date.now())}\n`);
+    } catch (e) {
+      failed(e as NodeJS.ErrnoException);
+    }
   };
 
   let result: Promise<AgentResult> | null = null;
@@ -176,7 +223,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
         if (highestHwm !== null) hwm = Math.max(hwm ?? 0, highestHwm);
         appendLine({
           phase: "end",
-          reason: summary.error ?? reason,
+          reason: fileError ?? summary.error ?? reason,
           rssSamples: summary.rssSamples,
           heapSamples: summary.heapSamples,
           peakRssBytes: summary.peakRssBytes,
@@ -190,7 +237,7 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
           missedSlots: summary.missedSlots,
         });
         await inspector?.close(1_000);
-        return { summary: { ...summary, hwmRssBytes: hwm }, postGcHeapBytes: postGc, gcError };
+        return { summary: { ...summary, hwmRssBytes: hwm }, postGcHeapBytes: postGc, gcError, fileError };
       })();
       return result;
     },

@@ -8,7 +8,7 @@
 //   that stretch is recorded as a gap (a {t, heapGapMs} line), never filled in.
 // Both lanes are deadline-scheduled: slot k is due at start + k·interval; a late lane skips the slots
 // it missed instead of drifting, so the achieved intervals are honest and reported beside the figures.
-import { createWriteStream, mkdirSync, type WriteStream } from "node:fs";
+import { createWriteStream, mkdirSync, openSync, type WriteStream } from "node:fs";
 import { dirname } from "node:path";
 import type { RssSplit } from "../results/rss-split.js";
 import type { IntervalStats } from "../results/schema.js";
@@ -58,6 +58,13 @@ export interface SamplerOptions {
   heapIntervalMs?: number;
   /** JSONL file for samples, gaps and phase lines; parent directories are created. */
   file?: string;
+  /** Create the file exclusively (O_EXCL): an existing entry, a symbolic link included, throws at start. */
+  exclusive?: boolean;
+  /**
+   * Called once when a write to the file fails (ENOSPC, EIO); sampling then ends (the summary's error
+   * says why). Without it a failed write is only reported in the summary and sampling goes on.
+   */
+  onFileError?: (error: NodeJS.ErrnoException) => void;
   /** performance.now() value that is t = 0 (e.g. the cell's start). Default: when the sampler starts. */
   origin?: number;
   /**
@@ -222,12 +229,20 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   let stream: WriteStream | null = null;
   if (options.file) {
     mkdirSync(dirname(options.file), { recursive: true });
-    stream = createWriteStream(options.file, { flags: "w" });
+    // Exclusive: opened here, so a refusal (EEXIST, ELOOP through a link) comes before any lane starts.
+    stream = options.exclusive
+      ? createWriteStream(options.file, { fd: openSync(options.file, "wx") })
+      : createWriteStream(options.file, { flags: "w" });
   }
   let streamError: string | null = null;
-  // A write error is reported in the summary at the end rather than thrown mid-run.
-  stream?.on("error", (e) => {
-    streamError ??= `samples file ${options.file}: ${e.message}`;
+  // A write error is reported in the summary at the end rather than thrown mid-run; with onFileError
+  // it also ends sampling (nothing more could be kept).
+  stream?.on("error", (e: NodeJS.ErrnoException) => {
+    if (streamError !== null) return;
+    streamError = `samples file ${options.file}: ${e.message}`;
+    if (!options.onFileError) return;
+    options.onFileError(e);
+    if (rssLane) void finish(streamError);
   });
   // The file is in time order, but RSS readings reach this thread in batches, after heap answers and
   // marks made meanwhile. So lines wait in two queues (each already in time order) and go out merged,
@@ -399,8 +414,9 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
       error: error ?? streamError,
     });
   }
-  // The lane may have ended (target gone) before this function got here.
+  // The lane may have ended (target gone), or the file failed, before this function got here.
   if (laneError !== null) void finish(laneError);
+  else if (streamError !== null && options.onFileError) void finish(streamError);
   const lane = rssLane;
 
   const goneReason = (detail: string) =>

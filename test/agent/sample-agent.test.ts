@@ -2,12 +2,14 @@
 // server with an inspector (heap lane, SIGUSR2 GC mark, --gc-at-end, exit 3 when the server exits)
 // and one without (RSS only, said in the output; SIGKILL loses at most the last 50 ms, leaves no
 // process); bad --pid/--port give one line and exit 2, and write nothing.
+import { spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
+import { type AddressInfo, createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { descendants, isAlive, procStats } from "../../scripts/sampler/procfs.js";
-import { runCli } from "../fixtures/cli.js";
+import { BIN, runCli } from "../fixtures/cli.js";
 import { until } from "../sampler/support.js";
 import { smallFixture } from "../scenarios/support/fixture.js";
 import { type RunningServer, startServer } from "../support/server.js";
@@ -114,6 +116,43 @@ describe("catchup-bench sample", () => {
     expect(end?.phase).toBe("end");
     expect(String(end?.reason)).toMatch(/exited|closed/);
     expect(end?.rssSamples).toBe(rssLines(file).length);
+  });
+
+  it("honours a signal during start-up: SIGUSR2 is no death, SIGINT ends it at once with one line, no file", async () => {
+    // An --inspect-port that accepts and never answers holds the agent in its start-up; the
+    // connection is the event that says it is there.
+    const sockets: Socket[] = [];
+    const silent = createServer((socket) => {
+      sockets.push(socket);
+    });
+    const connected = new Promise<void>((resolve) => silent.once("connection", () => resolve()));
+    await new Promise<void>((resolve) => silent.listen(0, "127.0.0.1", resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const file = join(work, "early.jsonl");
+      const agent = startAgentChild(["--pid", String(plain.pid), "--inspect-port", String(port), "--out", file]);
+      await connected;
+      agent.child.kill("SIGUSR2");
+      await agent.waitFor(/^SIGUSR2: not sampling yet/m);
+      agent.child.kill("SIGINT");
+      expect(await agent.exited).toEqual({ code: 130, signal: null });
+      expect(agent.stderr().trim()).toBe("catchup-bench: SIGINT before sampling began; nothing written");
+      expect(existsSync(file)).toBe(false);
+    } finally {
+      for (const socket of sockets) socket.destroy();
+      silent.close();
+    }
+  });
+
+  it("refuses its own pid by name (exec keeps the shell's pid, so $$ is the agent's)", () => {
+    const file = join(work, "self.jsonl");
+    const r = spawnSync("sh", ["-c", `exec "${process.execPath}" "${BIN}" sample --pid $$ --out "${file}"`], {
+      encoding: "utf8",
+      timeout: 30_000,
+    });
+    expect(r.status, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/^catchup-bench: --pid \d+ is this agent's own process: give the server's\n$/);
+    expect(existsSync(file)).toBe(false);
   });
 
   it("refuses a bad --pid or --port with one line, exit 2, no file", async () => {

@@ -11,7 +11,16 @@
 // report.md that is a directory (rename fails). Not simulated: EACCES from mode bits, a read-only
 // mount, a full disk (ENOSPC).
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { syntheticResults } from "../report/synthetic-run.js";
@@ -89,6 +98,17 @@ beforeAll(() => {
     Object.assign(row, { peakHeapBytes: null, sampledBytes: null, heapAtProfileBytes: null });
     r.attribution = { intervalBytes: 32768, rows: [{ ...row, sites: [{ frame, caller: null, bytes: 1 }] }] };
   });
+  // Sequential memory rounds, hand-edited: a figure that is no number, a reason the report has no words for.
+  const rounds = { budgetSeconds: 60, spentSeconds: 1, targetPairs: 6, cells: [{ cell: "c", pairs: 3, why: "pairs" }] };
+  edited("run-rounds-spent", (r) => {
+    r.memoryRounds = { ...rounds, spentSeconds: "x" };
+  });
+  edited("run-rounds-why", (r) => {
+    r.memoryRounds = { ...rounds, cells: [{ cell: "c", pairs: 3, why: "__proto__" }] };
+  });
+  edited("run-rounds-cells", (r) => {
+    r.memoryRounds = { ...rounds, cells: 5 };
+  });
   // A run stopped hard (only results.jsonl) whose lines were edited: crash {} and null, stop reason 42.
   const header = JSON.parse(good_);
   const jsonl = (name: string, line: unknown) => {
@@ -125,6 +145,9 @@ beforeAll(() => {
     }),
   );
   mkdirSync(join(inputs, "merge-mdir", "merged.md"), { recursive: true });
+  // A samples file larger than a report reads (sparse: no disk used).
+  writeFileSync(join(inputs, "huge-samples.jsonl"), "");
+  truncateSync(join(inputs, "huge-samples.jsonl"), 600 * 1024 * 1024);
   // A run folder the report cannot be written into: report.md is a directory.
   runWith("run-unwritable", good_);
   mkdirSync(join(inputs, "run-unwritable", "report.md"));
@@ -169,6 +192,17 @@ const CASES: Record<string, Case[]> = {
     ...linkOutputs((l) => `k6-operator IN/script.js --parallelism 2 --out IN/${l}`),
     ...linkOutputs((l) => `report --merge IN/script.js --out IN/${l}`),
     ...linkOutputs((l) => `fixture --projects 5 --events 5 --out IN/${l}/f.sqlite`),
+  ],
+  // The agent never overwrites: any entry at --out (a link to nothing, a loop, a folder) is refused
+  // before sampling starts. PID = this test's own process (a live one to sample).
+  "sample --out": [
+    ...["dangling", "loop"].map((l) => ({
+      args: `sample --pid PID --duration 5 --out IN/${l}`,
+      says: new RegExp(`--out .*${l} exists already \\(a symbolic link\\); the agent never overwrites`),
+    })),
+    { args: "sample --pid PID --duration 5 --out IN/dir", says: /--out .*dir exists already \(a directory\)/ },
+    { args: "sample --pid PID --duration 5 --out IN/a-file", says: /--out .*a-file exists already \(a file\)/ },
+    { args: "sample --pid PID --duration 5 --out IN/a-file/s.jsonl", says: /--out .*writable directory.*ENOTDIR/ },
   ],
   "fixture (its --out)": [
     {
@@ -253,6 +287,12 @@ const CASES: Record<string, Case[]> = {
       args: "report IN/run-attribution-line",
       says: /has attribution\.rows\[0\]\.sites\[0\]\.frame\.line = "x": expected a number >= 0/,
     },
+    { args: "report IN/run-rounds-spent", says: /has memoryRounds\.spentSeconds = "x": expected a number >= 0/ },
+    {
+      args: "report IN/run-rounds-why",
+      says: /has memoryRounds\.cells\[0\]\.why = "__proto__": expected one of pairs, clear, equivalent, budget, missing/,
+    },
+    { args: "report IN/run-rounds-cells", says: /has memoryRounds\.cells = 5: expected an array/ },
     { args: "report IN/jsonl-crash-empty", says: /results\.jsonl has targetCrashes\[0\]\.variant = missing/ },
     { args: "report IN/jsonl-crash-null", says: /results\.jsonl has targetCrashes\[0\] = null/ },
     { args: "report IN/jsonl-stop-42", says: /results\.jsonl has run\.stopReason = 42: expected a string or null/ },
@@ -270,6 +310,13 @@ const CASES: Record<string, Case[]> = {
     { args: "report --merge IN/fifo", says: /--merge .*fifo: not a regular file/ },
     { args: "report --merge IN/null", says: /--merge .*null: not a regular file/ },
     { args: "report --merge IN/a-file", says: /--merge .*a-file: not readable JSON/ },
+    { args: "report --merge IN/summary-a.json --samples IN/fifo", says: /--samples .*fifo: not a regular file/ },
+    { args: "report --merge IN/summary-a.json --samples IN/null", says: /--samples .*null: not a regular file/ },
+    { args: "report --merge IN/summary-a.json --samples IN/dir", says: /--samples .*dir: not a regular file/ },
+    {
+      args: "report --merge IN/summary-a.json --samples IN/huge-samples.jsonl",
+      says: /--samples .*huge-samples\.jsonl: 629145600 bytes, more than the 400 MiB this report reads/,
+    },
   ],
   "clinic --fixture": fixtureInputs((p) => `clinic doctor --out OUT/c --fixture ${p}`),
   "clinic (places and sizes)": [
@@ -297,6 +344,15 @@ const CASES: Record<string, Case[]> = {
     { args: "k6-operator IN/fifo --parallelism 2 --out OUT/k", says: /script.*fifo/ },
     { args: "k6-operator IN/script.js --parallelism 2 --out IN/a-file/k", says: /--out .*a-file/ },
     { args: "k6-operator IN/script.js --parallelism 2 --out /proc/catchup-no", says: /--out .*catchup-no/ },
+    // An image lands unquoted in server-pod-snippet.yaml and README.md: a newline would add YAML keys.
+    {
+      args: "k6-operator IN/script.js --parallelism 2 --out OUT/k --server-pod-snippet --server-port 80 --agent-image=img:1\nsecurityContext:{privileged:true}",
+      says: /--agent-image must be an image reference .*got "img:1\\nsecurityContext/,
+    },
+    {
+      args: "k6-operator IN/script.js --parallelism 2 --out OUT/k --image=k6img\nrm",
+      says: /--image must be an image reference/,
+    },
   ],
 };
 
@@ -306,7 +362,11 @@ describe.concurrent("bad files and paths: exit 2, one line naming the input, no 
       const label = `${command}: ${c.args}${c.env ? ` (${Object.entries(c.env).map(([k, v]) => `${k}=${v}`)})` : ""}`;
       it(label, async () => {
         const scratch = mkdtempSync(join(root, "case-"));
-        const fill = (a: string) => a.replace(/^IN\//, `${inputs}/`).replace(/^OUT\//, `${scratch}/`);
+        const fill = (a: string) =>
+          a
+            .replace(/^IN\//, `${inputs}/`)
+            .replace(/^OUT\//, `${scratch}/`)
+            .replace(/^PID$/, String(process.pid));
         const args = c.args.split(" ").filter(Boolean).map(fill);
         const env = Object.fromEntries(Object.entries(c.env ?? {}).map(([k, v]) => [k, fill(v)]));
         const r = await runCli(args, 60_000, env, scratch);

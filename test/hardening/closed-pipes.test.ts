@@ -96,4 +96,19 @@ describe.concurrent("a closed or full output stream loses only that output", () 
     expect(stderr.match(/stdout cannot be written \(ENOSPC\)/g)).toHaveLength(1);
     expectWholeRun(out);
   }, 120_000);
+
+  it("`sample` with stdout and stderr both closed by their readers: samples to the end, exit 0, the file whole", async () => {
+    const file = join(root, "agent-closed.jsonl");
+    const args = [CLI, "sample", "--pid", String(process.pid), "--out", file, "--duration", "1", "--gc-at-end"];
+    const child = spawn(process.execPath, args, { stdio: ["ignore", "pipe", "pipe"] });
+    child.stdout.destroy();
+    child.stderr.destroy();
+    const code = await new Promise<number | null>((resolve) => child.once("close", (c) => resolve(c)));
+    expect(code).toBe(0);
+    const lines = readFileSync(file, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.at(-1)).toMatchObject({ phase: "end", reason: "duration" });
+  }, 60_000);
 });

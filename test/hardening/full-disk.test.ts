@@ -10,9 +10,10 @@
 // pages); 48 KiB results.json but not report.html (its inlined chart library alone is larger); 1 MiB
 // is less than the default fixture.
 import { execFileSync } from "node:child_process";
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { saveProfile } from "../../scripts/bench/attribute.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { runCli } from "./support/harness.js";
 
@@ -160,4 +161,64 @@ describe.concurrent("a full disk: one line naming the file, the journal whole, n
     expect(errorLine(r.stderr)).toMatch(/disk full: cannot write .*\.sqlite \(ENOSPC\)/);
     expect(readdirSync(disk)).toEqual([]);
   });
+
+  it("8 KiB under `sample`: one line, exit 3, the samples file ends on a whole line and still merges", async () => {
+    const file = join(smallDisk("d8k-sample", "8k"), "agent.jsonl");
+    // This test's own process is the target (RSS only): the file fills in about a second at 10 ms.
+    const r = await runCli(["sample", "--pid", String(process.pid), "--out", file, "--duration", "60"], 90_000);
+    expect(r.code, r.stderr).toBe(3);
+    expect(errorLine(r.stderr)).toMatch(
+      /^catchup-bench: disk full: cannot write .*agent\.jsonl \(ENOSPC\); sampling stopped/,
+    );
+    const text = readFileSync(file, "utf8");
+    expect(text.endsWith("\n"), "the file ends on a whole line").toBe(true);
+    const lines = text
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
+    expect(lines.filter((l) => typeof l.rss === "number").length).toBeGreaterThan(10);
+    const summary = join(root, "summary-full.json");
+    writeFileSync(summary, JSON.stringify(RUNNER_SUMMARY));
+    const merged = await runCli(["report", "--merge", summary, "--samples", file]);
+    expect(merged.code, merged.stderr).toBe(0);
+    expect(merged.stdout).toMatch(/agent\.jsonl: the agent did not end cleanly|\| [\d.]+ \| [\d.]+ \|/);
+  }, 120_000);
 });
+
+describe("a full disk under `report --merge --out`", () => {
+  it("4 KiB: one line naming the merged file and 'disk full', exit 3, no temp file, nothing half-written", async () => {
+    const out = join(smallDisk("d4k-merge", "4k"), "merged");
+    const summary = join(root, "summary-merge.json");
+    writeFileSync(summary, JSON.stringify(RUNNER_SUMMARY));
+    const wall = 1_800_000_000_000;
+    const samples = join(root, "agent-merge.jsonl");
+    const lines = [{ t: 0, phase: "agent", pid: 1, host: "h", heap: false, wall }];
+    for (let t = 10; t < 2000; t += 10) lines.push({ t, rss: 1_000_000 + t, wall: wall + t } as never);
+    writeFileSync(samples, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    const r = await runCli(["report", "--merge", summary, "--samples", samples, "--out", out]);
+    expect(r.code, r.stderr).toBe(3);
+    expect(errorLine(r.stderr)).toMatch(
+      /^catchup-bench: disk full writing the merge: cannot write .*merged\.(json|md|html) \(ENOSPC\); nothing of the merge was written$/,
+    );
+    expect(r.stdout).toBe("");
+    expect(readdirSync(out)).toEqual([]);
+  });
+});
+
+describe("a full disk under --attribute's profiles", () => {
+  it("4 KiB: a profile that does not fit leaves no temp file (its row says why)", () => {
+    const run = smallDisk("d4k-profile", "4k");
+    const profile = { head: { callFrame: { functionName: "x".repeat(20_000) }, selfSize: 1, children: [] } };
+    expect(() => saveProfile(run, "attribute-m-1", profile)).toThrow(/ENOSPC/);
+    expect(readdirSync(join(run, "profiles"))).toEqual([]);
+  });
+});
+
+/** A one-session runner summary, for `report --merge`. */
+const RUNNER_SUMMARY = {
+  schema: "catchup-bench/k6-summary@1",
+  scenario: "scaleout",
+  sessions: 1,
+  rows: [{ ok: true, completionMs: 10, firstChunkMs: 5, chunks: 1, values: 1, bytes: 1, probeMs: 1, error: null }],
+  figures: { completionMs: { count: 1, min: 10, max: 10, avg: 10, med: 10 }, probeMs: null, errors: 0 },
+};

@@ -2,6 +2,7 @@
 // HEADERS) is refused, never quoted back; ordinary parameters pass.
 import { describe, expect, it } from "vitest";
 import { envSecretProblem } from "../../scripts/k6operator/env-secrets.js";
+import { imageRefProblem } from "../../scripts/k6operator/image-ref.js";
 
 describe("envSecretProblem", () => {
   it.each([
@@ -30,5 +31,30 @@ describe("envSecretProblem", () => {
     ["SUBSCRIBE_PAYLOAD", '{"tag":"x"}'],
   ])("accepts %s=%s", (key, value) => {
     expect(envSecretProblem(key, value)).toBeNull();
+  });
+});
+
+describe("imageRefProblem (--image, --agent-image: unquoted in the snippet's YAML and in README.md)", () => {
+  it.each([
+    "img:1\n    securityContext: { privileged: true }",
+    "k6img\nrm -rf /",
+    "img: x",
+    "img#x",
+    "Upper/Case",
+    "user:pw@registry.example/img",
+    "`img`",
+    "",
+  ])("refuses %j", (value) => {
+    expect(imageRefProblem("agent-image", value)).toMatch(/^--agent-image must be an image reference/);
+  });
+
+  it.each([
+    "grafana/k6:2.2.0",
+    "catchup-bench-agent:latest",
+    "registry.example:5000/team/agent:1.2",
+    "localhost/agent",
+    `ghcr.io/x/y@sha256:${"a".repeat(64)}`,
+  ])("accepts %s", (value) => {
+    expect(imageRefProblem("image", value)).toBeNull();
   });
 });

@@ -125,4 +125,10 @@ describe("--attribute's flags", () => {
     });
     expect(() => resolveConfig({ attribute: true, memory: false })).toThrow(/--attribute needs the memory matrix/);
   });
+
+  it("refuse --attribute-interval-bytes without --attribute (it would change nothing, silently)", () => {
+    expect(() => resolveConfig({ "attribute-interval-bytes": 4096 })).toThrow(
+      /--attribute-interval-bytes goes with --attribute/,
+    );
+  });
 });

@@ -58,6 +58,31 @@ describe("agent samples and runner marks", () => {
     expect(() => parseAgentSamples("x.jsonl", `${line({ t: 1, rss: 5 })}\n`)).toThrow(MergeInputError);
   });
 
+  it("counts a line with a value that is no reading (1e400, negative, out of range) as bad, never rendering Infinity or NaN", () => {
+    const hostile = [
+      '{"t":1e400,"rss":5,"wall":1800000000000}',
+      `{"t":20,"rss":-5,"wall":${WALL0 + 20}}`,
+      `{"t":30,"rss":1e400,"wall":${WALL0 + 30}}`,
+      `{"t":40,"heapUsed":1e400,"heapTotal":5,"wall":${WALL0 + 40}}`,
+      `{"t":50,"rss":1e300,"wall":${WALL0 + 50}}`,
+      `{"t":60,"rss":7,"wall":1e400}`,
+      `{"t":-1,"rss":7,"wall":${WALL0 - 1}}`,
+      `{"t":70,"hwm":-1,"cpuMs":5,"wall":${WALL0 + 70}}`,
+    ];
+    const text = [
+      line({ t: 0, phase: "agent", pid: 42, host: "h", heap: true }),
+      ...hostile,
+      line({ t: 80, rss: 100 }),
+    ];
+    const a = parseAgentSamples("agent.jsonl", `${text.join("\n")}\n`);
+    expect(a.badLines).toBe(hostile.length);
+    expect(a.rss).toEqual([[80, 100]]);
+    const m = mergeMemory([a], [], 0);
+    const md = renderMemoryMarkdown(m);
+    const html = renderMemoryHtml(m, [{ rss: a.rss, heap: a.heapUsed, gaps: a.gaps }]);
+    expect(`${md}${html}`).not.toMatch(/Infinity|NaN/);
+  });
+
   it("combines runners' marks: earliest first, latest last, sessions summed", () => {
     const runners: NamedSummary[] = [
       { source: "a", summary: summary({ connect: { first: WALL0 + 100, last: WALL0 + 120, count: 1 } }) },
@@ -97,7 +122,7 @@ describe("agent samples and runner marks", () => {
     ];
     const m = mergeMemory([a], runners, 50);
     expect(m.agents[0]?.phases).toEqual([{ phase: "connect", first: 150, last: 150, count: 1 }]);
-    expect(m.notes.join(" ")).toMatch(/did not parse/);
+    expect(m.notes.join(" ")).toMatch(/were not samples/);
     const md = renderMemoryMarkdown(m);
     expect(md).toMatch(/--clock-offset-ms 50/);
     expect(md).toContain(String.raw`\<b>agent\</b>\|x.jsonl`);

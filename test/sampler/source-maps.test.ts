@@ -1,6 +1,7 @@
 // Allocation sites of a bundled target are named by their original source: a script with a linked
 // source map (esbuild's, as the bundled server has) maps a frame's line and column back to the .ts
 // file and line; a script without one, and Node's own frames, keep what V8 reported.
+import { execFileSync, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import { build } from "esbuild";
 import { afterAll, describe, expect, it } from "vitest";
 import { heapSites, type SamplingHeapProfile } from "../../scripts/sampler/heap-sites.js";
 import { sourceMapResolver } from "../../scripts/sampler/source-maps.js";
+import { ROOT } from "../fixtures/cli.js";
 
 const dir = mkdtempSync(join(tmpdir(), "source-maps-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -75,5 +77,38 @@ describe("source maps for allocation sites", () => {
     writeFileSync(plain, "export const x = 1;\n");
     const unmapped = heapSites(profileAt(pathToFileURL(plain).href, 1, 0), sourceMapResolver()).sites[0]?.frame;
     expect(unmapped).toEqual({ functionName: "encodeChunk", url: pathToFileURL(plain).href, line: 1 });
+  });
+});
+
+describe("a foreign target's script urls (vm.Script names them as it likes)", () => {
+  it("never opens a FIFO, never throws: a url or map that cannot be followed keeps the reported position", () => {
+    const fifo = join(dir, "script-fifo.js");
+    execFileSync("mkfifo", [fifo]);
+    const mapFifo = join(dir, "map-fifo.js.map");
+    execFileSync("mkfifo", [mapFifo]);
+    const mapsToFifo = join(dir, "maps-to-fifo.js");
+    writeFileSync(mapsToFifo, "export const x = 1;\n//# sourceMappingURL=map-fifo.js.map\n");
+    const badEscape = join(dir, "bad-escape.js");
+    writeFileSync(badEscape, "export const x = 1;\n//# sourceMappingURL=%E0%A4%A.map\n");
+    const urls = [
+      pathToFileURL(fifo).href,
+      pathToFileURL(mapsToFifo).href,
+      pathToFileURL(badEscape).href,
+      "file://evil-host/x.js", // fileURLToPath: a host is not allowed on Linux
+      "file:///a%2Fb.js", // fileURLToPath: an encoded "/"
+    ];
+    // In a child with a timeout: a resolver that opened the FIFO would block this process for ever.
+    const module = pathToFileURL(join(ROOT, "dist/scripts/sampler/source-maps.js")).href;
+    const code = `const { sourceMapResolver } = await import(${JSON.stringify(module)});
+const r = sourceMapResolver();
+const out = ${JSON.stringify(urls)}.map((url) => { try { return r({ url, line: 1, column: 0 }); } catch (e) { return "threw " + e.message; } });
+console.log(JSON.stringify(out));`;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", code], {
+      timeout: 20_000,
+      encoding: "utf8",
+    });
+    expect(child.signal, "the resolver blocked (killed after 20 s)").toBeNull();
+    expect(child.status, child.stderr).toBe(0);
+    expect(JSON.parse(child.stdout)).toEqual(urls.map(() => null));
   });
 });
