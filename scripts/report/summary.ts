@@ -206,7 +206,9 @@ function fewPairsNote(model: ReportModel, metric: Metric, cells: CellVerdict[]):
   if (kinds.size !== 1 || !kind) return " (indicative: fewer than 8 pairs)";
   const n = Math.min(...few.map((v) => v.pairs));
   const each = few.every((v) => v.pairs === n) ? `${n} pairs` : `${n} or more pairs`;
-  return ` (${each}, ${EARLY_STOP_TEXT[kind](n)})`;
+  // Where the class also holds cells with 8 pairs, say which part rests on the sign test.
+  const which = few.length < cells.length ? `${few.length} of them on ` : "";
+  return ` (${which}${each}, ${EARLY_STOP_TEXT[kind](n)})`;
 }
 
 /** One sentence for a metric: each of its verdict classes with the cells in it. */

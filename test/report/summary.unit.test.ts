@@ -9,7 +9,7 @@ import { COMMENT_LIMIT } from "../../scripts/report/markdown.js";
 import { buildModel } from "../../scripts/report/model.js";
 import { closingLine } from "../../scripts/report/summary.js";
 import { writeReports } from "../../scripts/report/write.js";
-import type { Results } from "../../scripts/results/schema.js";
+import type { MemoryRow, Results } from "../../scripts/results/schema.js";
 import { syntheticResults } from "./synthetic-run.js";
 
 const dirs: string[] = [];
@@ -90,6 +90,24 @@ describe("the summary block", () => {
     expect(heap).not.toContain("indicative");
     // Post-GC heap was not part of the rounds' test: its few pairs stay indicative where ranked.
     expect(markdown).not.toMatch(/post-GC heap: [^\n]*sign test/);
+  });
+
+  it("says which part of a class rests on the sign test when the class also holds cells with 8 pairs", async () => {
+    const dir = runDir();
+    const r = stoppedAtSix(defaultRun(dir, { memoryTrials: 8 }), "clear");
+    r.run.config = { ...r.run.config, memoryTrials: 3 }; // planned 3, the rest added by the rounds
+    const id = (m: { scriptBytes: number; clients: number; mode: string }) => `${m.scriptBytes}x${m.clients}/${m.mode}`;
+    // Only 8 KiB × 4 resume stopped at 6; every other cell went on to 8.
+    const early = (m: MemoryRow) => id(m) === "8192x4/memory" && m.trial > 6;
+    r.memory = r.memory.filter((m) => !early(m));
+    if (r.aa) r.aa.memory = r.aa.memory.filter((m) => !early(m));
+    for (const c of r.memoryRounds?.cells ?? [])
+      if (c.cell !== "8192x4/memory") Object.assign(c, { pairs: 8, why: "pairs" });
+    const { markdown } = await writeReports(dir, r);
+    const heap = markdown.split("\n").find((l) => l.startsWith("- batched's peak heap:")) ?? "";
+    expect(heap).toMatch(
+      /lower in [^;]*\(1 of them on 6 pairs, every ratio beyond the A\/A band: sign test p ≤ 0\.031\)/,
+    );
   });
 
   it("says a cell stopped early for lying within the floor rests on the equivalence test, in the summary and the closing line", async () => {
