@@ -400,7 +400,7 @@ export const VERDICT_NOTE =
   "The A/A band is the baseline measured against a second copy of itself in the same rounds; a ratio inside it is noise and is not ranked. " +
   'The smallest detectable change is the change this cell could have told from no change at its noise and pair count (80% power, 5% two-sided); a verdict of "noise" says nothing about changes smaller than that. ' +
   "The detectable change is shown both ways (−x% / +y%: a ratio of 1/d or d), marked indicative like the interval it comes from. " +
-  "Unguarded verdicts: lower, higher (or higher, expected: the first chunk carries the whole catch-up when the candidate sends fewer chunks), no practical change (the median moved less than the practical floor, --min-effect), noise (interval spans 1.0, inside the A/A band, or fewer than 3 pairs), missing (fewer ok pairs than planned). " +
+  "Unguarded verdicts: lower, higher (or higher, expected: the first chunk carries the whole catch-up when the candidate sends fewer chunks), no practical change (the median and its whole interval within the practical floor, --min-effect), noise (interval spans 1.0, inside the A/A band, or fewer than 3 pairs), missing (fewer ok pairs than planned). " +
   "Guarded: pass, fail, noise, missing, too few pairs (fewer than --guard-min-pairs: no PASS or FAIL). Details: docs/statistics.md.";
 
 /** GitHub's limit for one comment: report.md must fit it. */
