@@ -10,7 +10,7 @@
 // Pure apart from the clock, which is passed in.
 
 import { HEADLINE_MEMORY_METRICS, type Metric } from "../results/metrics.js";
-import type { Results } from "../results/schema.js";
+import type { MemoryRoundsInfo, MemoryRoundsWhy, Results } from "../results/schema.js";
 import { cellPairs, memoryCellId, RELIABLE_PAIRS, verdictsOf } from "../verdicts/cells.js";
 import { floorTolerance, minEffectFromConfig } from "../verdicts/practical.js";
 import { type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
@@ -18,15 +18,8 @@ import { type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
 /** The fewest pairs whose unanimous sign is significant at 5% two-sided (2^(1-6) = 3.1%). */
 export const SIGN_TEST_PAIRS = 6;
 
-/** Why a cell got no more rounds, per cell, for results.json and the report. */
-export interface MemoryRoundsInfo {
-  budgetSeconds: number;
-  spentSeconds: number;
-  targetPairs: number;
-  cells: { cell: string; pairs: number; why: "pairs" | "clear" | "equivalent" | "budget" | "missing" }[];
-}
-
-type Need = "more" | "pairs" | "clear" | "equivalent" | "missing";
+/** A cell's need: another round, or why none (the reasons results.json keeps, but "budget"). */
+type Need = "more" | Exclude<MemoryRoundsWhy, "budget">;
 
 type Judged = { pairs: number; aaLow: number | null; aaHigh: number | null; verdict: string };
 

@@ -3,6 +3,7 @@
 
 import { cellName, MODE_NOTE, memoryCellName } from "../results/cell-names.js";
 import type { Metric } from "../results/metrics.js";
+import type { MemoryRoundsWhy } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
@@ -372,7 +373,7 @@ export function autoSampleText(model: ReportModel): string | null {
   return `Auto-sampling: budget ${a.budgetSeconds} s, used ${a.spentSeconds.toFixed(1)} s; ${cells}.`;
 }
 
-const ROUNDS_WHY: Record<string, (pairs: number) => string> = {
+const ROUNDS_WHY: Record<MemoryRoundsWhy, (pairs: number) => string> = {
   pairs: () => "reached",
   // Fewer pairs sufficed: the sign test's exact p, not the (undercovering) interval, is the evidence.
   clear: (n) =>

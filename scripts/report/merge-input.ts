@@ -86,10 +86,10 @@ export function readAgentSamples(files: readonly string[]): AgentTimeline[] {
     try {
       text = readRegularFile(file, MAX_SAMPLES_BYTES);
     } catch (e) {
-      const code = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+      const { code = (e as Error).message, size } = e as NodeJS.ErrnoException & { size?: number };
       if (code === "too large") {
         throw new MergeInputError(
-          `--samples ${file}: ${(e as Error).message.split(": ").at(-1)}, more than the ${MAX_SAMPLES_BYTES / 1048576} MiB this report reads; sample with a larger --interval-ms or for a shorter time`,
+          `--samples ${file}: ${size} bytes, more than the ${MAX_SAMPLES_BYTES / 1048576} MiB this report reads; sample with a larger --interval-ms or for a shorter time`,
         );
       }
       throw new MergeInputError(`--samples ${file}: ${code}`);

@@ -2,6 +2,7 @@
 // damaged file is refused with one line naming the field and its value ("run.loadAverage[2] is
 // "x": expected a number") instead of failing somewhere inside the renderer with a stack.
 // Durations must be real measurements: finite, not negative, at most MAX_MS.
+import { MEMORY_ROUNDS_WHY } from "../results/schema.js";
 
 /** The longest duration a results file can hold (11.6 days): anything longer is no measurement. */
 export const MAX_MS = 1e9;
@@ -107,8 +108,10 @@ function attribution(path: string, v: unknown): void {
   }
 }
 
-const ROUNDS_WHY = ["pairs", "clear", "equivalent", "budget", "missing"];
-const why: Check = (v) => (typeof v === "string" && ROUNDS_WHY.includes(v) ? null : `one of ${ROUNDS_WHY.join(", ")}`);
+const why: Check = (v) =>
+  typeof v === "string" && (MEMORY_ROUNDS_WHY as readonly string[]).includes(v)
+    ? null
+    : `one of ${MEMORY_ROUNDS_WHY.join(", ")}`;
 
 /** Sequential memory rounds: the budget line and each cell's pairs and why it stopped. */
 function memoryRounds(path: string, v: unknown): void {

@@ -173,6 +173,18 @@ export interface AutoSampleInfo {
   cells: { matrix: "latency" | "memory"; cell: string; rounds: number; decided: boolean }[];
 }
 
+/** Why sequential memory rounds gave a cell no more rounds (results.json's memoryRounds.cells[].why). */
+export const MEMORY_ROUNDS_WHY = ["pairs", "clear", "equivalent", "budget", "missing"] as const;
+export type MemoryRoundsWhy = (typeof MEMORY_ROUNDS_WHY)[number];
+
+/** Sequential memory rounds: the budget, the time used, and per cell its pairs and why no more. */
+export interface MemoryRoundsInfo {
+  budgetSeconds: number;
+  spentSeconds: number;
+  targetPairs: number;
+  cells: { cell: string; pairs: number; why: MemoryRoundsWhy }[];
+}
+
 export interface Results {
   schema: typeof RESULTS_SCHEMA;
   run: RunInfo;
@@ -197,12 +209,7 @@ export interface Results {
    * A/A band and 1.0; "equivalent": every ratio within the practical floor; "budget": the time ran
    * out; "missing": a failed pair).
    */
-  memoryRounds?: {
-    budgetSeconds: number;
-    spentSeconds: number;
-    targetPairs: number;
-    cells: { cell: string; pairs: number; why: "pairs" | "clear" | "equivalent" | "budget" | "missing" }[];
-  };
+  memoryRounds?: MemoryRoundsInfo;
   /** Targets that died on their own during the run (never one the harness stopped), in order. */
   targetCrashes?: TargetCrash[];
   /**

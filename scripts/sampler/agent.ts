@@ -74,9 +74,8 @@ export function agentFileProblem(file: string): string | null {
 
 /** One line for a failed write of the samples file: a full disk says so. */
 function fileErrorLine(file: string, e: NodeJS.ErrnoException): string {
-  return isDiskFull(e)
-    ? `disk full: cannot write ${file} (${e.code}); sampling stopped, the file keeps every whole line written`
-    : `cannot write ${file} (${e.code ?? e.message}); sampling stopped, the file keeps every whole line written`;
+  const disk = isDiskFull(e) ? "disk full: " : "";
+  return `${disk}cannot write ${file} (${e.code ?? e.message}); sampling stopped, the file keeps every whole line written`;
 }
 
 /** Starts sampling; rejects when the file exists already or the target cannot be sampled. */

@@ -16,12 +16,12 @@ function openRegular(path: string): { fd: number; size: number } {
 
 /**
  * The text of `path` when it is a regular file; else throws an error with code "not a regular file".
- * With maxBytes, a larger file throws (code "too large") before anything is read.
+ * With maxBytes, a larger file throws (code "too large", and its size) before anything is read.
  */
 export function readRegularFile(path: string, maxBytes = Number.POSITIVE_INFINITY): string {
   const { fd, size } = openRegular(path);
   try {
-    if (size > maxBytes) throw Object.assign(new Error(`${path}: ${size} bytes`), { code: "too large" });
+    if (size > maxBytes) throw Object.assign(new Error(`${path}: ${size} bytes`), { code: "too large", size });
     return readFileSync(fd, "utf8");
   } finally {
     closeSync(fd);

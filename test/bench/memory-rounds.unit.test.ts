@@ -63,6 +63,11 @@ function add(r: Results, trials: MemoryTrial[], failed?: (t: MemoryTrial) => boo
     (t.variant === "A2" ? (r.aa as NonNullable<Results["aa"]>).memory : r.memory).push(row(t, !failed?.(t)));
 }
 
+/** Sequential rounds over r's cells with every variant; the clock stands still unless given. */
+function roundsOf(r: Results, cells: MemoryCell[], budgetSeconds = 600, now = () => 0) {
+  return createMemoryRounds({ budgetSeconds, variants: VARIANTS, cells, results: () => r, now });
+}
+
 function planned(r: Results, cells: MemoryCell[], rounds = 3): void {
   for (let round = 1; round <= rounds; round++) add(r, memoryRound(cells, VARIANTS, round));
 }
@@ -75,13 +80,7 @@ describe("sequential memory rounds", () => {
     expect(memoryCellNeeds(r).get("8192x4/memory")).toBe("more");
     expect(memoryCellNeeds(r).get("1024x1/memory")).toBe("more");
     let clock = 0;
-    const rounds = createMemoryRounds({
-      budgetSeconds: 600,
-      variants: VARIANTS,
-      cells: [CLEAR, NOISY],
-      results: () => r,
-      now: () => clock,
-    });
+    const rounds = roundsOf(r, [CLEAR, NOISY], 600, () => clock);
     const asked: MemoryTrial[][] = [];
     for (let next = rounds.more(); next.length > 0; next = rounds.more()) {
       asked.push(next);
@@ -109,13 +108,7 @@ describe("sequential memory rounds", () => {
     const r = results();
     planned(r, [NOISY]);
     let clock = 0;
-    const rounds = createMemoryRounds({
-      budgetSeconds: 2,
-      variants: VARIANTS,
-      cells: [NOISY],
-      results: () => r,
-      now: () => clock,
-    });
+    const rounds = roundsOf(r, [NOISY], 2, () => clock);
     const first = rounds.more();
     expect(first).toHaveLength(3);
     add(r, first);
@@ -131,13 +124,7 @@ describe("sequential memory rounds", () => {
       [1, 2, 3].flatMap((round) => memoryRound([NOISY], VARIANTS, round)),
       (t) => t.trial === 2 && t.variant === "batched",
     );
-    const rounds = createMemoryRounds({
-      budgetSeconds: 600,
-      variants: VARIANTS,
-      cells: [NOISY],
-      results: () => r,
-      now: () => 0,
-    });
+    const rounds = roundsOf(r, [NOISY]);
     expect(rounds.more()).toEqual([]);
     expect(rounds.info().cells[0]?.why).toBe("missing");
   });
@@ -147,13 +134,7 @@ describe("sequential memory rounds", () => {
       const r = results();
       if (minEffect) r.run.config = { ...r.run.config, minEffect };
       planned(r, [SAME]);
-      const seq = createMemoryRounds({
-        budgetSeconds: 600,
-        variants: VARIANTS,
-        cells: [SAME],
-        results: () => r,
-        now: () => 0,
-      });
+      const seq = roundsOf(r, [SAME]);
       for (let next = seq.more(); next.length > 0; next = seq.more()) add(r, next);
       return seq.info().cells;
     };
