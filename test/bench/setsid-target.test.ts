@@ -23,9 +23,12 @@ function sessionOf(pid: number): number {
   return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[3]);
 }
 
-/** The server process in the bench's tree, if it runs. */
+/**
+ * The server process in the bench's tree, if it runs: its port filled in, because a child the bench
+ * forks (git, the reaper) shows the bench's own command line, --target spec and all, until it execs.
+ */
 const serverIn = (benchPid: number) =>
-  descendants(benchPid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
+  descendants(benchPid).find((p) => /^\S*node .*server-under-test\/main\.js .*--port \d+/.test(cmdline(p)));
 
 /**
  * The server in the bench's tree and the tree itself, taken together the first time the server is
