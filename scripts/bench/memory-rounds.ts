@@ -9,7 +9,7 @@
 //   ratio is below 1 + t and above 1 - t by two one-sided sign tests (each p = 2^-n, 1.6% at 6).
 // Pure apart from the clock, which is passed in.
 
-import { HEADLINE_MEMORY_METRICS, type Metric } from "../results/metrics.js";
+import { HEADLINE_MEMORY_METRICS, type Metric, unitOf } from "../results/metrics.js";
 import type { MemoryRoundsInfo, MemoryRoundsWhy, Results } from "../results/schema.js";
 import { cellPairs, memoryCellId, RELIABLE_PAIRS, verdictsOf } from "../verdicts/cells.js";
 import { floorTolerance, minEffectFromConfig } from "../verdicts/practical.js";
@@ -53,7 +53,11 @@ export function memoryCellNeeds(results: Results, targetPairs = RELIABLE_PAIRS):
     if (vs.some((v) => v.verdict === "missing")) needs.set(cell, "missing");
     else if (vs.every((v) => v.pairs >= targetPairs)) needs.set(cell, "pairs");
     else if (vs.every((v, i) => clearOfBand(v, pairs[i]?.ratios ?? []))) needs.set(cell, "clear");
-    else if (pairs.every((p) => withinFloor(p.ratios, floorTolerance(p.baselineMedian, "bytes", floor))))
+    else if (
+      pairs.every((p, i) =>
+        withinFloor(p.ratios, floorTolerance(p.baselineMedian, unitOf(vs[i]?.metric as Metric), floor)),
+      )
+    )
       needs.set(cell, "equivalent");
     else needs.set(cell, "more");
   }

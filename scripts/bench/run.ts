@@ -490,7 +490,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   if (rounds) file.results.memoryRounds = rounds.info();
   file.results.verdicts = [
     ...verdictsOf(file.results, guardConfig, config.minEffect),
-    ...runStormVerdicts(file.results, guardConfig),
+    ...runStormVerdicts(file.results, guardConfig, config.minEffect),
   ];
   // The reason is kept with the results (a fatal stop too), so `report` can say later why the run ended.
   let results: Results;

@@ -4,7 +4,7 @@
 import { cellName, MODE_NOTE, memoryCellName } from "../results/cell-names.js";
 import type { Metric } from "../results/metrics.js";
 import type { MemoryRoundsWhy } from "../results/schema.js";
-import type { CellVerdict } from "../results/verdict.js";
+import { type CellVerdict, isIndicative } from "../results/verdict.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
 import { isLatencyMetric } from "../verdicts/metrics.js";
@@ -16,7 +16,14 @@ import { loadLine, withDisturbedColumn } from "./load.js";
 import type { ReportModel } from "./model.js";
 import { type SplitCell, splitCells, splitNote } from "./rss-split.js";
 import { stormMarkdown } from "./storm.js";
-import { ratioWithInterval, summaryMarkdown, summaryOf, verdictWord } from "./summary.js";
+import {
+  markedIndicative,
+  ratioWithInterval,
+  summaryMarkdown,
+  summaryOf,
+  verdictName,
+  verdictWord,
+} from "./summary.js";
 import { mdTable } from "./tables.js";
 import { targetsMarkdown } from "./targets.js";
 
@@ -241,7 +248,7 @@ export function probeCells(model: ReportModel): Cells | null {
   if (judged) header.push("paired ratio (95% CI)", "verdict");
   const tail = (metric: Metric, cell: string) => {
     const v = verdictOf(model, metric, cell);
-    return judged ? [ratioWithInterval(v), v ? verdictWord(v) : "n/a"] : [];
+    return judged ? [ratioWithInterval(v, true), v ? verdictWord(v) : "n/a"] : [];
   };
   return {
     header,
@@ -282,7 +289,7 @@ export function detectableText(d: number | null, indicative = false): string {
 
 /** The verdict cell: the verdict word and why. */
 export function verdictText(v: CellVerdict): string {
-  return `${verdictWord(v)} (${v.reason})`;
+  return `${verdictName(v)} (${markedIndicative(v) ? "indicative: " : ""}${v.reason})`;
 }
 
 /** A cell's interval, marked "indicative" below RELIABLE_PAIRS pairs. */
@@ -305,20 +312,22 @@ export function metricTables(model: ReportModel, compact = false): MetricTable[]
     const guard = m.guarded && model.guard;
     const rule = guard ? (model.guard?.confidence ? "interval low" : "median") : "";
     // Compact (a large run): when every cell is indicative the title says so once, not every row.
-    const allIndicative = compact && m.cells.every((v) => v.indicative);
-    const once = allIndicative ? " — every interval and detectable change indicative (fewer than 8 pairs)" : "";
+    const allIndicative = compact && m.cells.every(isIndicative);
+    const once = allIndicative
+      ? " — every interval, detectable change and verdict indicative (fewer than 8 pairs)"
+      : "";
     const title = `${m.metric}: ${METRIC_LABELS[m.metric]}${guard ? ` — guarded: FAIL when the ${rule} exceeds ${model.guard?.ceiling}` : ""}${once}`;
     const header = ["cell", "median paired ratio", "95% CI"];
     if (model.hasAa) header.push("A/A band");
     header.push("pairs", "smallest detectable change", "verdict");
     const rows = m.cells.map((v) => {
-      const marked = allIndicative ? { ...v, indicative: false } : v;
+      const marked = allIndicative ? { ...v, indicative: false, signTest: undefined } : v;
       const row = [cellName(v.cell), v.median === null ? "n/a" : ratio(v.median), intervalCell(marked)];
       if (model.hasAa) row.push(v.aaLow === null || v.aaHigh === null ? "n/a" : `${ratio(v.aaLow)}–${ratio(v.aaHigh)}`);
       row.push(
         `${v.pairs} / ${v.plannedPairs}`,
         detectableText(v.detectable, marked.indicative),
-        compact ? verdictWord(v) : verdictText(v),
+        compact ? verdictWord(marked) : verdictText(marked),
       );
       return row;
     });
@@ -397,7 +406,7 @@ export function memoryRoundsText(model: ReportModel): string | null {
 
 export const VERDICT_NOTE =
   "Each cell is judged on its own: the median of its paired ratios candidate/baseline (trial i of one with trial i of the other, same round), with a seeded, smoothed percentile-bootstrap 95% interval. " +
-  "Intervals from fewer than 8 pairs are marked indicative: they cover the true ratio less often than 95% of the time (about 85% at 3 pairs), so read them as a hint, not a bound. " +
+  "Intervals from fewer than 8 pairs are marked indicative: they cover the true ratio less often than 95% of the time (about 85% at 3 pairs), so read them as a hint, not a bound; so are the verdicts resting on them, unless an exact sign test of the sequential memory rounds decided the verdict. " +
   "The A/A band is the baseline measured against a second copy of itself in the same rounds; a ratio inside it is noise and is not ranked. " +
   'The smallest detectable change is the change this cell could have told from no change at its noise and pair count (80% power, 5% two-sided); a verdict of "noise" says nothing about changes smaller than that. ' +
   "The detectable change is shown both ways (−x% / +y%: a ratio of 1/d or d), marked indicative like the interval it comes from. " +
@@ -537,6 +546,7 @@ export function renderMarkdown(model: ReportModel): string {
   if (cells <= MAX_DETAIL_CELLS && full.length <= COMMENT_LIMIT) return full;
   // A large run: the verdicts without their reasons, before giving up on the details.
   const compact = [...head, ...fold(detailsMarkdown(model, true))].join("\n");
+  if (process.env.DEBUG_LEN) require("node:fs").writeFileSync("/tmp/compact.md", compact);
   if (cells <= MAX_DETAIL_CELLS && compact.length <= COMMENT_LIMIT) return compact;
   const why =
     cells > MAX_DETAIL_CELLS

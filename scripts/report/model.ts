@@ -417,7 +417,7 @@ export function buildModel(results: Results, options: ModelOptions = {}): Report
     startedAt: results.run.startedAt,
     leak: results.leak ?? [],
     storm: results.storm ?? [],
-    stormVerdicts: runStormVerdicts(results, guard),
+    stormVerdicts: runStormVerdicts(results, guard, minEffect),
     targets: targetsModel(results),
     load: loadModel(results),
   };

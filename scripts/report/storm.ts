@@ -2,7 +2,7 @@
 // caught-up clients over time, one chart per variant of each cell). Pure: samples come in as data.
 
 import { FAILURE_KINDS, type StormRow } from "../results/storm.js";
-import type { StormVerdict } from "../results/verdict.js";
+import { isIndicative, type StormVerdict } from "../results/verdict.js";
 import { arrow, mib, ms, size } from "../util/format.js";
 import { median } from "../util/stats.js";
 import { mdText } from "./inert.js";
@@ -128,7 +128,7 @@ function verdictText(v: StormVerdict): string {
             ? "pass (within noise)"
             : "PASS"
     : v.verdict;
-  return `${word}${v.indicative && v.verdict !== "missing" ? " (indicative)" : ""}: ${v.reason}`;
+  return `${word}${isIndicative(v) && v.verdict !== "missing" ? " (indicative)" : ""}: ${v.reason}`;
 }
 
 /** The paired table: per cell and judged figure, the median paired ratio candidate/baseline and the verdict. */

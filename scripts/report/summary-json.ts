@@ -13,6 +13,8 @@ interface Judged {
   ciLow: number | null;
   ciHigh: number | null;
   indicative: boolean;
+  /** The sign test a verdict with fewer than 8 pairs rests on, when one does. */
+  signTest?: "clear" | "equivalent";
   verdict: string;
   guarded: boolean;
 }
@@ -50,6 +52,7 @@ function judged(v: CellVerdict): Judged {
     ciLow: v.ciLow,
     ciHigh: v.ciHigh,
     indicative: v.indicative,
+    ...(v.signTest ? { signTest: v.signTest } : {}),
     verdict: v.verdict,
     guarded: v.guarded,
   };

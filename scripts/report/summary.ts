@@ -4,8 +4,8 @@
 // verdict class. At most about 30 lines; everything else goes below it, folded.
 
 import { cellName, memoryCellName } from "../results/cell-names.js";
-import { HEADLINE_MEMORY_METRICS, type Metric } from "../results/metrics.js";
-import type { CellVerdict } from "../results/verdict.js";
+import type { Metric } from "../results/metrics.js";
+import { type CellVerdict, isIndicative } from "../results/verdict.js";
 import { escapeText } from "../util/escape.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
@@ -52,17 +52,33 @@ function conditionsLine(c: Conditions): string {
   return `${parts.join("; ")}.`;
 }
 
-/** "0.596 (0.580–0.612)", "(indicative)" below 8 pairs, "(1 pair)" without an interval. */
-export function ratioWithInterval(v: CellVerdict | undefined): string {
+/** "0.596 (0.580–0.612)", ", indicative" below 8 pairs, "(1 pair, indicative)" without an interval. */
+export function ratioWithInterval(v: CellVerdict | undefined, verdictBeside = false): string {
   if (!v || v.median === null) return "n/a";
+  // Beside its verdict word, which then carries the row's one "(indicative)".
+  const mark = v.indicative && !(verdictBeside && markedIndicative(v)) ? ", indicative" : "";
   if (v.ciLow === null || v.ciHigh === null)
-    return `${ratio(v.median)} (${v.pairs} pair${v.pairs === 1 ? "" : "s"}, indicative)`;
-  return `${ratio(v.median)} (${ratio(v.ciLow)}–${ratio(v.ciHigh)}${v.indicative ? ", indicative" : ""})`;
+    return `${ratio(v.median)} (${v.pairs} pair${v.pairs === 1 ? "" : "s"}${mark})`;
+  return `${ratio(v.median)} (${ratio(v.ciLow)}–${ratio(v.ciHigh)}${mark})`;
 }
 
-/** A verdict in one or two words, as the headline tables show it. */
+/** A verdict in one or two words, as the headline tables show it; "(indicative)" where isIndicative says so. */
 export function verdictWord(v: CellVerdict | undefined): string {
   if (!v) return "n/a";
+  return markedIndicative(v) ? `${verdictName(v)} (indicative)` : verdictName(v);
+}
+
+/**
+ * Whether a verdict is shown with "indicative": one resting on fewer than 8 pairs that no sign test
+ * decided; not "missing", "too few pairs" or a cell too small to rank at all, which claim nothing.
+ */
+export function markedIndicative(v: CellVerdict): boolean {
+  const unranked =
+    v.verdict === "missing" || v.verdict === "too-few-pairs" || (v.verdict === "noise" && v.pairs < MIN_PAIRS);
+  return isIndicative(v) && !unranked;
+}
+
+export function verdictName(v: CellVerdict): string {
   switch (v.verdict) {
     case "no-practical-change":
       return "no practical change";
@@ -135,8 +151,10 @@ function memoryTable(model: ReportModel): SummaryTable | null {
     const id = `${m.scriptBytes}x${m.clients}/${m.mode}`;
     const verdicts = MEMORY_HEADLINE.map((h) => ({ h, v: find(model, h.metric, id) }));
     const words = verdicts.map(({ v }) => verdictWord(v));
-    const verdict = words.every((w) => w === words[0])
-      ? `${words[0]} (all three)`
+    const same = words.every((w) => w === words[0]);
+    // "noise (indicative)" three times says "noise (all three, indicative)" once.
+    const verdict = same
+      ? `${words[0]?.replace(/ \(indicative\)$/, "")} (all three${words[0]?.endsWith(" (indicative)") ? ", indicative" : ""})`
       : verdicts.map(({ h, v }) => `${h.short} ${verdictWord(v)}`).join(", ");
     const pairs = verdicts[0]?.v?.pairs ?? 0;
     return [
@@ -180,35 +198,46 @@ function cellList(cells: CellVerdict[], all: number, what: string): string {
   return `in ${shown.join(" / ")}`;
 }
 
-/** The sign test that stopped a cell's sequential rounds early, for the headline memory metrics it looked at. */
-function earlyStop(model: ReportModel, metric: Metric, cell: string): "clear" | "equivalent" | null {
-  if (!HEADLINE_MEMORY_METRICS.includes(metric)) return null;
-  const why = model.memoryRounds?.cells.find((c) => c.cell === cell)?.why;
-  return why === "clear" || why === "equivalent" ? why : null;
-}
-
-const EARLY_STOP_TEXT = {
+const SIGN_TEST_TEXT = {
   clear: (n: number) => `every ratio beyond the A/A band: sign test p ≤ ${unanimousSignP(n).toFixed(3)}`,
   equivalent: (n: number) =>
     `every ratio within the practical floor: equivalence sign tests p ≤ ${(unanimousSignP(n) / 2).toFixed(3)}`,
 };
 
+/** "6 pairs", or "6 or more pairs" when the cells differ. */
+function fewestPairs(cells: CellVerdict[]): { n: number; text: string } {
+  const n = Math.min(...cells.map((v) => v.pairs));
+  return { n, text: cells.every((v) => v.pairs === n) ? `${n} pairs` : `${n} or more pairs` };
+}
+
 /**
  * What a class of cells with fewer than 8 pairs rests on: the sign test where sequential rounds
- * stopped them early (every ratio beyond the A/A band, or every ratio within the practical floor; its
- * p is exact at any pair count), else "indicative" (the interval undercovers).
+ * stopped them early and the verdict agrees (its p is exact at any pair count), else "indicative"
+ * (the interval undercovers). Where the class also holds other cells, each part says how many.
  */
-function fewPairsNote(model: ReportModel, metric: Metric, cells: CellVerdict[]): string {
+function fewPairsNote(cells: CellVerdict[]): string {
   const few = cells.filter((v) => v.indicative);
   if (few.length === 0) return "";
-  const kinds = new Set(few.map((v) => earlyStop(model, metric, v.cell)));
+  const which = (part: CellVerdict[]) => (part.length < cells.length ? `${part.length} of them ` : "");
+  const parts: string[] = [];
+  const tested = few.filter((v) => !isIndicative(v));
+  const kinds = new Set(tested.map((v) => v.signTest));
   const [kind] = kinds;
-  if (kinds.size !== 1 || !kind) return " (indicative: fewer than 8 pairs)";
-  const n = Math.min(...few.map((v) => v.pairs));
-  const each = few.every((v) => v.pairs === n) ? `${n} pairs` : `${n} or more pairs`;
-  // Where the class also holds cells with 8 pairs, say which part rests on the sign test.
-  const which = few.length < cells.length ? `${few.length} of them on ` : "";
-  return ` (${which}${each}, ${EARLY_STOP_TEXT[kind](n)})`;
+  if (tested.length > 0 && kinds.size === 1 && kind) {
+    const { n, text } = fewestPairs(tested);
+    parts.push(
+      `${tested.length < cells.length ? `${tested.length} of them on ` : ""}${text}, ${SIGN_TEST_TEXT[kind](n)}`,
+    );
+  }
+  // Sign-tested cells of two kinds in one class do not happen (they are different verdicts); were they
+  // to, they are read as indicative rather than described wrongly.
+  const hint = kinds.size === 1 ? few.filter(isIndicative) : few;
+  if (hint.length > 0) {
+    const { text } = fewestPairs(hint);
+    // "indicative: 6 pairs": fewer than 8, so the interval undercovers.
+    parts.push(`${which(hint)}indicative: ${text}`);
+  }
+  return ` (${parts.join("; ")})`;
 }
 
 /** One sentence for a metric: each of its verdict classes with the cells in it. */
@@ -223,7 +252,6 @@ function sentence(model: ReportModel, metric: Metric, name: string): string | nu
     classes.set(key, [...(classes.get(key) ?? []), v]);
   }
   const parts: string[] = [];
-  const few = (cells: CellVerdict[]) => fewPairsNote(model, metric, cells);
   for (const [key, cells] of classes) {
     const medians = cells.map((v) => v.median).filter((x): x is number => x !== null);
     const where = cellList(cells, m.cells.length, what);
@@ -231,12 +259,14 @@ function sentence(model: ReportModel, metric: Metric, name: string): string | nu
     if (key === "lower" || key === "higher" || key === "expected") {
       const word = latency ? (key === "lower" ? "faster" : "slower") : key === "lower" ? "lower" : "higher";
       const expected = key === "expected" ? ", the expected effect of fewer chunks" : "";
-      parts.push(`${sizeRange(medians, key === "lower")} ${word} ${where}${expected}${few(cells)}`);
-    } else if (key === "no-practical-change") parts.push(`no practical change ${where}`);
+      parts.push(`${sizeRange(medians, key === "lower")} ${word} ${where}${expected}${fewPairsNote(cells)}`);
+    } else if (key === "no-practical-change") parts.push(`no practical change ${where}${fewPairsNote(cells)}`);
     else if (key === "noise") {
       const few = cells.every((v) => v.pairs < MIN_PAIRS);
       parts.push(
-        few ? `too few pairs to rank ${where} (${cells[0]?.pairs ?? 0} each)` : `no change told from noise ${where}`,
+        few
+          ? `too few pairs to rank ${where} (${cells[0]?.pairs ?? 0} each)`
+          : `no change told from noise ${where}${fewPairsNote(cells)}`,
       );
     } else if (key === "too-few-pairs") parts.push(`too few pairs for the guard ${where}`);
     else parts.push(`${key} ${where}`);
@@ -264,11 +294,17 @@ export function summaryOf(model: ReportModel): Summary {
   };
 }
 
-/** A code span that holds any text inertly (a fence longer than any backtick run inside). */
+/**
+ * A code span that holds any text inertly (a fence longer than any backtick run inside). A space pads
+ * the text only where CommonMark needs one: beside a backtick at either end, or to keep a space at
+ * both ends (a span strips one from each side); elsewhere the raw text reads as the command.
+ */
 export function inlineCode(text: string): string {
   const runs = text.match(/`+/g) ?? [];
   const fence = "`".repeat(Math.max(0, ...runs.map((x) => x.length)) + 1);
-  return `${fence} ${escapeText(text)} ${fence}`;
+  const body = escapeText(text);
+  const pad = /^`|`$|^ .* $/.test(body) ? " " : "";
+  return `${fence}${pad}${body}${pad}${fence}`;
 }
 
 /**
@@ -328,21 +364,16 @@ export function closingLine(model: ReportModel): string {
   const parts: string[] = [];
   const timer = model.metrics.some((m) => m.metric === "acknowledgedMs") ? "acknowledgedMs" : "completionMs";
   const lat = farthest(model, timer);
-  const tag = (v: CellVerdict, metric: Metric) => {
-    const few = !v.indicative
-      ? ""
-      : earlyStop(model, metric, v.cell)
-        ? `, ${v.pairs} pairs, sign test`
-        : ", indicative";
+  const tag = (v: CellVerdict) => {
+    const few = !v.indicative ? "" : v.signTest ? `, ${v.pairs} pairs, sign test` : ", indicative";
     return `${few}${v.verdict === "noise" ? ", noise" : ""}`;
   };
   if (lat?.median != null) {
     const name = timer === "acknowledgedMs" ? "completion (acknowledged)" : "completion (marker received)";
-    parts.push(`${name} ${lat.median.toFixed(2)}× ${r.baseline} (${cellName(lat.cell)}${tag(lat, timer)})`);
+    parts.push(`${name} ${lat.median.toFixed(2)}× ${r.baseline} (${cellName(lat.cell)}${tag(lat)})`);
   }
   const heap = farthest(model, "peakHeapBytes");
-  if (heap?.median != null)
-    parts.push(`peak heap ${heap.median.toFixed(2)}× (${cellName(heap.cell)}${tag(heap, "peakHeapBytes")})`);
+  if (heap?.median != null) parts.push(`peak heap ${heap.median.toFixed(2)}× (${cellName(heap.cell)}${tag(heap)})`);
   const guard = model.guardLines?.at(-1);
   const word = guard ? /^guard: (PASS|FAIL|NO VERDICT)/.exec(guard)?.[1] : undefined;
   const decision = word ? `; guard ${word}` : "";

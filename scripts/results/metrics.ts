@@ -32,3 +32,42 @@ export const STORM_METRICS = {
 } as const satisfies Record<string, keyof StormRow>;
 export type StormMetric = keyof typeof STORM_METRICS;
 export const STORM_METRIC_NAMES = Object.keys(STORM_METRICS) as StormMetric[];
+
+/** The leak guard's figure: the candidate's post-GC heap slope per reconnect cycle. */
+export const LEAK_METRIC = "leakSlopeBytes";
+
+/** Every figure the harness judges: paired metrics, storm figures and the leak slope. */
+export type JudgedMetric = Metric | StormMetric | typeof LEAK_METRIC;
+
+/** What a figure is measured in: its practical floor, reasons and tables use this unit and no other. */
+export type MetricUnit = "ms" | "bytes" | "bytes/cycle";
+
+/**
+ * The one declaration of each judged figure's unit. A metric's matrix (latency or memory) says where
+ * it is measured, not what in: probeMaxMs is measured in memory cells, in ms.
+ */
+export const METRIC_UNITS = {
+  completionMs: "ms",
+  acknowledgedMs: "ms",
+  firstChunkMs: "ms",
+  probeMs: "ms",
+  peakHeapBytes: "bytes",
+  peakRssBytes: "bytes",
+  hwmRssBytes: "bytes",
+  postGcHeapBytes: "bytes",
+  retainedHeapBytes: "bytes",
+  probeMaxMs: "ms",
+  stormPeakRssBytes: "bytes",
+  stormHwmRssBytes: "bytes",
+  stormPeakHeapBytes: "bytes",
+  stormCompletionMsP50: "ms",
+  stormCompletionMsP99: "ms",
+  stormAllCaughtUpMs: "ms",
+  stormProbeMaxMs: "ms",
+  [LEAK_METRIC]: "bytes/cycle",
+} as const satisfies Record<JudgedMetric, MetricUnit>;
+
+/** A figure's unit (ms or bytes for every paired and storm metric, by type). */
+export function unitOf<M extends JudgedMetric>(metric: M): (typeof METRIC_UNITS)[M] {
+  return METRIC_UNITS[metric];
+}

@@ -1,5 +1,5 @@
 // A verdict as results.json keeps it (verdicts/ computes them; report/ renders them).
-import type { Metric, StormMetric } from "./metrics.js";
+import type { Metric, MetricUnit, StormMetric } from "./metrics.js";
 
 export type GuardedVerdict = "pass" | "fail" | "noise" | "missing" | "too-few-pairs";
 export type OpenVerdict = "lower" | "higher" | "noise" | "missing" | "no-practical-change";
@@ -13,6 +13,8 @@ export type CellVerdictName = GuardedVerdict | OpenVerdict;
  */
 export interface CellVerdict {
   metric: Metric;
+  /** The metric's unit (METRIC_UNITS), in which its practical floor and reason are stated. */
+  unit: MetricUnit;
   /** The case name for latency ("resume-many"), SCRIPTBYTESxCLIENTS/MODE for memory ("8192x4/memory"). */
   cell: string;
   pairs: number;
@@ -28,12 +30,23 @@ export interface CellVerdict {
   detectable: number | null;
   /** Fewer than RELIABLE_PAIRS pairs: the interval undercovers, read it as indicative only. */
   indicative: boolean;
+  /**
+   * Fewer than RELIABLE_PAIRS pairs, but the verdict rests on the exact sign test that stopped the
+   * cell's sequential memory rounds (peak heap and peak RSS only): "clear", every ratio beyond the A/A
+   * band on one side (higher or lower); "equivalent", every ratio within the practical floor.
+   */
+  signTest?: "clear" | "equivalent";
   /** A guarded cell above the ceiling but inside its A/A band, or with too few pairs: no verdict either way. */
   undecided: boolean;
   /** A change the change under test is expected to make (fewer chunks: a later first chunk), not a regression. */
   expected?: boolean;
   /** Why the verdict, in a few words. */
   reason: string;
+}
+
+/** Whether a verdict is to be read as a hint: fewer than 8 pairs and not decided by a sign test. */
+export function isIndicative(v: Pick<CellVerdict, "indicative" | "signTest">): boolean {
+  return v.indicative && v.signTest === undefined;
 }
 
 /** A pair that does not count, and why ("trial 2: legacy 499/500 ok (1 upgrade-refused)"). */

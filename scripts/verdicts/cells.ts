@@ -4,7 +4,7 @@
 // and the smallest change the cell could have shown. A pooled figure is only ever a summary line:
 // pooling hides a regression confined to one cell.
 import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
-import { METRICS, type Metric } from "../results/metrics.js";
+import { HEADLINE_MEMORY_METRICS, METRICS, type Metric, type StormMetric, unitOf } from "../results/metrics.js";
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict.js";
 import { type Interval, median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
@@ -140,7 +140,8 @@ function ratioText(x: number): string {
 /** Decides one cell. Pure; exported for the tests of each rule. */
 export function decideCell(
   input: {
-    metric: Metric;
+    /** A storm metric's verdict is returned under this name too; storm.ts types it as such. */
+    metric: Metric | StormMetric;
     cell: string;
     summary: RatioSummary | null;
     plannedPairs: number;
@@ -158,7 +159,8 @@ export function decideCell(
   const guarded = guard?.metrics.includes(metric) === true;
   const pairs = summary?.n ?? 0;
   const base = {
-    metric,
+    metric: metric as Metric,
+    unit: unitOf(metric),
     cell,
     pairs,
     plannedPairs,
@@ -206,7 +208,7 @@ export function decideCell(
     return { ...base, verdict: "noise", reason: `${pairs} pair${pairs === 1 ? "" : "s"}: too few to rank` };
   // "No practical change" claims the change is small, so the whole interval must lie inside the floor,
   // not only the median: a median 0.5% off with an interval reaching 20% is noise, not no change.
-  const unit = isLatencyMetric(metric) ? "ms" : "bytes";
+  const unit = unitOf(metric);
   const baseline = input.baselineMedian ?? null;
   const floor = input.floor ? belowFloor(summary.median, baseline, unit, input.floor) : null;
   const tolerance = input.floor ? floorTolerance(baseline, unit, input.floor) : 0;
@@ -218,6 +220,18 @@ export function decideCell(
   return input.expected
     ? { ...base, verdict: "higher", expected: true, reason: input.expected }
     : { ...base, verdict: "higher", reason: "interval above 1.0" };
+}
+
+/**
+ * The sign test a verdict rests on, when the cell's sequential memory rounds stopped early on one
+ * (results.memoryRounds) for a metric it tested and the verdict agrees with it; else undefined.
+ */
+function signTestOf(results: Results, v: CellVerdict): CellVerdict["signTest"] {
+  if (!v.indicative || v.guarded || !HEADLINE_MEMORY_METRICS.includes(v.metric)) return undefined;
+  const why = results.memoryRounds?.cells.find((c) => c.cell === v.cell)?.why;
+  if (why === "clear" && (v.verdict === "higher" || v.verdict === "lower")) return why;
+  if (why === "equivalent" && v.verdict === "no-practical-change") return why;
+  return undefined;
 }
 
 /** The metrics a run has rows for, in report order. */
@@ -293,7 +307,7 @@ export function metricVerdicts(
         baseline: isLatencyMetric(metric) ? variantMedian(rows, "chunks", roles.baseline) : null,
         candidate: isLatencyMetric(metric) ? variantMedian(rows, "chunks", roles.candidate) : null,
       };
-      return busy(
+      const v = busy(
         decideCell(
           {
             metric,
@@ -309,6 +323,8 @@ export function metricVerdicts(
         ),
         isLatencyMetric(metric) ? "latency" : "memory",
       );
+      const signTest = signTestOf(results, v);
+      return signTest ? { ...v, signTest } : v;
     });
     const pooled = summariseRatios(metricRatios(metric, results, roles), {
       resamples: RESAMPLES,

@@ -1,4 +1,3 @@
-import type { LeakRow } from "../results/leak.js";
 // The regression guard's rule for leak rows (pure): with `leakSlopeBytes` guarded, the run FAILs when
 // the candidate's leak verdict is `leak` (the lower bound of its post-GC heap slope's 95% interval is
 // above the threshold), whatever the baseline does: a server that grows on every reconnect is not
@@ -6,7 +5,8 @@ import type { LeakRow } from "../results/leak.js";
 // change sign, so their ratio means nothing. A candidate without a verdict (too few cycles, a
 // failed cycle before ten were measured, no leak rows) leaves the run without a verdict.
 
-export const LEAK_METRIC = "leakSlopeBytes";
+import type { LeakRow } from "../results/leak.js";
+import { LEAK_METRIC } from "../results/metrics.js";
 
 export interface LeakGuard {
   lines: string[];

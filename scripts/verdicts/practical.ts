@@ -18,9 +18,15 @@ export const DEFAULT_MIN_EFFECT: MinEffect = { percent: 1, bytes: 1024 * 1024, m
 
 /** "1%, 1 MiB, 1 ms": the floor as the reports state it. */
 export function minEffectText(m: MinEffect): string {
-  const bytes =
-    m.bytes >= 1024 * 1024 ? `${+(m.bytes / (1024 * 1024)).toFixed(2)} MiB` : `${+(m.bytes / 1024).toFixed(2)} KiB`;
-  return `${+m.percent.toFixed(3)}%, ${bytes}, ${+m.ms.toFixed(3)} ms`;
+  return `${+m.percent.toFixed(3)}%, ${absoluteFloorText("bytes", m)}, ${absoluteFloorText("ms", m)}`;
+}
+
+/** The floor's absolute part in a unit: "1 MiB", "512 KiB", "1 ms". */
+function absoluteFloorText(unit: FloorUnit, m: MinEffect): string {
+  if (unit === "ms") return `${+m.ms.toFixed(3)} ms`;
+  return m.bytes >= 1024 * 1024
+    ? `${+(m.bytes / (1024 * 1024)).toFixed(2)} MiB`
+    : `${+(m.bytes / 1024).toFixed(2)} KiB`;
 }
 
 /** The floor as recorded in a run's config (bench writes `minEffect` there), else the default. */
@@ -35,38 +41,42 @@ export function minEffectFromConfig(config: Record<string, unknown>): MinEffect 
   };
 }
 
+/** The units a practical floor has an absolute part in (the leak slope has its own threshold instead). */
+export type FloorUnit = "ms" | "bytes";
+
+/** A change's absolute size as its unit shows it: "0.25 MiB", "7.0 ms". */
+function absoluteText(value: number, unit: FloorUnit): string {
+  return unit === "bytes" ? `${(value / (1024 * 1024)).toFixed(2)} MiB` : `${value.toFixed(1)} ms`;
+}
+
 /**
  * The widest |ratio - 1| that is still below the floor: a change is below it when it misses either
  * the relative or the absolute size (belowFloor's rule), so the larger tolerance applies. Without a
- * baseline only the relative floor does.
+ * baseline only the relative floor does. `unit`: the metric's own (unitOf in results/metrics.ts).
  */
-export function floorTolerance(baseline: number | null, unit: "bytes" | "ms", floor: MinEffect): number {
+export function floorTolerance(baseline: number | null, unit: FloorUnit, floor: MinEffect): number {
   const abs = unit === "bytes" ? floor.bytes : floor.ms;
   const relative = floor.percent / 100;
   return baseline !== null && baseline > 0 ? Math.max(relative, abs / baseline) : relative;
 }
 
 /**
- * Why a median paired ratio is below the floor ("0.3% (0.08 MiB) < 1%, 1 MiB"), or null when the change
- * is large enough to speak of. `baseline` is the baseline's median in the cell (the absolute size of
- * the change is |ratio - 1| x baseline); without it only the relative floor applies.
+ * Why a median paired ratio is below the floor, naming the part it is below ("change 1.8% (0.25 MiB)
+ * below the absolute floor of 1 MiB"), or null when the change is large enough to speak of.
+ * `baseline` is the baseline's median in the cell (the absolute size of the change is
+ * |ratio - 1| x baseline), in `unit`; without it only the relative floor applies.
  */
-export function belowFloor(
-  ratio: number,
-  baseline: number | null,
-  unit: "bytes" | "ms",
-  floor: MinEffect,
-): string | null {
+export function belowFloor(ratio: number, baseline: number | null, unit: FloorUnit, floor: MinEffect): string | null {
   const rel = Math.abs(ratio - 1) * 100;
   const abs = baseline === null ? null : Math.abs(ratio - 1) * baseline;
-  const absFloor = unit === "bytes" ? floor.bytes : floor.ms;
   const relBelow = rel < floor.percent;
-  const absBelow = abs !== null && abs < absFloor;
+  const absBelow = abs !== null && abs < (unit === "bytes" ? floor.bytes : floor.ms);
   if (!relBelow && !absBelow) return null;
-  const absText =
-    abs === null ? "" : unit === "bytes" ? ` (${(abs / (1024 * 1024)).toFixed(2)} MiB)` : ` (${abs.toFixed(1)} ms)`;
-  const floorText = unit === "bytes" ? `${floor.bytes / (1024 * 1024)} MiB` : `${floor.ms} ms`;
-  return `change ${rel.toFixed(1)}%${absText} below the floor ${floor.percent}% / ${floorText}`;
+  const change = `change ${rel.toFixed(1)}%${abs === null ? "" : ` (${absoluteText(abs, unit)})`}`;
+  const relative = `the relative floor of ${+floor.percent.toFixed(3)}%`;
+  const absolute = `the absolute floor of ${absoluteFloorText(unit, floor)}`;
+  const parts = relBelow && absBelow ? `${relative} and ${absolute}` : relBelow ? relative : absolute;
+  return `${change} below ${parts}`;
 }
 
 /**

@@ -5,13 +5,14 @@
 // storms served every client: a storm with failed clients carried less load, so its peaks and
 // percentiles are not comparable. Every pair that does not count is named, never dropped silently.
 
-import { type Metric, STORM_METRICS, type StormMetric } from "../results/metrics.js";
+import { STORM_METRICS, type StormMetric } from "../results/metrics.js";
 import type { Results } from "../results/schema.js";
 import type { StormRow } from "../results/storm.js";
 import type { MissingPair, StormVerdict } from "../results/verdict.js";
-import { type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
+import { median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import { aaBandOf, decideCell, type GuardConfig, RESAMPLES } from "./cells.js";
 import { rolesOf } from "./metrics.js";
+import type { MinEffect } from "./practical.js";
 
 /**
  * What the guard judges in a storm cell when --guard does not say: the server's peak RSS (the storm's
@@ -36,6 +37,8 @@ export interface StormPairs {
   /** Ratios candidate/baseline of the trials where both rows count, in trial order. */
   ratios: number[];
   trials: number[];
+  /** The baseline's figure of each counted pair: the absolute size of a change, for the practical floor. */
+  baselines: number[];
   missing: MissingPair[];
 }
 
@@ -70,7 +73,7 @@ export function stormPairs(
   const inCell = rows.filter((r) => stormCellKey(r) === cell);
   const find = (variant: string, trial: number) => inCell.find((r) => r.variant === variant && r.trial === trial);
   const last = Math.max(planned, ...inCell.map((r) => r.trial));
-  const out: StormPairs = { ratios: [], trials: [], missing: [] };
+  const out: StormPairs = { ratios: [], trials: [], baselines: [], missing: [] };
   for (let t = 1; t <= last; t++) {
     const b = find(roles.baseline, t);
     const c = find(roles.candidate, t);
@@ -81,6 +84,7 @@ export function stormPairs(
     }
     out.ratios.push((value(c as StormRow) as number) / (value(b as StormRow) as number));
     out.trials.push(t);
+    out.baselines.push(value(b as StormRow) as number);
   }
   return out;
 }
@@ -97,7 +101,13 @@ export function stormCellIds(rows: readonly StormRow[]): string[] {
 export function stormVerdicts(
   rows: readonly StormRow[],
   roles: { baseline: string; candidate: string },
-  o: { metrics: readonly StormMetric[]; guard: GuardConfig | null; planned: number; aa: string | null },
+  o: {
+    metrics: readonly StormMetric[];
+    guard: GuardConfig | null;
+    planned: number;
+    aa: string | null;
+    floor?: MinEffect | null;
+  },
 ): StormVerdict[] {
   const out: StormVerdict[] = [];
   for (const cell of stormCellIds(rows)) {
@@ -107,14 +117,15 @@ export function stormVerdicts(
       const summary: RatioSummary | null = summariseRatios(pairs.ratios, { resamples: RESAMPLES, seed });
       const aaPairs = o.aa ? stormPairs(rows, cell, { baseline: roles.baseline, candidate: o.aa }, metric, 0) : null;
       const aaSummary = aaPairs ? summariseRatios(aaPairs.ratios, { resamples: RESAMPLES, seed: seed ^ 0xaa }) : null;
-      // decideCell only reads the metric's name (to see whether it is guarded) and copies it back.
       const v = decideCell(
         {
-          metric: metric as unknown as Metric,
+          metric,
           cell,
           summary,
           plannedPairs: pairs.ratios.length + pairs.missing.length,
           band: aaBandOf(aaSummary),
+          baselineMedian: pairs.baselines.length > 0 ? median(pairs.baselines) : null,
+          floor: o.floor ?? null,
         },
         o.guard,
       );
@@ -134,7 +145,11 @@ function stormMetricsOf(guard: GuardConfig | null): StormMetric[] {
  * A run's storm verdicts, as results.json keeps them under `verdicts` and report.md shows them: every
  * storm cell, for the guarded storm figures and the default ones. Empty for a single target.
  */
-export function runStormVerdicts(results: Results, guard: GuardConfig | null): StormVerdict[] {
+export function runStormVerdicts(
+  results: Results,
+  guard: GuardConfig | null,
+  floor: MinEffect | null = null,
+): StormVerdict[] {
   const roles = rolesOf(results);
   if (!roles || !results.storm?.length) return [];
   const trials = results.run.config?.stormTrials;
@@ -143,6 +158,7 @@ export function runStormVerdicts(results: Results, guard: GuardConfig | null): S
     guard,
     planned: typeof trials === "number" ? trials : 1,
     aa: stormAaVariant(results.storm),
+    floor,
   });
 }
 

@@ -77,7 +77,7 @@ describe("report.md", () => {
     );
     // 3 pairs per case, candidate clearly faster: ranked lower, interval marked indicative
     expect(verdicts).toMatch(
-      /\| resume-many \| 0\.\d{3} \| 0\.\d{3}–0\.\d{3} \(indicative\) \| 3 \/ 3 \| −\d+\.\d% \/ \+\d+\.\d% \(indicative\) \| lower \(interval below 1\.0\) \|/,
+      /\| resume-many \| 0\.\d{3} \| 0\.\d{3}–0\.\d{3} \(indicative\) \| 3 \/ 3 \| −\d+\.\d% \/ \+\d+\.\d% \(indicative\) \| lower \(indicative: interval below 1\.0\) \|/,
     );
     expect(verdicts).toMatch(
       /\| 8 KiB × 4, resume \| [01]\.\d{3} \| 1 pair, no interval \| 1 \/ 1 \| n\/a \| noise \(1 pair: too few to rank\) \|/,

@@ -3,13 +3,13 @@
 // with missing pairs gets no verdict unless --allow-missing; the A/A copy gives each cell its band.
 import { describe, expect, it } from "vitest";
 import { stormMarkdown } from "../../scripts/report/storm.js";
+import { LEAK_METRIC } from "../../scripts/results/metrics.js";
 import type { Results } from "../../scripts/results/schema.js";
 import type { StormRow } from "../../scripts/results/storm.js";
 import { stormRow } from "../../scripts/storm/row.js";
 import { EXIT } from "../../scripts/util/exit-codes.js";
 import { decideCell, guardFromConfig } from "../../scripts/verdicts/cells.js";
 import { defaultGuard, judge, runMatrices } from "../../scripts/verdicts/guard.js";
-import { LEAK_METRIC } from "../../scripts/verdicts/leak-guard.js";
 import { runStormVerdicts, stormCellKey, stormPairs, stormVerdicts } from "../../scripts/verdicts/storm.js";
 
 const MIB = 1024 * 1024;
