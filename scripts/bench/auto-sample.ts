@@ -5,7 +5,8 @@
 
 import type { AutoSampleInfo, LatencyCase, Results } from "../results/schema.js";
 import { cellsToResample, type GuardConfig, memoryCellId, verdictsOf } from "../verdicts/cells.js";
-import { type LatencyTrial, latencyRound, type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
+import type { Reserve } from "./eta.js";
+import { type LatencyTrial, latencyRound, type MemoryCell, type MemoryTrial, memoryRound, trialKind } from "./plan.js";
 
 export interface AutoSamplerOptions {
   budgetSeconds: number;
@@ -31,6 +32,18 @@ export interface AutoSampler {
 /** The last round a cell has rows for (its next round is one more). */
 function lastRound(rows: readonly { trial: number }[]): number {
   return rows.reduce((m, r) => Math.max(m, r.trial), 0);
+}
+
+/**
+ * What auto-sampling may add to the run, for the ETA's range: only its budget bounds it, plus the
+ * largest round (every case's, or every memory cell's) that may start just before the budget is spent.
+ */
+export function autoSampleReserve(
+  o: Pick<AutoSamplerOptions, "budgetSeconds" | "variants" | "cases" | "cells">,
+): Reserve {
+  const latency = latencyRound(o.cases, o.variants, 1).map(trialKind);
+  const memory = memoryRound(o.cells, o.variants, 1).map(trialKind);
+  return { kinds: null, budgetMs: o.budgetSeconds * 1000, roundKinds: memory.length > 0 ? memory : latency };
 }
 
 export function createAutoSampler(o: AutoSamplerOptions): AutoSampler {

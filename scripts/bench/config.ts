@@ -131,7 +131,16 @@ export interface StormConfig {
   resumeRatio: number;
   /** --storm-trials: rounds per storm cell. */
   trials: number;
+  /** --storm-timeout-ms: each storm client's session deadline, from its connect. */
+  timeoutMs: number;
 }
+
+/**
+ * A storm client's session deadline by default. Not --trial-timeout-ms (60 s, one session's budget):
+ * 500 clients at once share the server's CPU and finish together, after about 41 s (legacy, 1 KiB, a
+ * quiet 2-core machine), so a machine half as fast again put nearly every client past 60 s.
+ */
+export const DEFAULT_STORM_TIMEOUT_MS = 300_000;
 
 /** How the run itself behaves. */
 export interface RunConfig {
@@ -225,6 +234,7 @@ export function recordedConfig(c: BenchConfig): Record<string, unknown> {
     stormRampMs: c.storm.rampMs,
     stormResumeRatio: c.storm.resumeRatio,
     stormTrials: c.storm.trials,
+    stormTimeoutMs: c.storm.timeoutMs,
     memorySequentialSeconds: c.memory.sequentialSeconds,
     pin: c.memory.pin,
     disturbedCores: c.run.disturbedCores,

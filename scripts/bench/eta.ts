@@ -1,54 +1,116 @@
 // The time left in a run (pure), weighted by what each kind of trial has measured: a memory cell's
-// trial (a fresh server, a fixture load, a forced GC) takes about ten times a latency trial, so a
+// trial (a fresh server, a fixture load, a forced GC) takes several times a latency trial, so a
 // count of trials alone misleads by that factor at the latency -> memory switch. Each kind's mean
 // duration once it has one; before that the family's ("memory" for every memory cell), else a prior.
+//
+// Adaptive rounds (sequential memory rounds, auto-sampling) join the plan only as the verdicts ask
+// for them, so the time left is a range: the planned trials alone, up to those plus every reserve's
+// most (its remaining trials, or its time budget plus the one round that may start just before the
+// budget runs out, whichever is less). A reserve settles (leaves the range) when its rounds are done.
 
-/** Seconds a trial of each family takes before any was measured (the default run on a 2-core machine). */
-export const PRIOR_MS: Record<string, number> = { latency: 1_200, memory: 9_000, leak: 1_500, storm: 12_000 };
+/**
+ * Milliseconds a trial of each family takes before any was measured: the default run on a 2-core
+ * machine (docs/measurements.md; a memory trial is the mean over its eight cells, 1.8-4.2 s), a
+ * storm cell about 500 clients' worth.
+ */
+export const PRIOR_MS: Record<string, number> = { latency: 350, memory: 2_500, leak: 1_500, storm: 60_000 };
+
+/** A prior comes from another machine and commit: the range takes it as 0.8x to 1.25x. */
+export const PRIOR_SPREAD = { low: 0.8, high: 1.25 } as const;
 
 /** "memory:8192x4/memory" -> "memory". */
 function family(kind: string): string {
   return kind.split(":")[0] as string;
 }
 
+/** Rounds that may still join the plan: what they can add, and the budget that stops them. */
+export interface Reserve {
+  /** Every trial the rounds could add (each cell up to its target), or null when only the budget bounds them. */
+  kinds: string[] | null;
+  budgetMs: number;
+  /** The largest single round: it may start just before the budget is spent and run whole. */
+  roundKinds: string[];
+}
+
+/** A range of milliseconds: low without any adaptive round, high with every reserve's most. */
+export interface MsRange {
+  low: number;
+  high: number;
+}
+
 export class Eta {
-  private readonly plan: string[];
+  private readonly plan: { kind: string; reserve: string | null }[];
   private finished = 0;
   private readonly measured = new Map<string, { sum: number; n: number }>();
+  private readonly reserves = new Map<string, Reserve & { spentMs: number }>();
 
   /** `kinds`: the kind of every planned trial, in the order they run. */
-  constructor(kinds: readonly string[]) {
-    this.plan = [...kinds];
+  constructor(kinds: readonly string[], reserves: Readonly<Record<string, Reserve>> = {}) {
+    this.plan = kinds.map((kind) => ({ kind, reserve: null }));
+    for (const [name, r] of Object.entries(reserves))
+      this.reserves.set(name, { ...r, kinds: r.kinds ? [...r.kinds] : null, spentMs: 0 });
   }
 
-  /** More trials joined (auto-sampling's rounds). */
-  grow(kinds: readonly string[]): void {
-    this.plan.push(...kinds);
+  /** More trials joined, from the reserve named (auto-sampling's or the memory rounds'), if any. */
+  grow(kinds: readonly string[], reserve: string | null = null): void {
+    const r = reserve === null ? undefined : this.reserves.get(reserve);
+    for (const kind of kinds) {
+      this.plan.push({ kind, reserve: r ? reserve : null });
+      if (!r?.kinds) continue;
+      const i = r.kinds.indexOf(kind);
+      r.kinds.splice(i < 0 ? r.kinds.length - 1 : i, 1);
+    }
+  }
+
+  /** Whether adaptive rounds may still join. */
+  hasReserves(): boolean {
+    return this.reserves.size > 0;
+  }
+
+  /** A reserve's rounds are done: no more of its trials will join. */
+  settle(reserve: string): void {
+    this.reserves.delete(reserve);
   }
 
   /** One trial finished after `ms`. */
   record(ms: number): void {
-    const kind = this.plan[this.finished] ?? "latency";
+    const trial = this.plan[this.finished] ?? { kind: "latency", reserve: null };
     this.finished++;
-    for (const key of [kind, `${family(kind)}:*`]) {
+    for (const key of [trial.kind, `${family(trial.kind)}:*`]) {
       const m = this.measured.get(key) ?? { sum: 0, n: 0 };
       m.sum += ms;
       m.n++;
       this.measured.set(key, m);
     }
+    const r = trial.reserve === null ? undefined : this.reserves.get(trial.reserve);
+    if (r) r.spentMs += ms;
   }
 
-  private expectedMs(kind: string): number {
+  /** A kind's mean measured length, else its family's, else the prior on the range's side. */
+  private expectedMs(kind: string, side: keyof typeof PRIOR_SPREAD): number {
     const own = this.measured.get(kind) ?? this.measured.get(`${family(kind)}:*`);
-    return own ? own.sum / own.n : (PRIOR_MS[family(kind)] ?? PRIOR_MS.latency ?? 1_000);
+    if (own) return own.sum / own.n;
+    return (PRIOR_MS[family(kind)] ?? PRIOR_MS.latency ?? 1_000) * PRIOR_SPREAD[side];
   }
 
-  /** Milliseconds left; null before any trial finished (nothing measured on this machine yet). */
-  remainingMs(): number | null {
-    if (this.finished === 0) return null;
-    let ms = 0;
-    for (const kind of this.plan.slice(this.finished)) ms += this.expectedMs(kind);
-    return ms;
+  private sumMs(kinds: readonly string[], side: keyof typeof PRIOR_SPREAD): number {
+    return kinds.reduce((s, k) => s + this.expectedMs(k, side), 0);
+  }
+
+  /** Milliseconds left as a range; low === high once no reserve is open and every kind is measured. */
+  rangeMs(): MsRange {
+    const left = this.plan.slice(this.finished).map((t) => t.kind);
+    let extra = 0;
+    for (const r of this.reserves.values()) {
+      const byBudget = Math.max(0, r.budgetMs - r.spentMs) + this.sumMs(r.roundKinds, "high");
+      extra += r.kinds ? Math.min(this.sumMs(r.kinds, "high"), byBudget) : byBudget;
+    }
+    return { low: this.sumMs(left, "low"), high: this.sumMs(left, "high") + extra };
+  }
+
+  /** Milliseconds left (the range); null before any trial finished (nothing measured on this machine yet). */
+  remainingMs(): MsRange | null {
+    return this.finished === 0 ? null : this.rangeMs();
   }
 }
 
@@ -57,4 +119,12 @@ export function etaText(ms: number | null): string {
   if (ms === null) return "n/a";
   const s = Math.round(ms / 1000);
   return s >= 60 ? `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, "0")}s` : `${s}s`;
+}
+
+/** "4m 10s", or "4m 10s–9m 30s" while adaptive rounds may still join. */
+export function rangeText(r: MsRange | null): string {
+  if (r === null) return "n/a";
+  const low = etaText(r.low);
+  const high = etaText(r.high);
+  return low === high ? low : `${low}–${high}`;
 }

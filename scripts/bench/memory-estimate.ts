@@ -76,7 +76,8 @@ export interface MemoryCheck {
   worst: CellNeed | null;
 }
 
-const gib = (b: number) => `${(b / GIB).toFixed(b < 10 * GIB ? 2 : 0)} GiB`;
+/** "4.12 GiB", or "2.7 MiB" below 1 GiB (a 1 KiB fixture's frame read "0.00 GiB"). */
+const gib = (b: number) => (b < GIB ? `${(b / MIB).toFixed(1)} MiB` : `${(b / GIB).toFixed(b < 10 * GIB ? 2 : 0)} GiB`);
 
 /** What the cells are, for the line: memory cells, or storm cells connecting all at once. */
 export type CellKind = "memory" | "storm";

@@ -13,7 +13,8 @@ import { HEADLINE_MEMORY_METRICS, type Metric, unitOf } from "../results/metrics
 import type { MemoryRoundsInfo, MemoryRoundsWhy, Results } from "../results/schema.js";
 import { cellPairs, memoryCellId, RELIABLE_PAIRS, verdictsOf } from "../verdicts/cells.js";
 import { floorTolerance, minEffectFromConfig } from "../verdicts/practical.js";
-import { type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
+import type { Reserve } from "./eta.js";
+import { type MemoryCell, type MemoryTrial, memoryRound, trialKind } from "./plan.js";
 
 /** The fewest pairs whose unanimous sign is significant at 5% two-sided (2^(1-6) = 3.1%). */
 export const SIGN_TEST_PAIRS = 6;
@@ -62,6 +63,27 @@ export function memoryCellNeeds(results: Results, targetPairs = RELIABLE_PAIRS):
     else needs.set(cell, "more");
   }
   return needs;
+}
+
+/**
+ * What the rounds may add to the run, for the ETA's range: every cell up to the target pairs, or the
+ * budget plus one whole round (a round starts while budget is left and runs to its end).
+ */
+export function memoryRoundsReserve(o: {
+  budgetSeconds: number;
+  variants: readonly string[];
+  cells: readonly MemoryCell[];
+  plannedTrials: number;
+  targetPairs?: number;
+}): Reserve {
+  const more = Math.max(0, (o.targetPairs ?? RELIABLE_PAIRS) - o.plannedTrials);
+  return {
+    kinds: Array.from({ length: more }, (_, i) => memoryRound(o.cells, o.variants, i + 1))
+      .flat()
+      .map(trialKind),
+    budgetMs: o.budgetSeconds * 1000,
+    roundKinds: memoryRound(o.cells, o.variants, 1).map(trialKind),
+  };
 }
 
 export interface MemoryRounds {

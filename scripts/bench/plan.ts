@@ -71,6 +71,12 @@ export function memoryRound(cells: readonly MemoryCell[], variants: readonly str
   );
 }
 
+/** A trial's kind for the weighted ETA: "latency", or "memory:8192x4/memory" (each cell's trials cost alike). */
+export function trialKind(t: object): string {
+  const m = t as Partial<MemoryCell>;
+  return m.scriptBytes === undefined ? "latency" : `memory:${m.scriptBytes}x${m.clients}/${m.mode}`;
+}
+
 /** Memory trials: per cell, repetitions of the rotated variants; each trial gets a fresh server. */
 export function memoryPlan(cells: readonly MemoryCell[], variants: readonly string[], trials: number): MemoryTrial[] {
   const plan: MemoryTrial[] = [];

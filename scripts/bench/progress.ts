@@ -1,7 +1,7 @@
 // Progress of a bench run on stderr: a cli-progress bar (cell, trial i/N, elapsed, ETA) on a TTY,
 // one plain line per finished trial otherwise (CI logs). Separate from measuring, as in autocannon.
 import cliProgress from "cli-progress";
-import { Eta, etaText } from "./eta.js";
+import { Eta, etaText, type MsRange, type Reserve, rangeText } from "./eta.js";
 
 /** "resume-many legacy, trial 2/3" (with "A/A " in front for the A/A run): the bar's cell label. */
 export function trialLabel(cell: string, trial: number, of: number, aa = false): string {
@@ -9,15 +9,21 @@ export function trialLabel(cell: string, trial: number, of: number, aa = false):
 }
 
 export interface Progress {
-  /** `kinds`: each planned trial's kind ("latency", "memory:8192x4/memory", ...), for a weighted ETA. */
-  start(total: number, kinds?: readonly string[]): void;
-  /** More trials joined the run (auto-sampling's extra rounds): the total grows with them. */
-  grow(more: number, kinds?: readonly string[]): void;
+  /**
+   * `kinds`: each planned trial's kind ("latency", "memory:8192x4/memory", ...), for a weighted ETA;
+   * `reserves`: the adaptive rounds that may join, by name. Says the whole run's expected length first.
+   */
+  start(total: number, kinds?: readonly string[], reserves?: Readonly<Record<string, Reserve>>): void;
+  /** More trials joined the run (adaptive rounds, from the reserve named): the total grows with them. */
+  grow(more: number, kinds?: readonly string[], reserve?: string): void;
+  /** The named reserve's rounds are done: the estimate's range narrows. */
+  settle(reserve: string): void;
   trial(label: string): void;
   done(label: string, ok: boolean): void;
   log(line: string): void;
   /** Ctrl-C/SIGTERM: the bar goes away for good (no redraw of "0/N" after it); later lines are plain. */
   interrupt(line: string): void;
+  /** The bar goes; the last line states the actual wall time beside the first estimate. */
   stop(): void;
 }
 
@@ -36,25 +42,45 @@ export function formatBar(
   return cliProgress.Format.Formatter({ ...options, format: FORMAT }, params, { ...payload, eta_weighted: eta });
 }
 
-/** Times each trial (start to done) and feeds the weighted ETA. */
+/** Times each trial (start to done) and the whole run, and feeds the weighted ETA. */
 function timer(now: () => number) {
   let eta = new Eta([]);
   let startedAt: number | null = null;
+  let runStart = now();
+  let first: MsRange | null = null;
+  const kindsOf = (n: number, kinds: readonly string[] | undefined) =>
+    kinds ?? Array.from({ length: n }, () => "latency");
   return {
-    plan(total: number, kinds: readonly string[] | undefined) {
-      eta = new Eta(kinds ?? Array.from({ length: total }, () => "latency"));
+    plan(total: number, kinds: readonly string[] | undefined, reserves: Readonly<Record<string, Reserve>> = {}) {
+      eta = new Eta(kindsOf(total, kinds), reserves);
+      runStart = now();
+      first = eta.rangeMs();
     },
-    grow(more: number, kinds: readonly string[] | undefined) {
-      eta.grow(kinds ?? Array.from({ length: more }, () => "latency"));
+    grow(more: number, kinds: readonly string[] | undefined, reserve: string | undefined) {
+      eta.grow(kindsOf(more, kinds), reserve ?? null);
+    },
+    settle(reserve: string) {
+      eta.settle(reserve);
     },
     started() {
       startedAt ??= now();
     },
-    finished(): string {
+    /** Records the trial; the time left, "n/a" before any measurement. */
+    finished(): { text: string; adaptive: boolean } {
       const t = now();
       eta.record(startedAt === null ? 0 : t - startedAt);
       startedAt = null;
-      return etaText(eta.remainingMs());
+      return { text: rangeText(eta.remainingMs()), adaptive: eta.hasReserves() };
+    },
+    /** "expected run time 5m 10s–11m 40s (216 planned trials, then adaptive rounds)": the first line. */
+    expectation(total: number, reserves: Readonly<Record<string, Reserve>> = {}): string {
+      const names = Object.keys(reserves);
+      const then = names.length > 0 ? `, then adaptive rounds (${names.join(", ")}) as the verdicts need them` : "";
+      return `catchup-bench: expected run time ${rangeText(first)} (${total} planned trials${then})`;
+    },
+    /** "run time 9m 53s (expected 5m 10s–11m 40s at the start)": the last line. */
+    summary(): string {
+      return `catchup-bench: run time ${etaText(now() - runStart)} (expected ${rangeText(first)} at the start)`;
     },
   };
 }
@@ -68,13 +94,17 @@ export function createProgress(
   const clock = timer(now);
   if (!stream.isTTY) {
     return {
-      start(t, kinds) {
+      start(t, kinds, reserves) {
         total = t;
-        clock.plan(t, kinds);
+        clock.plan(t, kinds, reserves);
+        stream.write(`${clock.expectation(t, reserves)}\n`);
       },
-      grow(more, kinds) {
+      grow(more, kinds, reserve) {
         total += more;
-        clock.grow(more, kinds);
+        clock.grow(more, kinds, reserve);
+      },
+      settle(reserve) {
+        clock.settle(reserve);
       },
       trial() {
         clock.started();
@@ -83,7 +113,7 @@ export function createProgress(
         finished++;
         const eta = clock.finished();
         stream.write(
-          `[${finished}/${total}] ${label}${ok ? "" : " FAILED"}${finished < total ? ` (ETA ${eta})` : ""}\n`,
+          `[${finished}/${total}] ${label}${ok ? "" : " FAILED"}${finished < total || eta.adaptive ? ` (ETA ${eta.text})` : ""}\n`,
         );
       },
       log(line) {
@@ -92,7 +122,9 @@ export function createProgress(
       interrupt(line) {
         stream.write(`${line}\n`);
       },
-      stop() {},
+      stop() {
+        if (total > 0) stream.write(`${clock.summary()}\n`);
+      },
     };
   }
   const bar = new cliProgress.SingleBar(
@@ -108,17 +140,21 @@ export function createProgress(
   let started = false;
   let interrupted = false;
   return {
-    start(t, kinds) {
+    start(t, kinds, reserves) {
       total = t;
-      clock.plan(t, kinds);
+      clock.plan(t, kinds, reserves);
+      stream.write(`${clock.expectation(t, reserves)}\n`);
       if (interrupted) return;
       bar.start(total, 0, { cell: "starting" });
       started = true;
     },
-    grow(more, kinds) {
+    grow(more, kinds, reserve) {
       total += more;
-      clock.grow(more, kinds);
+      clock.grow(more, kinds, reserve);
       if (started) bar.setTotal(total);
+    },
+    settle(reserve) {
+      clock.settle(reserve);
     },
     trial(label) {
       clock.started();
@@ -127,7 +163,7 @@ export function createProgress(
     done(label, ok) {
       finished++;
       const eta = clock.finished();
-      if (started) bar.update({ eta_weighted: eta });
+      if (started) bar.update({ eta_weighted: eta.text });
       if (!started) {
         if (interrupted) stream.write(`[${finished}/${total}] ${label}${ok ? "" : " FAILED"}\n`);
         return;
@@ -149,6 +185,7 @@ export function createProgress(
     stop() {
       if (started) bar.stop();
       started = false;
+      if (total > 0) stream.write(`${clock.summary()}\n`);
     },
   };
 }

@@ -22,7 +22,7 @@ import { roundLoads } from "../verdicts/disturbance.js";
 import type { GuardDecision } from "../verdicts/guard.js";
 import { runStormVerdicts } from "../verdicts/storm.js";
 import { attributionPlan, runAttribution } from "./attribute.js";
-import { createAutoSampler } from "./auto-sample.js";
+import { autoSampleReserve, createAutoSampler } from "./auto-sample.js";
 import { commandLine, harnessVersionOf } from "./command-line.js";
 import { type BenchConfig, recordedConfig, type TargetSpec } from "./config.js";
 import { pinFixture } from "./fixture-pin.js";
@@ -33,9 +33,9 @@ import { runLeak } from "./leak.js";
 import { createLoadRecorder } from "./load-recorder.js";
 import { runDirName, runInfo } from "./machine.js";
 import { runMemory } from "./memory.js";
-import { createMemoryRounds } from "./memory-rounds.js";
+import { createMemoryRounds, memoryRoundsReserve } from "./memory-rounds.js";
 import { affinityOf, planPinning } from "./pinning.js";
-import { isThreadCase, latencyPlan, type MemoryTrial, memoryCells, memoryPlan } from "./plan.js";
+import { isThreadCase, latencyPlan, type MemoryTrial, memoryCells, memoryPlan, trialKind } from "./plan.js";
 import { preflight } from "./preflight.js";
 import { createProgress, type Progress, trialLabel } from "./progress.js";
 import { withRefTargets } from "./refs.js";
@@ -258,22 +258,6 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const mPlan = memory.enabled ? memoryPlan(cells, roundVariants, memory.trials) : [];
   const leakTotal = leak.cycles > 0 ? (leak.warmup + leak.cycles) * names.length : 0;
   const stormTotal = storm.clients.length * memory.scriptBytes.length * storm.trials * roundVariants.length;
-  // Each trial's kind, so the ETA weighs a memory cell's trial (a fresh server each) apart from a latency one.
-  const kindOf = (t: object): string => {
-    const m = t as Partial<{ scriptBytes: number; clients: number; mode: string }>;
-    return m.scriptBytes === undefined ? "latency" : `memory:${m.scriptBytes}x${m.clients}/${m.mode}`;
-  };
-  progress.start(lPlan.length + mPlan.length + leakTotal + stormTotal, [
-    ...lPlan.map(kindOf),
-    ...mPlan.map(kindOf),
-    ...Array.from({ length: leakTotal }, () => "leak"),
-    ...Array.from({ length: stormTotal }, () => "storm"),
-  ]);
-  // Auto-sampling's extra rounds join the progress total as they are planned.
-  const grown = <T extends object>(trials: T[]): T[] => {
-    progress.grow(trials.length, trials.map(kindOf));
-    return trials;
-  };
   const auto =
     run.autoSampleSeconds !== null && guardConfig && names.length >= 2
       ? createAutoSampler({
@@ -299,9 +283,57 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
           now: () => performance.now(),
         })
       : null;
+  // Each trial's kind, so the ETA weighs a memory cell's trial (a fresh server each) apart from a latency
+  // one; the adaptive rounds are a range on it until they are done.
+  const reserves = {
+    ...(auto && run.autoSampleSeconds !== null
+      ? {
+          "auto-sampling": autoSampleReserve({
+            budgetSeconds: run.autoSampleSeconds,
+            variants: roundVariants,
+            cases,
+            cells: memory.enabled ? cells : [],
+          }),
+        }
+      : {}),
+    ...(rounds
+      ? {
+          "memory rounds": memoryRoundsReserve({
+            budgetSeconds: seqSeconds,
+            variants: roundVariants,
+            cells,
+            plannedTrials: memory.trials,
+          }),
+        }
+      : {}),
+  };
+  progress.start(
+    lPlan.length + mPlan.length + leakTotal + stormTotal,
+    [
+      ...lPlan.map(trialKind),
+      ...mPlan.map(trialKind),
+      ...Array.from({ length: leakTotal }, () => "leak"),
+      ...Array.from({ length: stormTotal }, () => "storm"),
+    ],
+    reserves,
+  );
+  // Adaptive rounds join the progress total as they are planned; a matrix asking for none is done.
+  const grown = <T extends object>(trials: T[], reserve: string): T[] => {
+    progress.grow(trials.length, trials.map(trialKind), reserve);
+    return trials;
+  };
   const moreMemory = (): MemoryTrial[] => {
     const guarded = auto?.moreMemory() ?? [];
-    return guarded.length > 0 ? guarded : (rounds?.more() ?? []);
+    if (guarded.length > 0) return grown(guarded, "auto-sampling");
+    const next = grown(rounds?.more() ?? [], "memory rounds");
+    if (next.length === 0) for (const name of Object.keys(reserves)) progress.settle(name);
+    return next;
+  };
+
+  const moreLatency = (sampler: NonNullable<typeof auto>) => {
+    const next = grown(sampler.moreLatency(), "auto-sampling");
+    if (next.length === 0 && !memory.enabled) progress.settle("auto-sampling");
+    return next;
   };
 
   // A target that died on its own is kept in the results (and said at once), never silently replaced.
@@ -320,7 +352,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     const latencyRun = async (plan: typeof lPlan, tmap: Map<string, TargetSpec>) => {
       if (!latencyFixture || plan.length === 0) return;
       await runLatency({
-        more: auto ? () => grown(auto.moreLatency()) : undefined,
+        more: auto ? () => moreLatency(auto) : undefined,
         protocol,
         launch,
         failFast: run.failFast,
@@ -346,7 +378,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     const memoryRun = async (plan: typeof mPlan, tmap: Map<string, TargetSpec>) => {
       if (plan.length === 0) return;
       await runMemory({
-        more: auto || rounds ? () => grown(moreMemory()) : undefined,
+        more: auto || rounds ? moreMemory : undefined,
         protocol,
         launch,
         memory,
@@ -378,7 +410,8 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     const attributionRun = async (intervalBytes: number) => {
       const label = (t: { variant: string; trial: number } & Parameters<typeof memoryCellLabel>[0]) =>
         `attribute ${memoryCellLabel(t)}, ${t.trial === 1 ? "peak" : "total"} profile`;
-      grown(attributionPlan(cells, names));
+      const plan = attributionPlan(cells, names);
+      progress.grow(plan.length, plan.map(trialKind));
       await runAttribution(
         {
           protocol,

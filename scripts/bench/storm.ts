@@ -5,7 +5,7 @@
 import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { subscribePayloadFor } from "../driver/session-spec.js";
+import { type SessionSpec, subscribePayloadFor } from "../driver/session-spec.js";
 import type { StormRow } from "../results/storm.js";
 import { postGcHeap, startSampler } from "../sampler/sampler.js";
 import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "../storm/figures.js";
@@ -71,6 +71,19 @@ export function stormPlan(
   return plan;
 }
 
+/**
+ * A storm client's session: the run's protocol settings with the storm's own deadline. Not the
+ * bench's --trial-timeout-ms: a storm's clients share the server and finish together, so every one of
+ * them takes about as long as the whole storm.
+ */
+export function stormSessionSpec(
+  ctx: Pick<StormContext, "storm" | "protocol">,
+  url: string,
+  after: number | null,
+): SessionSpec {
+  return { ...sessionSpec(ctx.protocol, url, after, ctx.protocol.holdMs), timeoutMs: ctx.storm.timeoutMs };
+}
+
 export function stormCellId(c: StormCell): string {
   return `storm-${c.scriptBytes}-${c.clients}-${c.variant}-t${c.trial}`.replace(/[^A-Za-z0-9._-]/g, "_");
 }
@@ -99,6 +112,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
     rampMs: ctx.storm.rampMs,
     resumeRatio: ctx.storm.resumeRatio,
     trial: cell.trial,
+    sessionTimeoutMs: ctx.storm.timeoutMs,
     ...(cell.variant === ctx.aaVariant ? { aa: true as const } : {}),
   };
   const fixture = ctx.fixtures.get(cell.scriptBytes);
@@ -133,7 +147,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
       file: join(ctx.runDir, samplesFile),
       origin,
     });
-    const resume = sessionSpec(ctx.protocol, target.url, afterSequenceFor("memory", fixture.meta), ctx.protocol.holdMs);
+    const resume = stormSessionSpec(ctx, target.url, afterSequenceFor("memory", fixture.meta));
     const snapshotPayload = subscribePayloadFor(
       ctx.protocol.subscribePayload,
       afterSequenceFor("snapshot", fixture.meta),

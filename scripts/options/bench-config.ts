@@ -300,6 +300,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
       rampMs: f["storm-ramp-ms"],
       resumeRatio: f["storm-resume-ratio"],
       trials: f["storm-trials"],
+      timeoutMs: f["storm-timeout-ms"],
     },
     guard: guard.guard,
     guardMetrics: guard.metrics,

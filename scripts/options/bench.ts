@@ -14,6 +14,7 @@ import {
   THREAD_SUBSCRIBE_TEMPLATE,
   URL_PATH,
 } from "../../scenarios/lib/protocol.js";
+import { DEFAULT_STORM_TIMEOUT_MS } from "../bench/config.js";
 import { DRIVERS } from "../driver/clients.js";
 import { DEFAULT_RSS_INTERVAL_MS, FAST_RSS_HEAP_INTERVAL_MS, MIN_HEAP_INTERVAL_MS } from "../sampler/lane-defaults.js";
 import { DELIVERIES } from "../target/bundled.js";
@@ -225,6 +226,15 @@ export const BENCH_OPTIONS = {
     max: 1,
     default: 1,
     describe: "share of storm clients that resume from the cursor; the rest take a cold snapshot",
+    group: STORM,
+  },
+  "storm-timeout-ms": {
+    type: "int",
+    min: 100,
+    max: MAX_SESSION_TIMEOUT_MS,
+    default: DEFAULT_STORM_TIMEOUT_MS,
+    describe:
+      "a storm client that has not completed this long after it connects fails as a timeout (a storm's sessions share the server, so they get longer than --trial-timeout-ms), ms",
     group: STORM,
   },
   "storm-trials": {

@@ -169,6 +169,14 @@ export const STORM_NOTE =
   "Heap and RSS are sampled from outside the server as in the memory cells; post-GC heap after every client closed. " +
   "Driver lag is the worst client worker's event-loop delay p99: when it is large, the driver, not the server, set the pace. Medians over trials.";
 
+/** The clients' session deadline as the rows recorded it: a failure past it is a "timeout". */
+export function deadlineText(rows: readonly StormRow[]): string {
+  const deadlines = [...new Set(rows.map((r) => r.sessionTimeoutMs).filter((t): t is number => t !== undefined))];
+  if (deadlines.length === 0) return "Session deadline: not recorded (a run before --storm-timeout-ms).";
+  const text = deadlines.map((t) => `${+(t / 1000).toFixed(1)} s`).join(", ");
+  return `Session deadline: ${text} from each client's connect (--storm-timeout-ms); a client still waiting then fails as a timeout.`;
+}
+
 /** The report.md section (empty without storm rows). */
 export function stormMarkdown(
   rows: readonly StormRow[] | undefined,
@@ -192,7 +200,7 @@ export function stormMarkdown(
     .filter((r) => r.error)
     .map((r) => `- ${esc(r.variant)}, ${r.clients} clients: ${esc(r.error ?? "")}`);
   if (errors.length) out.push(...errors, "");
-  out.push(STORM_NOTE, "");
+  out.push(`${STORM_NOTE} ${deadlineText(rows)}`, "");
   if (verdicts.length > 0) {
     const t = stormVerdictTable(verdicts);
     out.push(
@@ -252,7 +260,7 @@ export function stormHtml(
 ${table}
 ${paired}
 <div class="grid">${figures}</div>
-<p class="note">${escapeHtml(STORM_NOTE)}</p>`;
+<p class="note">${escapeHtml(`${STORM_NOTE} ${deadlineText(rows)}`)}</p>`;
 }
 
 /** The page code drawing a storm chart (uPlot options), inserted into the report's chart code. */

@@ -33,6 +33,8 @@ export interface StormRow extends StormFigures {
   hwmRssBytes: number | null;
   postGcHeapBytes: number | null;
   probeMaxMs: number | null;
+  /** Each client's session deadline from its connect (--storm-timeout-ms); absent in runs before it. */
+  sessionTimeoutMs?: number;
   /** The driver's worst worker event-loop lag p99 during the storm (ms): a slow driver is not a slow server. */
   driverLoopLagMs: number | null;
   /** Worker threads that ran the clients. */

@@ -3,7 +3,10 @@ import type { StormFigures, StormRow } from "../results/storm.js";
 
 /** A storm row from its figures and measurements. */
 export function stormRow(
-  base: Pick<StormRow, "variant" | "clients" | "scriptBytes" | "rampMs" | "resumeRatio" | "trial" | "aa">,
+  base: Pick<
+    StormRow,
+    "variant" | "clients" | "scriptBytes" | "rampMs" | "resumeRatio" | "trial" | "aa" | "sessionTimeoutMs"
+  >,
   figures: StormFigures | null,
   m: Partial<StormRow>,
 ): StormRow {

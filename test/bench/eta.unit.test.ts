@@ -1,34 +1,72 @@
 // The ETA weighs each kind of trial by its own measured duration: at the latency -> memory switch it
-// counts the memory trials at their own (prior, then measured) length, not at a latency trial's.
+// counts the memory trials at their own (prior, then measured) length, not at a latency trial's. While
+// adaptive rounds may still join, the time left is a range from the plan alone to the plan plus every
+// reserve's most, so it never counts down to seconds with rounds still to come.
 import { describe, expect, it } from "vitest";
-import { Eta, etaText, PRIOR_MS } from "../../scripts/bench/eta.js";
+import { Eta, etaText, PRIOR_MS, PRIOR_SPREAD, rangeText } from "../../scripts/bench/eta.js";
+
+const MEMORY = PRIOR_MS.memory as number;
+const LATENCY = PRIOR_MS.latency as number;
+/** A prior's range: it comes from another machine. */
+const prior = (ms: number) => ({ low: ms * PRIOR_SPREAD.low, high: ms * PRIOR_SPREAD.high });
 
 describe("weighted ETA", () => {
-  it("says n/a before any trial finished", () => {
-    expect(new Eta(["latency", "latency"]).remainingMs()).toBeNull();
+  it("says n/a before any trial finished, but has a range from the priors for the first line", () => {
+    const eta = new Eta(["latency", "latency"]);
+    expect(eta.remainingMs()).toBeNull();
+    expect(eta.rangeMs()).toEqual(prior(2 * LATENCY));
   });
 
   it("counts the memory trials still to come at their own length, not a latency trial's", () => {
     const kinds = [...Array(10).fill("latency"), ...Array(10).fill("memory:1024x1/memory")];
     const eta = new Eta(kinds);
-    for (let i = 0; i < 10; i++) eta.record(1_000);
-    // A count of trials would say 10 s; the memory prior says ten of them at about 9 s.
-    expect(eta.remainingMs()).toBe(10 * (PRIOR_MS.memory as number));
+    for (let i = 0; i < 10; i++) eta.record(100);
+    // A count of trials would say 1 s; the memory prior says ten of them at the prior's length.
+    expect(eta.remainingMs()).toEqual(prior(10 * MEMORY));
     eta.record(20_000); // the first memory trial measured: the rest of that kind take its length
-    expect(eta.remainingMs()).toBe(9 * 20_000);
+    expect(eta.remainingMs()?.low).toBe(9 * 20_000);
   });
 
   it("takes an unmeasured memory cell's length from the memory cells measured so far", () => {
     const eta = new Eta(["memory:1024x1/memory", "memory:8192x4/memory"]);
     eta.record(6_000);
-    expect(eta.remainingMs()).toBe(6_000);
+    expect(eta.remainingMs()?.low).toBe(6_000);
     eta.grow(["latency"]);
-    expect(eta.remainingMs()).toBe(6_000 + (PRIOR_MS.latency as number));
+    expect(eta.remainingMs()?.low).toBe(6_000 + prior(LATENCY).low);
   });
 
-  it("prints minutes and seconds", () => {
+  it("keeps the adaptive rounds' most in the range until they settle, bounded by trials or budget", () => {
+    const cell = "memory:1024x1/memory";
+    const reserve = { kinds: Array(30).fill(cell), budgetMs: 10_000, roundKinds: Array(3).fill(cell) };
+    const eta = new Eta([cell, cell, cell], { "memory rounds": reserve });
+    // Before any trial: 3 planned at the prior; at most the budget (10 s) plus one round of 3 more.
+    const planned = prior(3 * MEMORY);
+    expect(eta.rangeMs()).toEqual({ low: planned.low, high: planned.high + 10_000 + planned.high });
+    for (let i = 0; i < 3; i++) eta.record(2_000);
+    // The plan is done, yet the range still says rounds may follow: no countdown to 0 s.
+    expect(eta.remainingMs()).toEqual({ low: 0, high: 10_000 + 6_000 });
+    eta.grow([cell, cell, cell], "memory rounds");
+    for (let i = 0; i < 3; i++) eta.record(2_000);
+    // 6 s of the budget spent by the added round: 4 s left plus one more round.
+    expect(eta.remainingMs()).toEqual({ low: 0, high: 4_000 + 6_000 });
+    eta.settle("memory rounds");
+    expect(eta.remainingMs()).toEqual({ low: 0, high: 0 });
+  });
+
+  it("bounds a reserve by its remaining trials when they cost less than its budget", () => {
+    const cell = "memory:1024x1/memory";
+    const eta = new Eta([cell], { rounds: { kinds: [cell, cell], budgetMs: 600_000, roundKinds: [cell, cell] } });
+    eta.record(1_000);
+    expect(eta.remainingMs()).toEqual({ low: 0, high: 2_000 });
+    eta.grow([cell], "rounds"); // one of the two possible trials joined: one left in the reserve
+    expect(eta.remainingMs()).toEqual({ low: 1_000, high: 2_000 });
+  });
+
+  it("prints minutes and seconds, and a range only while it is one", () => {
     expect(etaText(65_000)).toBe("1m 05s");
     expect(etaText(35_400)).toBe("35s");
     expect(etaText(null)).toBe("n/a");
+    expect(rangeText({ low: 310_000, high: 700_000 })).toBe("5m 10s–11m 40s");
+    expect(rangeText({ low: 35_000, high: 35_400 })).toBe("35s");
   });
 });

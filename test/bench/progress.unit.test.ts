@@ -89,11 +89,47 @@ describe("fixture progress bar", () => {
     p.done("snapshot legacy, auto-sample round 2", true);
     p.done("snapshot batched, auto-sample round 2", true);
     // Plain lines carry the weighted ETA while trials remain (eta.unit.test.ts checks its figure).
-    expect(out.text.trimEnd().split("\n")).toEqual([
+    expect(out.text.trimEnd().split("\n").slice(1)).toEqual([
       "[1/2] snapshot legacy, trial 1/1 (ETA 0s)",
       "[2/2] snapshot batched, trial 1/1",
       "[3/4] snapshot legacy, auto-sample round 2 (ETA 0s)",
       "[4/4] snapshot batched, auto-sample round 2",
     ]);
+  });
+
+  it("states the whole run's expected length first, a range while rounds may join, and the actual time last", () => {
+    const out = new PassThrough() as PassThrough & { text: string };
+    out.text = "";
+    out.on("data", (d: Buffer) => {
+      out.text += String(d);
+    });
+    let clock = 0;
+    const p = createProgress(out as unknown as NodeJS.WriteStream, () => clock);
+    const cell = "memory:1024x1/memory";
+    // Two planned trials; rounds may add up to two more, within a 10 s budget.
+    p.start(2, [cell, cell], { "memory rounds": { kinds: [cell, cell], budgetMs: 10_000, roundKinds: [cell, cell] } });
+    for (const label of ["a", "b"]) {
+      p.trial(label);
+      clock += 4_000;
+      p.done(label, true);
+    }
+    p.grow(2, [cell, cell], "memory rounds");
+    p.trial("c");
+    clock += 4_000;
+    p.done("c", true);
+    p.settle("memory rounds");
+    p.trial("d");
+    clock += 4_000;
+    p.done("d", true);
+    p.stop();
+    const lines = out.text.trimEnd().split("\n");
+    expect(lines[0]).toMatch(
+      /^catchup-bench: expected run time \d+s–\d+s \(2 planned trials, then adaptive rounds \(memory rounds\) as the verdicts need them\)$/,
+    );
+    // The plan's last trial is done, but rounds may still follow: the line says so, not "0s".
+    expect(lines[2]).toBe("[2/2] b (ETA 0s–8s)");
+    expect(lines[3]).toBe("[3/4] c (ETA 4s)");
+    expect(lines[4]).toBe("[4/4] d");
+    expect(lines[5]).toMatch(/^catchup-bench: run time 16s \(expected \d+s–\d+s at the start\)$/);
   });
 });
