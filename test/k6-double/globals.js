@@ -23,7 +23,8 @@ function missing(name) {
   const fail = () => {
     throw new ReferenceError(`${name} is not defined (a Node global: k6 has no ${name})`);
   };
-  return new Proxy(() => {}, { get: fail, apply: fail, construct: fail, set: fail, has: fail });
+  // biome-ignore lint/complexity/useArrowFunction: `new Buffer()` reaches the construct trap only on a constructible target
+  return new Proxy(function () {}, { get: fail, apply: fail, construct: fail, set: fail, has: fail });
 }
 
 function open(baseDir, filename, mode) {
