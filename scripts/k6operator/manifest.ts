@@ -8,7 +8,8 @@
 // its pod) on a shared volume, for `catchup-bench report --merge`. Kubernetes expands $(POD_NAME)
 // in env values and container arguments from the pod's own env. Each run.sh run gets its own run
 // id (RUN_ID): the TestRun and its ConfigMap are named by it (a re-run never meets the previous
-// run's Jobs: k6-operator does not retry a Job it failed to create, testrun_controller.go), the
+// run's Jobs: k6-operator creates NAME-initializer once and does not retry a failed create,
+// grafana/k6-operator v1.6.0 internal/controller/k6_initialize.go:41-44), the
 // runners write into /results/RUN_ID/, and the summaries carry it (`--merge` refuses a stale one).
 import { CONFIGMAP_LIMIT, MIN_RUNNER_K6, RUNNER_SECURITY_CONTEXT, SINGLE_VU_SCRIPTS as SINGLE_VU } from "./limits.js";
 
