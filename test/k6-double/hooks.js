@@ -27,6 +27,9 @@ export async function resolve(specifier, context, next) {
   if (target) return { url: new URL(target, import.meta.url).href, shortCircuit: true };
   const parent = context.parentURL ?? "";
   const relative = specifier.startsWith("./") || specifier.startsWith("../");
+  if (specifier === "k6" || specifier.startsWith("k6/")) {
+    throw new Error(`k6 double: ${JSON.stringify(specifier)} is a k6 module the double does not model`);
+  }
   if (isScriptModule(parent) && !relative) {
     throw new Error(
       `k6 double: ${parent} imports ${JSON.stringify(specifier)}: k6 resolves only k6/* modules and relative paths here (no node: builtins or packages)`,
