@@ -148,6 +148,8 @@ export function shipCommands(o: OperatorOptions): string[] {
     `case "$RUN_ID" in ''|-*|*-|*[!a-z0-9-]*) echo "RUN_ID must be a-z, 0-9 and inner '-' (got '$RUN_ID')" >&2; exit 2 ;; esac`,
     `[ \${#RUN_ID} -le ${maxRunId} ] || { echo "RUN_ID must be at most ${maxRunId} characters: ${o.name}-RUN_ID-initializer names a Job (at most 63) (got '$RUN_ID')" >&2; exit 2; }`,
     `NAME="${runName(o.name, "$RUN_ID")}"`,
+    // A results folder per run, here and on the volume: nothing of an earlier run is merged.
+    '[ ! -e "results/$RUN_ID" ] || { echo "results/$RUN_ID exists: a run id is used once (set RUN_ID)" >&2; exit 2; }',
     // storm.js's runners start one after another, each after its own setup(): a shared instant lines
     // their schedules up. It travels in the archive's environment to every runner.
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion

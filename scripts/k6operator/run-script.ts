@@ -129,8 +129,6 @@ export function runScript(o: OperatorOptions, manifestFile: string): string {
     "set -eu",
     'cd "$(dirname "$0")"',
     ...shipCommands(o),
-    // A results folder per run, here and on the volume: nothing of an earlier run is merged.
-    '[ ! -e "results/$RUN_ID" ] || { echo "results/$RUN_ID exists: a run id is used once (set RUN_ID)" >&2; exit 2; }',
     "mkdir -p results",
     `collector() { echo "${collectorName("$NAME")}"; }`,
     `trap 'kubectl delete pod "$(collector)"${ns} --ignore-not-found --wait=false >/dev/null 2>&1 || true' EXIT`,

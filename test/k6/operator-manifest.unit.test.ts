@@ -137,13 +137,13 @@ describe("the ship commands", () => {
     expect(cmds[0]).toBe('RUN_ID="${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)}"');
     expect(cmds[2]).toMatch(/-le 37 \]/);
     expect(cmds[3]).toBe('NAME="catchup-bench-$RUN_ID"');
-    expect(cmds[4]).toBe(
+    expect(cmds[5]).toBe(
       'k6 archive -e RUN_ID="$RUN_ID" -e CLIENTS=400 -e \'SUBSCRIBE_PAYLOAD={"afterSequence":{after}}\' -e URL=ws://target.load.svc:8080/ws ../scenarios/scaleout.js -O archive.tar',
     );
-    expect(cmds[5]).toMatch(/^size=\$\(wc -c < archive\.tar\); echo "archive\.tar: \$size bytes/);
+    expect(cmds[6]).toMatch(/^size=\$\(wc -c < archive\.tar\); echo "archive\.tar: \$size bytes/);
     // Kubernetes counts binaryData decoded: the tar's own bytes against 1 MiB, not their base64.
-    expect(cmds[6]).toMatch(/^\[ "\$size" -le 1048576 \]/);
-    expect(cmds[7]).toBe(
+    expect(cmds[7]).toMatch(/^\[ "\$size" -le 1048576 \]/);
+    expect(cmds[8]).toBe(
       'kubectl create configmap "$NAME-script" --namespace load --from-file=archive.tar=archive.tar --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts -f -',
     );
     // No client-side apply of the ConfigMap: its last-applied annotation would stop at 262,144 bytes.
@@ -154,8 +154,8 @@ describe("the ship commands", () => {
   it("storm.js gets a shared START_AT in the archive, so the runners' schedules line up", () => {
     const cmds = shipCommands({ ...base, scriptPath: "../scenarios/storm.js" });
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
-    expect(cmds[4]).toBe('START_AT="${START_AT:-$(( $(date +%s) + ${START_LEAD_S:-120} ))000}"');
-    expect(cmds[5]).toMatch(/^k6 archive -e RUN_ID="\$RUN_ID" -e START_AT="\$START_AT" /);
+    expect(cmds[5]).toBe('START_AT="${START_AT:-$(( $(date +%s) + ${START_LEAD_S:-120} ))000}"');
+    expect(cmds[6]).toMatch(/^k6 archive -e RUN_ID="\$RUN_ID" -e START_AT="\$START_AT" /);
     const given = shipCommands({ ...base, scriptPath: "../scenarios/storm.js", env: { START_AT: "1767225600000" } });
     expect(given.join("\n")).not.toMatch(/START_AT="\$\{START_AT/);
   });

@@ -184,6 +184,7 @@ describe("run.sh for scaleout.js --parallelism 4 CLIENTS=400", () => {
     const run = await runSh("0,0,0,0", { RUN_ID: "used-before" });
     expect(run.stderr).toMatch(/results\/used-before exists: a run id is used once/);
     expect(run.code).toBe(2);
+    expect(existsSync(run.log)).toBe(false); // refused before anything reached the cluster
   });
 
   it("the fake kubectl refuses what a real one refuses: a client-side apply past 262,144 annotation bytes", async () => {
