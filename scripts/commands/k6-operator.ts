@@ -1,20 +1,23 @@
 // `catchup-bench k6-operator SCRIPT --parallelism N --out DIR`: writes DIR/testrun.json (a k6-operator
-// TestRun), DIR/run.sh (k6 archive, ConfigMap, apply) and DIR/README.md, and prints the commands.
+// TestRun), DIR/collector.json (the pod that makes and fetches the run's results folder), DIR/run.sh
+// (ship, run, wait, judge, collect, merge) and DIR/README.md.
 import { existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { basename, join, relative, resolve } from "node:path";
 import type { CommandModule } from "yargs";
+import { scenarioConfigFromEnv } from "../../scenarios/lib/env.js";
 import { credentialIn, envSecretProblem } from "../k6operator/env-secrets.js";
 import { imageRefProblem } from "../k6operator/image-ref.js";
 import { DEFAULT_CLIENTS } from "../k6operator/limits.js";
 import {
   ARCHIVE_FILE,
+  DEFAULT_RUN_ID_LENGTH,
+  NAME_AND_RUN_ID_MAX,
   type OperatorOptions,
   readme,
-  runScript,
   SINGLE_VU_SCRIPTS,
-  shipCommands,
   testRunManifest,
 } from "../k6operator/manifest.js";
+import { COLLECTOR_FILE, collectorPod, runScript } from "../k6operator/run-script.js";
 import { agentReadme, type ServerPodOptions, SNIPPET_FILE, serverPodSnippet } from "../k6operator/server-pod.js";
 import { K6_OPERATOR_COMMAND, K6_OPERATOR_OPTIONS } from "../options/k6-operator.js";
 import { readFlags } from "../options/spec.js";
@@ -27,6 +30,10 @@ export interface K6OperatorArgs {
 }
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+/** run.sh names the TestRun NAME-RUN_ID: NAME leaves room for its default run id. */
+const NAME_MAX = NAME_AND_RUN_ID_MAX - DEFAULT_RUN_ID_LENGTH;
+/** Our scripts: each reads its parameters through scenarioConfigFromEnv (URL is required). */
+const OUR_SCRIPTS: readonly string[] = [...SINGLE_VU_SCRIPTS, ...Object.keys(DEFAULT_CLIENTS)];
 const ENV_KEY = /^[A-Za-z_][A-Za-z0-9_]*$/;
 
 /** Validates the arguments into the manifest's options (a UsageError names the first bad one). */
@@ -47,15 +54,15 @@ export function operatorOptions(args: K6OperatorArgs): {
       `${basename(script)} runs one VU, so --parallelism ${f.parallelism} would leave runners idle; use scenarios/scaleout.js (one session per VU)`,
     );
   }
-  for (const [flag, value] of [
-    ["name", f.name],
-    ["namespace", f.namespace],
-    ["token-secret", f["token-secret"]],
-    ["pvc", f.pvc],
+  for (const [flag, value, max] of [
+    ["name", f.name, NAME_MAX],
+    ["namespace", f.namespace, 53],
+    ["token-secret", f["token-secret"], 53],
+    ["pvc", f.pvc, 53],
   ] as const) {
-    if (value !== undefined && (!DNS_LABEL.test(value) || value.length > 53)) {
+    if (value !== undefined && (!DNS_LABEL.test(value) || value.length > max)) {
       throw new UsageError(
-        `--${flag} must be a DNS label (a-z, 0-9, -; at most 53 characters) (got ${JSON.stringify(value)})`,
+        `--${flag} must be a DNS label (a-z, 0-9, -; at most ${max} characters${flag === "name" ? ": run.sh names the TestRun NAME-RUN_ID" : ""}) (got ${JSON.stringify(value)})`,
       );
     }
   }
@@ -83,6 +90,7 @@ export function operatorOptions(args: K6OperatorArgs): {
       `${env.CLIENTS === undefined ? `${basename(script)} runs ${clients} VU${clients === 1 ? "" : "s"} by default (CLIENTS)` : `--env CLIENTS=${clients}`}, fewer than --parallelism ${f.parallelism}: k6-operator would refuse the run (max VUs below parallelism); set --env CLIENTS=N with N >= ${f.parallelism}`,
     );
   }
+  requiredEnvProblem(script, env);
   if (f.output === "prometheus" && f["prometheus-url"] === undefined) {
     throw new UsageError("--output prometheus needs --prometheus-url (the remote-write endpoint)");
   }
@@ -111,6 +119,16 @@ export function operatorOptions(args: K6OperatorArgs): {
       archivePath: ARCHIVE_FILE,
     },
   };
+}
+
+/** Our scripts read URL and the session parameters in init: a missing or bad one would fail `k6 archive`. */
+function requiredEnvProblem(script: string, env: Record<string, string>): void {
+  if (!OUR_SCRIPTS.includes(basename(script))) return;
+  try {
+    scenarioConfigFromEnv(env);
+  } catch (e) {
+    throw new UsageError(`--env: ${basename(script)} needs its parameters here: ${(e as Error).message}`);
+  }
 }
 
 /** The agent sidecar's options with --server-pod-snippet, else null (--server-port alone is refused). */
@@ -150,16 +168,18 @@ export function writeOperatorRun(args: K6OperatorArgs, out: (text: string) => vo
   const { options, outDir, serverPod } = operatorOptions(args);
   const manifestFile = "testrun.json";
   mkdirSync(outDir, { recursive: true });
-  const files = [join(outDir, manifestFile), join(outDir, "run.sh"), join(outDir, "README.md")];
-  writeAtomically(files[0] as string, `${JSON.stringify(testRunManifest(options), null, 2)}\n`);
-  writeAtomically(files[1] as string, runScript(options, manifestFile), 0o755);
-  writeAtomically(files[2] as string, readme(options, manifestFile) + (serverPod ? `\n${agentReadme(serverPod)}` : ""));
-  if (serverPod) {
-    files.push(join(outDir, SNIPPET_FILE));
-    writeAtomically(files[3] as string, serverPodSnippet(serverPod));
-  }
-  out(`Wrote ${files.join(", ")}\nFrom ${outDir}, run:\n`);
-  for (const c of shipCommands(options, manifestFile)) out(`  ${c}\n`);
+  const texts: Array<[string, string, number?]> = [
+    [manifestFile, `${JSON.stringify(testRunManifest(options), null, 2)}\n`],
+    [COLLECTOR_FILE, `${JSON.stringify(collectorPod(options), null, 2)}\n`],
+    ["run.sh", runScript(options, manifestFile), 0o755],
+    ["README.md", readme(options) + (serverPod ? `\n${agentReadme(serverPod)}` : "")],
+    ...(serverPod ? [[SNIPPET_FILE, serverPodSnippet(serverPod)] as [string, string]] : []),
+  ];
+  for (const [file, text, mode] of texts) writeAtomically(join(outDir, file), text, mode);
+  const files = texts.map(([file]) => join(outDir, file));
+  out(
+    `Wrote ${files.join(", ")}\nRun it (README.md says what it does and what its exit code means):\n  sh ${join(outDir, "run.sh")}\n`,
+  );
   return files;
 }
 

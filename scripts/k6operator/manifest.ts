@@ -7,15 +7,11 @@
 // runner's handleSummary sees only that runner, so every runner writes its own summary (named by
 // its pod) on a shared volume, for `catchup-bench report --merge`. Kubernetes expands $(POD_NAME)
 // in env values and container arguments from the pod's own env. Each run.sh run gets its own run
-// id (RUN_ID): the runners' summaries carry it and are named by it, so `--merge` can refuse a stale
-// summary a previous run left on the volume.
-import {
-  CLIENT_SIDE_APPLY_LIMIT,
-  CONFIGMAP_LIMIT,
-  MIN_RUNNER_K6,
-  RUNNER_SECURITY_CONTEXT,
-  SINGLE_VU_SCRIPTS as SINGLE_VU,
-} from "./limits.js";
+// id (RUN_ID): the TestRun and its ConfigMap are named by it (a re-run never meets the previous
+// run's Jobs: k6-operator creates NAME-initializer once and does not retry a failed create,
+// grafana/k6-operator v1.6.0 internal/controller/k6_initialize.go:41-44), the
+// runners write into /results/RUN_ID/, and the summaries carry it (`--merge` refuses a stale one).
+import { CONFIGMAP_LIMIT, MIN_RUNNER_K6, RUNNER_SECURITY_CONTEXT, SINGLE_VU_SCRIPTS as SINGLE_VU } from "./limits.js";
 
 export const ARCHIVE_FILE = "archive.tar";
 export const RESULTS_MOUNT = "/results";
@@ -23,6 +19,15 @@ export const RESULTS_MOUNT = "/results";
 export const SINGLE_VU_SCRIPTS = SINGLE_VU;
 /** Stands for the run id in testrun.json; run.sh writes the TestRun with its own id in its place. */
 export const RUN_ID_PLACEHOLDER = "@RUN_ID@";
+/** The run's folder on the results volume, as the runners' env spells it. */
+const RUN_FOLDER = `${RESULTS_MOUNT}/$(RUN_ID)`;
+/**
+ * A Job name is at most 63 characters (its job-name label) and k6-operator names the initializer Job
+ * NAME-RUN_ID-initializer (pkg/resources/jobs/initializer.go:89): NAME and RUN_ID share 50.
+ */
+export const NAME_AND_RUN_ID_MAX = 63 - "-initializer".length - 1;
+/** run.sh's default run id, date -u +%Y%m%d-%H%M%S, is 15 characters. */
+export const DEFAULT_RUN_ID_LENGTH = 15;
 
 export type OutputKind = "json" | "prometheus";
 
@@ -80,16 +85,16 @@ export function testRunManifest(o: OperatorOptions): TestRunManifest {
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([name, value]) => ({ name, value })),
     { name: "RUN_ID", value: RUN_ID_PLACEHOLDER },
-    // k6 does not create a summary file's directory: /results is the mounted volume; the run id in
-    // the name keeps one run's files apart from the previous runs' on the same volume.
-    { name: "SUMMARY", value: `${RESULTS_MOUNT}/summary-$(RUN_ID)-$(POD_NAME).json` },
+    // k6 does not create a summary file's directory: the collector pod made /results/RUN_ID, owned
+    // by the runners' uid, before the TestRun was created (a folder per run: no earlier run's files).
+    { name: "SUMMARY", value: `${RUN_FOLDER}/summary-$(POD_NAME).json` },
     // The script reads the classic handleSummary data.
     { name: "K6_NEW_MACHINE_READABLE_SUMMARY", value: "false" },
   ];
   if (o.tokenSecret) env.push({ name: "TOKEN", valueFrom: { secretKeyRef: { name: o.tokenSecret, key: "token" } } });
   const args =
     o.output === "json"
-      ? [`--out json=${RESULTS_MOUNT}/k6-$(RUN_ID)-$(POD_NAME).json`]
+      ? [`--out json=${RUN_FOLDER}/k6-$(POD_NAME).json`]
       : ["--out experimental-prometheus-rw", `--tag testid=${o.name}`];
   if (o.output === "prometheus" && o.prometheusUrl) {
     env.push({ name: "K6_PROMETHEUS_RW_SERVER_URL", value: o.prometheusUrl });
@@ -98,13 +103,13 @@ export function testRunManifest(o: OperatorOptions): TestRunManifest {
   return {
     apiVersion: "k6.io/v1alpha1",
     kind: "TestRun",
-    metadata: { name: o.name, ...(o.namespace ? { namespace: o.namespace } : {}) },
+    metadata: { name: runName(o.name, RUN_ID_PLACEHOLDER), ...(o.namespace ? { namespace: o.namespace } : {}) },
     spec: {
       parallelism: o.parallelism,
       // One runner per node (runners then do not share a node's network and CPU); needs as many nodes.
       separate: o.separate,
       arguments: args.join(" "),
-      script: { configMap: { name: configMapName(o.name), file: ARCHIVE_FILE } },
+      script: { configMap: { name: configMapName(runName(o.name, RUN_ID_PLACEHOLDER)), file: ARCHIVE_FILE } },
       runner: {
         image: o.image,
         env,
@@ -121,19 +126,30 @@ export function configMapName(name: string): string {
   return `${name}-script`;
 }
 
+/** One run's TestRun name: NAME-RUN_ID. */
+export function runName(name: string, runId: string): string {
+  return `${name}-${runId}`;
+}
+
 /** POSIX shell single-quoting. */
 export function shellQuote(s: string): string {
   return /^[A-Za-z0-9_./:=@-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`;
 }
 
-/** The commands that build the archive, ship it, and start the run (run.sh). */
-export function shipCommands(o: OperatorOptions, manifestFile: string): string[] {
+/** The commands that pick the run id, build the archive and ship it as this run's ConfigMap. */
+export function shipCommands(o: OperatorOptions): string[] {
   const ns = o.namespace ? ` --namespace ${shellQuote(o.namespace)}` : "";
   const archive = shellQuote(o.archivePath);
   const storm = o.scriptPath.endsWith("storm.js") && o.env.START_AT === undefined;
+  const maxRunId = NAME_AND_RUN_ID_MAX - o.name.length;
   return [
-    // A fresh id per run: the TestRun's summaries are named by it and carry it (--merge checks it).
+    // A fresh id per run: it names the TestRun, its ConfigMap and its results folder.
     `RUN_ID="\${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)}"`,
+    `case "$RUN_ID" in ''|-*|*-|*[!a-z0-9-]*) echo "RUN_ID must be a-z, 0-9 and inner '-' (got '$RUN_ID')" >&2; exit 2 ;; esac`,
+    `[ \${#RUN_ID} -le ${maxRunId} ] || { echo "RUN_ID must be at most ${maxRunId} characters: ${o.name}-RUN_ID-initializer names a Job (at most 63) (got '$RUN_ID')" >&2; exit 2; }`,
+    `NAME="${runName(o.name, "$RUN_ID")}"`,
+    // A results folder per run, here and on the volume: nothing of an earlier run is merged.
+    '[ ! -e "results/$RUN_ID" ] || { echo "results/$RUN_ID exists: a run id is used once (set RUN_ID)" >&2; exit 2; }',
     // storm.js's runners start one after another, each after its own setup(): a shared instant lines
     // their schedules up. It travels in the archive's environment to every runner.
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
@@ -144,62 +160,46 @@ export function shipCommands(o: OperatorOptions, manifestFile: string): string[]
       .sort(([a], [b]) => a.localeCompare(b))
       .map(([k, v]) => `-e ${shellQuote(`${k}=${v}`)} `)
       .join("")}${shellQuote(o.scriptPath)} -O ${archive}`,
-    // In the ConfigMap the tar is base64 (4/3 of its size); a ConfigMap holds at most 1 MiB.
-    `size=$(wc -c < ${archive}); echo "${o.archivePath}: $size bytes, $(( (size + 2) / 3 * 4 )) in the ConfigMap (limit ${CONFIGMAP_LIMIT}; client-side kubectl apply would stop at ${CLIENT_SIDE_APPLY_LIMIT}); run id $RUN_ID"`,
-    `[ $(( (size + 2) / 3 * 4 )) -le ${CONFIGMAP_LIMIT} ] || { echo "${o.archivePath} is too big for a ConfigMap (${CONFIGMAP_LIMIT} bytes as base64): fewer CLIENTS per archive" >&2; exit 1; }`,
-    // Server-side apply keeps no last-applied-configuration annotation (capped at 256 KiB), and
-    // replaces the ConfigMap of an earlier run.
-    `kubectl create configmap ${configMapName(o.name)}${ns} --from-file=${ARCHIVE_FILE}=${archive} --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts -f -`,
-    // Applying a finished TestRun again starts nothing: delete it, then create this run's.
-    `kubectl delete testrun ${shellQuote(o.name)}${ns} --ignore-not-found --wait`,
-    `sed "s/${RUN_ID_PLACEHOLDER}/$RUN_ID/g" ${shellQuote(manifestFile)} | kubectl create -f -`,
+    // Kubernetes counts a ConfigMap's data decoded (binaryData's bytes, not their base64): at most 1 MiB.
+    `size=$(wc -c < ${archive}); echo "${o.archivePath}: $size bytes (a ConfigMap holds at most ${CONFIGMAP_LIMIT}); run id $RUN_ID, TestRun $NAME"`,
+    `[ "$size" -le ${CONFIGMAP_LIMIT} ] || { echo "${o.archivePath} is too big for a ConfigMap (${CONFIGMAP_LIMIT} bytes): fewer CLIENTS per archive" >&2; exit 1; }`,
+    // Server-side apply keeps no last-applied-configuration annotation (capped at 256 KiB).
+    `kubectl create configmap "${configMapName("$NAME")}"${ns} --from-file=${ARCHIVE_FILE}=${archive} --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts -f -`,
   ];
 }
 
-/** run.sh: the commands, stopping at the first failure. */
-export function runScript(o: OperatorOptions, manifestFile: string): string {
-  return [
-    "#!/bin/sh",
-    "# Written by `catchup-bench k6-operator`: ship the k6 archive and start the TestRun.",
-    "set -eu",
-    'cd "$(dirname "$0")"',
-    ...shipCommands(o, manifestFile),
-    "",
-  ].join("\n");
-}
-
-/** README.md beside the manifest: what to run, how to collect, what the summaries mean. */
-export function readme(o: OperatorOptions, manifestFile: string): string {
-  const ns = o.namespace ? ` -n ${o.namespace}` : "";
+/** README.md beside the manifest: what run.sh does, what it needs, what its exit code means. */
+export function readme(o: OperatorOptions): string {
   return [
     `# k6-operator run: ${o.name}`,
     "",
-    `${o.parallelism} runners run ${o.scriptPath} from a \`k6 archive\` in ConfigMap ${configMapName(o.name)}.`,
+    `${o.parallelism} runners run ${o.scriptPath} from a \`k6 archive\` in a ConfigMap, one TestRun per run.`,
     "",
     "## Before",
     "",
-    `- k6-operator installed in the cluster; k6 >= 1.6 locally (for \`k6 archive\`) and k6 >= ${MIN_RUNNER_K6} in the runner image (${o.image}).`,
+    `- k6-operator installed in the cluster; k6 >= 1.6 locally (for \`k6 archive\`) and k6 >= ${MIN_RUNNER_K6} in the runner image (${o.image}); \`catchup-bench\` on PATH (or CATCHUP_BENCH="node /path/to/bin/catchup-bench.js").`,
     `- A ReadWriteMany PersistentVolumeClaim named ${o.pvc}${o.namespace ? ` in namespace ${o.namespace}` : ""}: every runner writes its summary there.`,
+    "- The namespace lets a pod run as root (Pod Security `baseline`, not `restricted`): the collector pod makes the run's results folder and gives it to the runners' uid 12345, which a volume of any storage class needs (fsGroup is applied only to some volumes).",
     ...(o.tokenSecret ? [`- Secret ${o.tokenSecret} with the bearer token under key \`token\`.`] : []),
     "",
     "## Run",
     "",
     "```sh",
-    ...shipCommands(o, manifestFile),
-    `kubectl get testrun ${o.name}${ns} -w    # until stage is finished`,
+    "sh run.sh        # RUN_ID=... to choose the run id; RUN_TIMEOUT_S (default 14400) bounds the wait",
     "```",
     "",
-    "(`sh run.sh` runs all but the last.)",
+    "run.sh picks a run id (RUN_ID), ships the archive as ConfigMap NAME-RUN_ID-script, starts a collector pod",
+    "that makes `/results/RUN_ID/` on the volume, creates TestRun NAME-RUN_ID, waits until its stage is",
+    "`finished` (or `error`), reads every runner's k6 exit code, copies `/results/RUN_ID/` to `results/RUN_ID/`",
+    "through the collector, removes the collector, and runs `catchup-bench report --merge` into",
+    "`results/RUN_ID/merged/`. The TestRun and ConfigMap are kept for `kubectl logs`; run.sh prints how to delete them.",
     "",
-    "## Collect and merge",
+    "Exit code: 0 when every runner exited 0 and the merge succeeded; else a runner's k6 exit code (99 when",
+    "only thresholds failed, else the first other non-zero code; 1 when a runner has none), 1 for a TestRun in",
+    "stage `error` or a wait that timed out, 2 for a bad RUN_ID. A TestRun reaches `finished` even when runners",
+    "failed (k6-operator k6_finish.go), so the stage alone says nothing about the result.",
     "",
-    `Each runner wrote \`summary-<run id>-<pod>.json\`${o.output === "json" ? " and `k6-<run id>-<pod>.json` (k6's JSON lines output)" : ""} to ${RESULTS_MOUNT} on ${o.pvc}; run.sh printed the run id. Copy them out (for example from a pod that mounts the claim, with \`kubectl cp\`), then merge one run's files (\`--merge\` refuses summaries of different run ids):`,
-    "",
-    "```sh",
-    "catchup-bench report --merge results/summary-RUN_ID-*.json --out merged/",
-    "```",
-    "",
-    "Thresholds and the runners' own percentiles are per runner; the merged report recomputes distributions from the per-session rows and says what it cannot combine.",
+    "Thresholds and the runners' own percentiles are per runner (a runner's 99 speaks for its share only); the merged report recomputes distributions from the per-session rows and says what it cannot combine.",
     "",
   ].join("\n");
 }

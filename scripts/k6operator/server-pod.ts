@@ -89,10 +89,11 @@ export function agentReadme(o: ServerPodOptions): string {
     "",
     `The agent writes \`${agentSamplesPath("<run id>")}\` (every sample stamped with wall-clock time; written every 20 ms, so a killed agent loses at most the last 50 ms) and ends with a forced GC (\`--gc-at-end\`). To mark a moment ("after the storm") with a forced GC meanwhile: \`${stop.replace("-INT", "-USR2")}\`.`,
     "",
-    "Merge the runners' summaries with the agent's samples (the runners' phase marks are placed on the agent's clock by wall-clock time; if the nodes' clocks are known to differ, pass `--clock-offset-ms`):",
+    "run.sh has fetched the runners' summaries to results/RUN_ID/; fetch the samples from the sidecar and merge both (the runners' phase marks are placed on the agent's clock by wall-clock time; if the nodes' clocks are known to differ, pass `--clock-offset-ms`):",
     "",
     "```sh",
-    "catchup-bench report --merge results/summary-RUN_ID-*.json --samples results/agent-RUN_ID.jsonl --out merged/",
+    `kubectl cp${o.namespace ? ` -n ${o.namespace}` : ""} -c ${AGENT_CONTAINER} "$SERVER_POD:${agentSamplesPath("$RUN_ID")}" "results/$RUN_ID/agent.jsonl"`,
+    'catchup-bench report --merge "results/$RUN_ID"/summary-*.json --samples "results/$RUN_ID/agent.jsonl" --out "results/$RUN_ID/merged-memory/"',
     "```",
     "",
   ].join("\n");

@@ -4,11 +4,16 @@ import type { CommandSpec } from "./spec.js";
 
 export const K6_OPERATOR_OPTIONS = {
   parallelism: { type: "int", min: 1, max: 1000, describe: "number of k6 runners (pods) the VUs are split across" },
-  out: { type: "string", describe: "directory for testrun.json, run.sh and README.md (created)" },
+  out: {
+    type: "string",
+    describe:
+      "directory for testrun.json, collector.json, run.sh and README.md (created); run.sh fetches each run into results/RUN_ID/ there",
+  },
   name: {
     type: "string",
     default: "catchup-bench",
-    describe: "TestRun name (DNS label: a-z, 0-9, -); the ConfigMap is NAME-script",
+    describe:
+      "TestRun name prefix (DNS label: a-z, 0-9, -; at most 35 characters): each run is TestRun NAME-RUN_ID with ConfigMap NAME-RUN_ID-script",
   },
   namespace: { type: "string", describe: "Kubernetes namespace (default: kubectl's current one)" },
   env: {

@@ -18,24 +18,31 @@
 // - an execution segment runs that instance's striped share: VU ids and iteration numbers in the
 //   whole test as k6 numbers them (segments.js);
 // - teardown, thresholds (tag-filtered submetrics), handleSummary (files written, not their
-//   directories, as k6; "stdout" printed). Exit codes as k6: 99 thresholds failed, 104 invalid
-//   config, 107 script error, 0 otherwise; and 1 with "would hang k6" where real k6 would never exit.
-// Not modelled: all VUs share one Node event loop (k6 gives each VU its own).
+//   directories, as k6; "stdout" printed; a handleSummary that throws is logged and the run goes on,
+//   internal/cmd/run.go:258-264 at v2.2.0). Exit codes as k6: 99 thresholds failed, 104 invalid
+//   config (a scenario's exec not among the exports: internal/cmd/config.go:357-362; a bad
+//   summaryTrendStats entry), 107 script error (no exported function: internal/js/bundle.go:237-239,
+//   internal/cmd/test_load.go:179-181), 108 exec.test.abort(), 109 a Go panic in k6, 0 otherwise;
+//   and 1 with "would hang k6" where real k6 would never exit.
+// Not modelled: all VUs share one Node event loop (k6 gives each VU its own); after abort() no
+// teardown or handleSummary runs (k6 runs handleSummary).
 import { existsSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { readArchive, unpackArchive, writeArchive } from "./archive.js";
 import { scenarioPlan, scenariosOf, validateScenarios } from "./executors.js";
+import { installGlobals } from "./globals.js";
 import { state, whenIdle } from "./modules/state.js";
 import { consolidateOptions, runtimeOptions } from "./options.js";
 import { executionTuple } from "./segments.js";
-import { buildSummaryMetrics, ConfigError, checkThresholds } from "./summary.js";
+import { buildSummaryMetrics, ConfigError, checkThresholds, checkTrendStats } from "./summary.js";
 
 const EXIT_WOULD_HANG = 1;
 const EXIT_THRESHOLDS = 99;
 const EXIT_CONFIG = 104;
 const EXIT_SCRIPT = 107;
+const EXIT_ABORTED = 108;
 /** k6 warns past this many time series (metric name + tag set). */
 const SERIES_WARNING = 100000;
 const ENV_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/; // internal/cmd/runtime_options.go:20
@@ -98,6 +105,24 @@ function moduleFiles(path, seen = new Set()) {
   return seen;
 }
 
+/**
+ * k6 runs a scenario's exec (default "default"): it must be an exported function (config.go:357-362),
+ * and a script must export at least one function (bundle.go:237-239, a script error).
+ */
+function checkExports(mod, scenarios) {
+  if (!Object.values(mod).some((v) => typeof v === "function")) throw new Error("no exported functions in script");
+  const missing = Object.entries(scenarios)
+    .map(([name, sc]) => [name, sc.exec ?? "default"])
+    .filter(([, exec]) => typeof mod[exec] !== "function");
+  if (missing.length === 0) return;
+  throw new ConfigError(
+    [
+      "There were problems with the specified script configuration:",
+      ...missing.map(([name, exec]) => `\t- executor ${name}: function '${exec}' not found in exports`),
+    ].join("\n"),
+  );
+}
+
 /** Sleeps until `ms` after `t0`, or not at all. */
 function until(t0, ms) {
   const wait = t0 + ms - Date.now();
@@ -134,6 +159,11 @@ async function main() {
   });
   globalThis.__ENV = Object.freeze({ ...archiveEnv, ...(includeSystemEnv ? process.env : {}), ...a.env });
   const url = pathToFileURL(scriptPath).href;
+  await installGlobals(dirname(scriptPath));
+  s.abort = (reason) => {
+    process.stderr.write(`k6 double: test aborted${reason === undefined || reason === null ? "" : `: ${reason}`}\n`);
+    process.exit(EXIT_ABORTED);
+  };
 
   let mod;
   try {
@@ -142,20 +172,24 @@ async function main() {
     mod = await import(`${url}?vu=0`);
   } catch (e) {
     process.stderr.write(`k6 double: script error in init: ${e?.stack ?? e}\n`);
-    return EXIT_SCRIPT;
+    return e?.exitCode ?? EXIT_SCRIPT;
   }
   // k6 reads the options once, from the first init (or from the archive), and applies K6_* over them.
   const options = consolidateOptions(frozen ?? mod.options ?? {}, process.env);
+  s.options = options;
   let plan;
   try {
     const scenarios = scenariosOf(options);
     validateScenarios(scenarios);
+    checkExports(mod, scenarios);
+    checkTrendStats(options.summaryTrendStats);
     const entries = Object.entries(scenarios);
     if (entries.length !== 1) throw new ConfigError("k6 double: exactly one scenario is supported");
     if (!runtime.noThresholds) checkThresholds(s, options);
     const tuple = executionTuple(a.segment, a.sequence);
     plan = scenarioPlan(entries[0][0], entries[0][1], tuple);
     plan.tuple = tuple;
+    plan.exec = entries[0][1].exec ?? "default";
   } catch (e) {
     process.stderr.write(`${e.message}\n`);
     return e instanceof ConfigError ? EXIT_CONFIG : EXIT_SCRIPT;
@@ -174,6 +208,7 @@ async function main() {
   let setupData;
   try {
     // k6 hands setup's result to every VU as JSON: functions, undefined fields and class instances do not survive.
+    s.stage = "setup";
     const raw = mod.setup ? await mod.setup() : undefined;
     setupData = raw === undefined ? undefined : JSON.parse(JSON.stringify(raw));
   } catch (e) {
@@ -182,6 +217,7 @@ async function main() {
   }
 
   const counters = await runScenario(plan, url, setupData);
+  s.stage = "teardown";
   if (mod.teardown) await mod.teardown(setupData);
 
   s.stage = "summary";
@@ -207,19 +243,7 @@ async function main() {
   if (!runtime.summaryEnabled) {
     log("k6 double: the end-of-test summary is disabled: handleSummary not called");
   } else if (mod.handleSummary) {
-    const outputs = await mod.handleSummary(data);
-    for (const [key, text] of Object.entries(outputs ?? {})) {
-      if (key === "stdout") process.stdout.write(text);
-      else if (key === "stderr") process.stderr.write(text);
-      else {
-        try {
-          writeSummaryFile(resolve(key), text);
-        } catch (e) {
-          // k6 logs this and carries on; the file is simply missing.
-          process.stderr.write(`k6 double: failed to handle the end-of-test summary: ${e.message}\n`);
-        }
-      }
-    }
+    await handleSummary(mod, data);
   } else {
     process.stdout.write(`${JSON.stringify(metrics, null, 2)}\n`);
   }
@@ -228,6 +252,29 @@ async function main() {
     `k6 double: ${counters.iterations} iterations, ${counters.dropped} dropped; ${series} time series; thresholds ${failed ? "FAILED" : "ok"}`,
   );
   return failed ? EXIT_THRESHOLDS : 0;
+}
+
+/** Calls handleSummary and writes its outputs; k6 logs any failure and carries on (run.go:258-264). */
+async function handleSummary(mod, data) {
+  const failed = (e) =>
+    process.stderr.write(`k6 double: failed to handle the end-of-test summary: ${e?.message ?? e}\n`);
+  let outputs;
+  try {
+    outputs = await mod.handleSummary(data);
+  } catch (e) {
+    return failed(e);
+  }
+  for (const [key, text] of Object.entries(outputs ?? {})) {
+    if (key === "stdout") process.stdout.write(text);
+    else if (key === "stderr") process.stderr.write(text);
+    else {
+      try {
+        writeSummaryFile(resolve(key), text);
+      } catch (e) {
+        failed(e); // the file is simply missing
+      }
+    }
+  }
 }
 
 /**
@@ -288,7 +335,7 @@ async function runScenario(plan, url, setupData) {
         globalThis.__ITER = ctx.iterationInScenario;
         await Promise.race([
           (async () => {
-            await vu.mod.default(setupData);
+            await vu.mod[plan.exec](setupData);
             await whenIdle(ctx);
           })(),
           failed,

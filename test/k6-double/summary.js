@@ -32,11 +32,7 @@ function trendValues(values, stats) {
     else if (stat === "min") out.min = n ? sorted[0] : 0;
     else if (stat === "max") out.max = n ? sorted[n - 1] : 0;
     else if (stat === "med") out.med = percentile(sorted, 50);
-    else {
-      const m = /^p\((\d+(?:\.\d+)?)\)$/.exec(stat);
-      if (!m) throw new Error(`k6 double: unsupported summaryTrendStats entry ${stat}`);
-      out[stat] = percentile(sorted, Number(m[1]));
-    }
+    else out[stat] = percentile(sorted, percentileOf(stat));
   }
   return out;
 }
@@ -63,6 +59,29 @@ function metricValues(type, samples, stats, durationMs) {
 
 /** A configuration error: k6 refuses the options before the test starts (exit 104). */
 export class ConfigError extends Error {}
+
+const STATIC_STATS = ["avg", "min", "med", "max", "count"];
+
+/** p(N)'s N, as k6's parsePercentile (grafana/k6 v2.2.0 metrics/sample.go:174-186). */
+function percentileOf(stat) {
+  if (!stat.startsWith("p(") || !stat.endsWith(")")) {
+    throw new ConfigError(`invalid trend stat '${stat}', unknown format`);
+  }
+  const text = stat.slice(2, -1);
+  const p = /^[-+]?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (Number.isNaN(p) || p < 0 || p > 100) {
+    throw new ConfigError(`invalid percentile trend stat value '${stat}', provide a number between 0 and 100`);
+  }
+  return p;
+}
+
+/**
+ * summaryTrendStats (script or K6_SUMMARY_TREND_STATS) is checked when the config is consolidated:
+ * a bad entry is exit 104 (metrics/sample.go:141-171, internal/cmd/config.go:222-227,257).
+ */
+export function checkTrendStats(stats) {
+  for (const stat of stats ?? []) if (!STATIC_STATS.includes(stat)) percentileOf(String(stat));
+}
 
 /** The aggregations k6 allows in a threshold, per metric type. */
 const AGGREGATIONS = {

@@ -60,19 +60,18 @@ async function silentServer(): Promise<{ url: string; release: () => void; close
 }
 
 describe("close() while CONNECTING", () => {
-  it("the double ends the run where k6 would hang", async () => {
-    const silent = await silentServer();
-    try {
-      const path = script(
-        `import { WebSocket } from "k6/websockets";\nexport default function () { const ws = new WebSocket(${JSON.stringify(silent.url)}); ws.close(); }\n`,
-      );
-      const run = await runDouble(path);
-      expect(run.stderr).toMatch(/close\(\) while CONNECTING would hang k6/);
-      expect(run.code).toBe(1);
-    } finally {
-      silent.release();
-      await silent.close();
-    }
+  it("a dial that fails while close() waits for it: the double ends the run where k6 would hang", async () => {
+    // A loopback port with nothing listening: the dial is refused after close() was called.
+    const probe = createServer();
+    await new Promise<void>((resolve) => probe.listen(0, "127.0.0.1", resolve));
+    const { port } = probe.address() as { port: number };
+    await new Promise<void>((resolve) => probe.close(() => resolve()));
+    const path = script(
+      `import { WebSocket } from "k6/websockets";\nexport default function () { const ws = new WebSocket("ws://127.0.0.1:${port}/ws"); ws.close(); }\n`,
+    );
+    const run = await runDouble(path);
+    expect(run.stderr).toMatch(/close\(\) while CONNECTING would hang k6: the dial to .* failed/);
+    expect(run.code).toBe(1);
   });
 
   it("a session that times out while connecting leaves the socket to its failing dial (snapshot.js)", async () => {

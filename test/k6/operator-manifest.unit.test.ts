@@ -3,7 +3,8 @@
 // script as a `k6 archive` in a ConfigMap with per-runner summaries and machine-readable output.
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { type OperatorOptions, runScript, shipCommands, testRunManifest } from "../../scripts/k6operator/manifest.js";
+import { type OperatorOptions, shipCommands, testRunManifest } from "../../scripts/k6operator/manifest.js";
+import { runScript } from "../../scripts/k6operator/run-script.js";
 
 interface Schema {
   type?: string;
@@ -81,19 +82,19 @@ describe("the TestRun manifest", () => {
     expect(m).toMatchObject({
       apiVersion: "k6.io/v1alpha1",
       kind: "TestRun",
-      metadata: { name: "catchup-bench", namespace: "load" },
+      metadata: { name: "catchup-bench-@RUN_ID@", namespace: "load" },
       spec: {
         parallelism: 4,
         separate: true,
-        script: { configMap: { name: "catchup-bench-script", file: "archive.tar" } },
+        script: { configMap: { name: "catchup-bench-@RUN_ID@-script", file: "archive.tar" } },
       },
     });
-    expect(m.spec.arguments).toBe("--out json=/results/k6-$(RUN_ID)-$(POD_NAME).json");
+    expect(m.spec.arguments).toBe("--out json=/results/$(RUN_ID)/k6-$(POD_NAME).json");
     const env = Object.fromEntries(m.spec.runner.env.map((e) => [e.name, e.value ?? e.valueFrom]));
     expect(env).toMatchObject({
       POD_NAME: { fieldRef: { fieldPath: "metadata.name" } },
       RUN_ID: "@RUN_ID@",
-      SUMMARY: "/results/summary-$(RUN_ID)-$(POD_NAME).json",
+      SUMMARY: "/results/$(RUN_ID)/summary-$(POD_NAME).json",
       K6_NEW_MACHINE_READABLE_SUMMARY: "false",
       TOKEN: { secretKeyRef: { name: "catchup-token", key: "token" } },
       CLIENTS: "400",
@@ -130,34 +131,32 @@ describe("the TestRun manifest", () => {
 });
 
 describe("the ship commands", () => {
-  it("archive with a fresh run id and the option-shaping env, print its size, apply without the 256 KiB annotation, replace the TestRun", () => {
-    const cmds = shipCommands(base, "testrun.json");
+  it("pick a checked run id, archive with it and the option-shaping env, check the size decoded, apply this run's ConfigMap server-side", () => {
+    const cmds = shipCommands(base);
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
     expect(cmds[0]).toBe('RUN_ID="${RUN_ID:-$(date -u +%Y%m%d-%H%M%S)}"');
-    expect(cmds[1]).toBe(
+    expect(cmds[2]).toMatch(/-le 37 \]/);
+    expect(cmds[3]).toBe('NAME="catchup-bench-$RUN_ID"');
+    expect(cmds[5]).toBe(
       'k6 archive -e RUN_ID="$RUN_ID" -e CLIENTS=400 -e \'SUBSCRIBE_PAYLOAD={"afterSequence":{after}}\' -e URL=ws://target.load.svc:8080/ws ../scenarios/scaleout.js -O archive.tar',
     );
-    expect(cmds[2]).toMatch(/^size=\$\(wc -c < archive\.tar\); echo "archive\.tar: \$size bytes/);
-    expect(cmds[3]).toMatch(/-le 1048576 \]/);
-    expect(cmds.slice(4)).toEqual([
-      "kubectl create configmap catchup-bench-script --namespace load --from-file=archive.tar=archive.tar --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts -f -",
-      "kubectl delete testrun catchup-bench --namespace load --ignore-not-found --wait",
-      'sed "s/@RUN_ID@/$RUN_ID/g" testrun.json | kubectl create -f -',
-    ]);
+    expect(cmds[6]).toMatch(/^size=\$\(wc -c < archive\.tar\); echo "archive\.tar: \$size bytes/);
+    // Kubernetes counts binaryData decoded: the tar's own bytes against 1 MiB, not their base64.
+    expect(cmds[7]).toMatch(/^\[ "\$size" -le 1048576 \]/);
+    expect(cmds[8]).toBe(
+      'kubectl create configmap "$NAME-script" --namespace load --from-file=archive.tar=archive.tar --dry-run=client -o yaml | kubectl apply --server-side --force-conflicts -f -',
+    );
     // No client-side apply of the ConfigMap: its last-applied annotation would stop at 262,144 bytes.
     expect(cmds.join("\n")).not.toMatch(/kubectl apply -f configmap/);
     expect(runScript(base, "testrun.json")).toMatch(/^#!\/bin\/sh\n[^\n]*\nset -eu\n/);
   });
 
   it("storm.js gets a shared START_AT in the archive, so the runners' schedules line up", () => {
-    const cmds = shipCommands({ ...base, scriptPath: "../scenarios/storm.js" }, "testrun.json");
+    const cmds = shipCommands({ ...base, scriptPath: "../scenarios/storm.js" });
     // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell parameter expansion
-    expect(cmds[1]).toBe('START_AT="${START_AT:-$(( $(date +%s) + ${START_LEAD_S:-120} ))000}"');
-    expect(cmds[2]).toMatch(/^k6 archive -e RUN_ID="\$RUN_ID" -e START_AT="\$START_AT" /);
-    const given = shipCommands(
-      { ...base, scriptPath: "../scenarios/storm.js", env: { START_AT: "1767225600000" } },
-      "t.json",
-    );
+    expect(cmds[5]).toBe('START_AT="${START_AT:-$(( $(date +%s) + ${START_LEAD_S:-120} ))000}"');
+    expect(cmds[6]).toMatch(/^k6 archive -e RUN_ID="\$RUN_ID" -e START_AT="\$START_AT" /);
+    const given = shipCommands({ ...base, scriptPath: "../scenarios/storm.js", env: { START_AT: "1767225600000" } });
     expect(given.join("\n")).not.toMatch(/START_AT="\$\{START_AT/);
   });
 });

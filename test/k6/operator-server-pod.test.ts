@@ -4,7 +4,7 @@
 // checkout and a scratch directory) against the real bundled server: they start the agent detached,
 // and SIGINT through the pid file stops it with its end line written.
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -31,18 +31,8 @@ afterAll(async () => {
 });
 
 /** `k6-operator scaleout.js --parallelism 2 --out OUT --env ENV... --server-pod-snippet`. */
-const snippetRun = (out: string, env: string[]) =>
-  runCli([
-    "k6-operator",
-    join(SCENARIOS_DIR, "scaleout.js"),
-    "--parallelism",
-    "2",
-    "--out",
-    out,
-    "--env",
-    ...env,
-    "--server-pod-snippet",
-  ]);
+const snippetRun = (out: string, env: string[], script = join(SCENARIOS_DIR, "scaleout.js")) =>
+  runCli(["k6-operator", script, "--parallelism", "2", "--out", out, "--env", ...env, "--server-pod-snippet"]);
 
 describe("k6-operator --server-pod-snippet", () => {
   it("writes the sidecar snippet and README commands that start and stop the agent for one run", async () => {
@@ -61,7 +51,7 @@ describe("k6-operator --server-pod-snippet", () => {
       .split("\n")
       .filter((l) => l.startsWith('kubectl exec "$SERVER_POD" -c catchup-sample -- sh -c'));
     expect(lines).toHaveLength(2);
-    expect(readme).toMatch(/--merge results\/summary-RUN_ID-\*\.json --samples results\/agent-RUN_ID\.jsonl/);
+    expect(readme).toMatch(/--merge "results\/\$RUN_ID"\/summary-\*\.json --samples "results\/\$RUN_ID\/agent\.jsonl"/);
 
     // As the sidecar runs them: no kubectl, this checkout as /app, a scratch directory as /results.
     const local = (line: string) =>
@@ -83,7 +73,10 @@ describe("k6-operator --server-pod-snippet", () => {
   });
 
   it("refuses a snippet without the server's port, in one line", async () => {
-    const run = await snippetRun(join(work, "refused"), ["CLIENTS=4"]);
+    // A script of the user's own (ours refuse a missing URL before this): no URL, no port.
+    const own = join(work, "own.js");
+    writeFileSync(own, "export default function () {}\n");
+    const run = await snippetRun(join(work, "refused"), ["CLIENTS=4"], own);
     expect(run.code).toBe(2);
     expect(run.stderr.trim()).toMatch(/^catchup-bench: --server-pod-snippet needs the server's port/);
     expect(existsSync(join(work, "refused", "testrun.json"))).toBe(false);

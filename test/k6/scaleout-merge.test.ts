@@ -106,7 +106,8 @@ describe("catchup-bench k6-operator", () => {
       "CLIENTS=400",
     ]);
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout).toMatch(
+    expect(run.stdout).toMatch(/sh .*run\.sh/);
+    expect(readFileSync(join(out, "run.sh"), "utf8")).toMatch(
       /k6 archive -e RUN_ID="\$RUN_ID" -e CLIENTS=400 -e URL=ws:\/\/target:8080\/ws .*scaleout\.js -O archive\.tar/,
     );
     const manifest = JSON.parse(readFileSync(join(out, "testrun.json"), "utf8"));

@@ -29,6 +29,9 @@ export default {
       iterationInInstance: c.iterationInInstance,
     };
   },
+  // abort(): k6 interrupts the run with "test aborted[: reason]", exit 108 (grafana/k6 v2.2.0
+  // internal/js/modules/k6/execution/execution.go:174-182, errext/interrupt_error.go:26,36,
+  // errext/exitcodes/codes.go:50); the runner's state().abort does that.
   get test() {
     return {
       abort(reason) {

@@ -12,13 +12,14 @@ const KEY = Symbol.for("catchup-bench.k6-double");
  */
 
 /**
- * @returns {{ stage: "init" | "vu" | "summary", samples: Array<{metric: string, type: string, isTime: boolean, value: number, tags: Record<string, string>}>,
+ * @returns {{ stage: "init" | "setup" | "vu" | "teardown" | "summary", options: Record<string, unknown>, samples: Array<{metric: string, type: string, isTime: boolean, value: number, tags: Record<string, string>}>,
  *   metrics: Map<string, {type: string, isTime: boolean}>, abort: ((reason?: string) => void) | null,
  *   context: AsyncLocalStorage<IterationContext>, fatal: (reason: string) => void }}
  */
 export function state() {
   globalThis[KEY] ??= {
     stage: "init",
+    options: {},
     samples: [],
     metrics: new Map(),
     abort: null,
@@ -29,6 +30,19 @@ export function state() {
     },
   };
   return globalThis[KEY];
+}
+
+/** A Go panic in k6: its root command recovers it, exit 109 (internal/cmd/root.go:190-193 at v2.2.0). */
+export class K6Panic extends Error {
+  exitCode = 109;
+  constructor(what) {
+    super(`unexpected k6 panic: ${what}`);
+  }
+}
+
+/** In the init context: module top level (no iteration, not setup or teardown), where k6 has no VU state. */
+export function inInit() {
+  return current() === null && state().stage === "init";
 }
 
 /** The running iteration's context, or null outside one (init, setup, teardown). */

@@ -7,8 +7,16 @@
 // - a 60 s handshake timeout (websockets.go:278);
 // - send() outside OPEN throws "InvalidStateError" (assertStateOpen, websockets.go:733-739);
 // - close() validates the code (1000 or 3000-4999) and reason (<= 123 bytes) (websockets.go:741-766);
-//   close() while CONNECTING hangs real k6 (it waits for a write loop that starts only after a
-//   successful dial), so here it ends the run with an error;
+//   close() while CONNECTING: k6 sets CLOSING and blocks on the write queue until the write loop
+//   starts, i.e. until the dial succeeds (v2.2.0 websockets.go:767-802); then it closes without an
+//   open event (connectionConnected, :806-813). A dial that fails never lets k6 go on: here that
+//   ends the run with "would hang k6", exit 1. NOT modelled: the block itself (code after close()
+//   runs at once here);
+// - params: only headers, tags, jar, compression; any other key throws "unknown WebSocket's option"
+//   (v2.2.0 params.go:43-83); jar and compression are not modelled (refused), tags are ignored;
+// - a WebSocket created in the init context: buildParams reads vu.State(), nil there (v2.2.0
+//   websockets.go:119, params.go:28), a Go nil dereference that sobek re-panics (vendor
+//   sobek/vm.go:847) and k6's root command turns into "unexpected k6 panic", exit 109 (root.go:190-193);
 // - a failed dial: an error event whose .error is the dial error's text ("websocket: bad handshake"
 //   for a refused upgrade such as a 401; "dial tcp HOST:PORT: connect: connection refused"), then a
 //   close event WITHOUT `code` (websockets.go:331-336, 801-818, 878-891: code only when non-zero);
@@ -19,10 +27,13 @@
 //   an open or message listener throws, the socket is closed and the error and close listeners run
 //   (websockets.go:463-468, 843-848).
 // Open sockets keep the iteration alive, as in k6.
+
+import { Buffer } from "node:buffer";
 import WsSocket from "ws";
-import { current, state, track, untrack } from "./state.js";
+import { current, inInit, K6Panic, state, track, untrack } from "./state.js";
 
 export const CLOSE_WHILE_CONNECTING = "close() while CONNECTING would hang k6";
+const PARAMS = ["headers", "tags", "jar", "compression"];
 const BINARY_TYPES = ["blob", "arraybuffer"];
 const EVENTS = ["open", "message", "error", "close", "ping", "pong"];
 const CONNECTING = 0;
@@ -52,6 +63,17 @@ function closeErrorText(code, reason) {
   return `websocket: close ${code}${name}${reason ? `: ${reason}` : ""}`;
 }
 
+/** Checks params as buildParams does (params.go:43-83); the double models headers only. */
+function checkParams(params) {
+  if (params === undefined || params === null) return;
+  for (const key of Object.keys(params)) {
+    if (!PARAMS.includes(key)) {
+      throw new Error(`unknown WebSocket's option ${key} (k6 accepts ${PARAMS.join(", ")}: params.go:82)`);
+    }
+    if (key === "jar" || key === "compression") throw new Error(`k6 double: WebSocket option ${key} is not modelled`);
+  }
+}
+
 /** The text k6 (gorilla's dialer) gives for a failed dial, from ws's error. */
 function dialErrorText(err, url) {
   const message = String(err?.message ?? err);
@@ -68,6 +90,12 @@ export class WebSocket {
   constructor(url, protocols, params) {
     if (protocols !== undefined && protocols !== null)
       throw new Error("k6 double: WebSocket subprotocols are not supported");
+    if (inInit()) {
+      throw new K6Panic(
+        "a WebSocket created in the init context: k6 has no VU state there (runtime error: invalid memory address or nil pointer dereference)",
+      );
+    }
+    checkParams(params);
     this.url = url;
     this._binaryType = "blob";
     this._state = CONNECTING;
@@ -79,6 +107,11 @@ export class WebSocket {
     this._ws = new WsSocket(url, { headers: params?.headers ?? {}, handshakeTimeout: HANDSHAKE_TIMEOUT_MS });
     let dialError = null;
     this._ws.on("open", () => {
+      // close() while CONNECTING: k6's blocked close frame goes out now, with no open event.
+      if (this._closeBeforeOpen) {
+        this._closeBeforeOpen = false;
+        return this._ws.close(this._closeCode, this._closeReason);
+      }
       if (this._state !== CONNECTING) return;
       this._state = OPEN;
       this._emit("open", { type: "open" }, true);
@@ -99,7 +132,12 @@ export class WebSocket {
     this._ws.on("close", (code, reasonBuffer) => {
       const reason = reasonBuffer.toString("utf8");
       if (this._state === CLOSED) return this._release();
-      const dialed = this._state !== CONNECTING;
+      const dialed = this._state !== CONNECTING && !(this._state === CLOSING && this._closeBeforeOpen);
+      if (!dialed && this._state === CLOSING) {
+        // k6 stays blocked in close() on a dial that failed (its write loop never starts).
+        state().fatal(`${CLOSE_WHILE_CONNECTING}: the dial to ${url} failed while close() waited for it`);
+        return this._release();
+      }
       this._state = CLOSED;
       if (!dialed) {
         // A failed dial: the error, then a close without a code.
@@ -175,8 +213,11 @@ export class WebSocket {
       );
     }
     if (this._state === CONNECTING) {
-      state().fatal(`${CLOSE_WHILE_CONNECTING} (a dial that then fails never lets k6 exit): ${this.url}`);
-      this._ws.terminate();
+      // k6 blocks here until the dial ends; the open handler above sends the close.
+      this._state = CLOSING;
+      this._closeBeforeOpen = true;
+      this._closeCode = code || 1000;
+      this._closeReason = reason;
       return;
     }
     this._state = CLOSING;

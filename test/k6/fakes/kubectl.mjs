@@ -3,8 +3,12 @@
 // -o yaml` as kubectl does (a binary file goes to binaryData as base64), and enforces the limits a
 // real API server and kubectl enforce: client-side `apply` stores the object in the
 // last-applied-configuration annotation, and all annotations together may hold at most 262,144
-// bytes (apimachinery TotalAnnotationSizeLimitB); a ConfigMap's data at most 1 MiB.
-import { appendFileSync, readFileSync } from "node:fs";
+// bytes (apimachinery TotalAnnotationSizeLimitB); a ConfigMap's data at most 1 MiB, counted decoded.
+// For run.sh's wait, verdict and collection: `get testrun` answers stage $FAKE_STAGE (default
+// finished), `get pods -l k6_cr=NAME,runner=true` answers one runner per code in
+// $FAKE_RUNNER_EXIT_CODES ("0,99"; an empty entry: no exit code), and `cp POD:/results/ID DEST`
+// copies $FAKE_VOLUME/ID (the results volume) as kubectl cp does, failing when it is missing.
+import { appendFileSync, cpSync, existsSync, readFileSync } from "node:fs";
 import { basename } from "node:path";
 
 const args = process.argv.slice(2);
@@ -53,6 +57,25 @@ if (args[0] === "create" && args[1] === "configmap") {
   );
 } else if (args[0] === "delete") {
   log({ kind: args[1] });
+} else if (args[0] === "wait") {
+  log({});
+} else if (args[0] === "get" && args[1] === "testrun") {
+  log({});
+  process.stdout.write(process.env.FAKE_STAGE ?? "finished");
+} else if (args[0] === "get" && args[1] === "pods") {
+  log({});
+  const name = /k6_cr=([^,]+)/.exec(args[args.indexOf("-l") + 1] ?? "")?.[1];
+  const codes = (process.env.FAKE_RUNNER_EXIT_CODES ?? "").split(",");
+  process.stdout.write(codes.map((code, i) => `${name}-${i + 1}-x7k2p=${code}\n`).join(""));
+} else if (args[0] === "cp") {
+  log({});
+  const [from, to] = args
+    .slice(1)
+    .filter((a, i, all) => !a.startsWith("-") && !["-c", "--namespace"].includes(all[i - 1]));
+  const source = `${process.env.FAKE_VOLUME}/${from.replace(/^[^:]+:\/results\//, "")}`;
+  if (!existsSync(source))
+    fail(`tar: removing leading '/' from member names\nerror: ${from}: no such file or directory`);
+  cpSync(source, to, { recursive: true });
 } else if (args[0] === "create" && args[1] === "-f") {
   const object = parse(stdin());
   log({ kind: object.kind, object });
