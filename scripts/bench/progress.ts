@@ -123,7 +123,7 @@ export function createProgress(
         stream.write(`${line}\n`);
       },
       stop() {
-        if (total > 0) stream.write(`${clock.summary()}\n`);
+        if (finished > 0) stream.write(`${clock.summary()}\n`);
       },
     };
   }
@@ -185,7 +185,7 @@ export function createProgress(
     stop() {
       if (started) bar.stop();
       started = false;
-      if (total > 0) stream.write(`${clock.summary()}\n`);
+      if (finished > 0) stream.write(`${clock.summary()}\n`);
     },
   };
 }

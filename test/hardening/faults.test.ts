@@ -109,7 +109,9 @@ describe("harness-level faults", () => {
       env(),
     );
     expect(r.code).toBe(3);
-    const first = r.stderr.split("\n")[0] ?? "";
+    // The first line after the run's expected length.
+    const [expected, first] = r.stderr.split("\n");
+    expect(expected).toMatch(/^catchup-bench: expected run time /);
     expect(first).toMatch(/target bad never became ready within 6000 ms/);
     expect(r.stderr).toContain("loading a very large model");
     expect(existsSync(join(out, "results.json"))).toBe(true);

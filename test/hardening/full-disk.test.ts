@@ -58,13 +58,16 @@ const bench = (out: string, trials: number) =>
     180_000,
   );
 
-/** The one line on stderr that is not a progress line ("[i/N] …", "building fixture …"); no stack trace anywhere. */
+/**
+ * The one line on stderr that is not a progress line ("[i/N] …", "building fixture …", the expected
+ * and the actual run time); no stack trace anywhere.
+ */
 function errorLine(stderr: string): string {
   expect(stderr).not.toMatch(/\s+at .*(\(.*:\d+:\d+\)|:\d+:\d+$)|Unhandled|SqliteError/m);
   const lines = stderr
     .trimEnd()
     .split("\n")
-    .filter((l) => !/^(\[\d+\/\d+\] |building fixture )/.test(l));
+    .filter((l) => !/^(\[\d+\/\d+\] |building fixture |catchup-bench: (expected )?run time )/.test(l));
   expect(lines, stderr).toHaveLength(1);
   return lines[0] as string;
 }
