@@ -4,7 +4,6 @@
 // HTML, and leave that at <out>/clinic/<tool>.html.
 import { once } from "node:events";
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync, statSync } from "node:fs";
-import { createRequire } from "node:module";
 import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -46,6 +45,8 @@ const ROOT = projectRoot();
 const HOLD_SCRIPT = join(ROOT, "dist", "scripts", "clinic", "hold.js");
 
 export interface ClinicOptions {
+  /** The clinic CLI (resolve.ts resolveClinicBin): the user's own copy. */
+  clinicBin: string;
   tool: ClinicTool;
   case: LatencyCase;
   clients: number;
@@ -124,9 +125,8 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
   copyFileSync(fixture.path, db);
 
   const control = await controlServer();
-  const require = createRequire(import.meta.url);
   const args = clinicArgs({
-    clinicBin: require.resolve("clinic/bin.js"),
+    clinicBin: options.clinicBin,
     tool: options.tool,
     dest,
     holdScript: HOLD_SCRIPT,

@@ -1,15 +1,20 @@
 // `catchup-bench clinic doctor|flame|heapprofiler|bubbleprof`: run the bundled server under clinic.js,
 // drive one latency case with the Node driver, and leave clinic's HTML at reports/<run>/clinic/<tool>.html.
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import type { CommandModule } from "yargs";
 import { FixtureError } from "../../fixtures/meta.js";
 import { runDirName } from "../bench/machine.js";
+import { resolveClinicBin } from "../clinic/resolve.js";
 import { runClinic } from "../clinic/run.js";
 import { CLINIC_TOOLS, type ClinicTool } from "../clinic/tools.js";
 import { CLINIC_COMMAND, CLINIC_OPTIONS } from "../options/clinic.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
 import { enumFlag, UsageError, writableDirFlag } from "../util/usage.js";
+
+/** catchup-bench's own folder: a clinic installed beside it (its optional peer) is found from here. */
+const PACKAGE_ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 /** reports/clinic-<UTC timestamp>, named like a bench run directory. */
 export function defaultRunDir(now: Date): string {
@@ -24,7 +29,10 @@ export const clinicCommand: CommandModule = {
     const tool = enumFlag("tool", argv.tool, CLINIC_TOOLS) as ClinicTool;
     const f = readFlags(CLINIC_OPTIONS, argv);
     const out = f.out ?? defaultRunDir(new Date());
+    // Before anything starts: clinic is the user's to install (an optional peer dependency).
+    const clinicBin = resolveClinicBin([process.cwd(), PACKAGE_ROOT]);
     const options = {
+      clinicBin,
       tool,
       case: f.case,
       clients: f.clients,

@@ -32,7 +32,7 @@ describe("a target that dies between trials", () => {
     // Plan (one round; variants legacy, batched and the A/A copy of legacy, in that order per case):
     // snapshot legacy, snapshot batched, snapshot A/A, resume-many legacy, resume-many batched, ...
     // Progress lines are printed as a trial ends, so on "[2/N] snapshot batched" batched has just
-    // finished its trial and sits idle through the next two (each ACK held 2 s): it is killed then.
+    // finished its trial and sits idle through the next two (each ACK held 1 s): it is killed then.
     const bench = startBench([
       "--variants",
       "legacy,batched",
@@ -41,7 +41,7 @@ describe("a target that dies between trials", () => {
       "--trials",
       "1",
       "--ack-delay-ms",
-      "2000",
+      "1000",
       "--fixture",
       fixture,
       "--no-memory",

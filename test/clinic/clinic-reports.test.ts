@@ -6,10 +6,12 @@ import { readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { resolveClinicBin } from "../../scripts/clinic/resolve.js";
 import { runClinic } from "../../scripts/clinic/run.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 let fixtures: TempFixtures | undefined;
 let dir: string;
 let fixture: string;
@@ -49,6 +51,7 @@ describe("clinic", () => {
   it("heapprofiler leaves a non-empty HTML report (its profile written before the server stops)", async () => {
     const out = join(dir, "run-heap");
     const outcome = await runClinic({
+      clinicBin: resolveClinicBin([ROOT]),
       tool: "heapprofiler",
       case: "snapshot",
       clients: 2,

@@ -18,7 +18,7 @@ beforeAll(() => {
 
 afterAll(() => fixtures?.cleanup());
 
-const bench = (out: string, extra: string[]) => [
+const bench = (out: string, extra: string[], startTimeoutMs = 15_000) => [
   "bench",
   "--no-memory",
   "--cases",
@@ -32,7 +32,7 @@ const bench = (out: string, extra: string[]) => [
   "--trial-timeout-ms",
   "5000",
   "--start-timeout-ms",
-  "15000",
+  String(startTimeoutMs),
   "--out",
   out,
   "--target",
@@ -45,13 +45,14 @@ const results = (out: string) => JSON.parse(readFileSync(join(out, "results.json
 describe("the reason a run stopped is saved and reported", () => {
   it("a target that never became ready: stopReason in results.json, shown by `report`", async () => {
     const out = join(fixtures.dir, "never-ready");
-    const r = await runCli(bench(out, ["--target", `bad=node ${NEVER_READY} --port {port}`]), 60_000, {
+    // 5 s: the good target starts first, so only the never-ready one waits this out.
+    const r = await runCli(bench(out, ["--target", `bad=node ${NEVER_READY} --port {port}`], 5000), 60_000, {
       TMPDIR: fixtures.dir,
     });
     expect(r.code, r.stderr).not.toBe(0);
     const run = results(out).run;
     expect(run.interrupted).toBe(true);
-    expect(run.stopReason).toMatch(/target bad never became ready within 15000 ms/);
+    expect(run.stopReason).toMatch(/target bad never became ready within 5000 ms/);
     const report = await runCli(["report", out], 30_000);
     expect(report.code, report.stderr).toBe(0);
     expect(report.stdout).toMatch(

@@ -6,8 +6,8 @@ import { readFileSync } from "node:fs";
 import { descendants, isAlive } from "../../scripts/sampler/procfs.js";
 
 /**
- * Bench flags for `trials` legacy resume-many trials with a 3 s ACK delay: each trial stays in flight
- * for seconds, long enough to kill something mid-trial even on a busy machine.
+ * Bench flags for `trials` legacy resume-many trials with a 1 s ACK delay: each trial (4 chunks) stays
+ * in flight for 4 s, long enough to kill something mid-trial even on a busy machine.
  */
 export function slowTrialArgs(fixture: string, out: string, trials = 3): string[] {
   return [
@@ -18,7 +18,7 @@ export function slowTrialArgs(fixture: string, out: string, trials = 3): string[
     "--trials",
     String(trials),
     "--ack-delay-ms",
-    "3000",
+    "1000",
     "--fixture",
     fixture,
     "--no-memory",

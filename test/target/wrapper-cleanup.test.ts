@@ -86,13 +86,13 @@ describe("a wrapper target with a cleanup trap and no exec", () => {
   }, 90_000);
 
   it("gets its cleanup run when its server crashes mid-trial (and the next trial gets a fresh one)", async () => {
-    const w = wrapped("crash", ["--cases", "resume-many", "--trials", "4", "--ack-delay-ms", "3000"]);
+    const w = wrapped("crash", ["--cases", "resume-many", "--trials", "4", "--ack-delay-ms", "1000"]);
     const bench = startBench(w.args);
     await bench.waitFor(/\[1\/4\]/, 60_000);
     const server = descendants(bench.pid).find((p) => /^\S*node .*server-under-test\/main\.js/.test(cmdline(p)));
     expect(server).toBeDefined();
-    // Mid-trial for sure: a trial's own connection opened after trial 1 ended (3 s ACK delays keep it
-    // open for seconds). Trial 2's may already be open when "[1/4]" is read, so the kill lands in
+    // Mid-trial for sure: a trial's own connection opened after trial 1 ended (1 s ACK delays keep it
+    // open for 4 s). Trial 2's may already be open when "[1/4]" is read, so the kill lands in
     // trial 2 or trial 3; killing on "[1/4]" alone could land between trials instead.
     const port = Number(/--port (\d+)/.exec(cmdline(server as number))?.[1]);
     expect(listeningPorts(server as number)).toContain(port);
