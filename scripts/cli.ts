@@ -9,6 +9,7 @@ import { benchCommand } from "./commands/bench.js";
 import { clinicCommand } from "./commands/clinic.js";
 import { fixtureCommand } from "./commands/fixture.js";
 import { fuzzCommand } from "./commands/fuzz.js";
+import { initCommand } from "./commands/init.js";
 import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
 import { sampleCommand } from "./commands/sample.js";
@@ -37,6 +38,7 @@ const commands: CommandModule<object, never>[] = [
   serveCommand as CommandModule<object, never>,
   k6OperatorCommand as CommandModule<object, never>,
   sampleCommand as CommandModule<object, never>,
+  initCommand as CommandModule<object, never>,
 ];
 
 /** The package's version, from the nearest package.json above this module (dist/ or the sources). */

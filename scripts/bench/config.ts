@@ -156,6 +156,14 @@ export interface RunConfig {
   disturbedCores: number;
   /** --wait-quiet: seconds to wait at most before each round for a quiet machine; null = no waiting. */
   waitQuietSeconds: number | null;
+  /** The config file the options came from (--config, or catchup-bench.config.json), or null. */
+  configFile: ConfigFileRecord | null;
+}
+
+/** A config file as results.json records it: the report's conditions line names it and its digest. */
+export interface ConfigFileRecord {
+  path: string;
+  sha256: string;
 }
 
 export interface BenchConfig {
@@ -235,6 +243,7 @@ export function recordedConfig(c: BenchConfig): Record<string, unknown> {
     stormResumeRatio: c.storm.resumeRatio,
     stormTrials: c.storm.trials,
     stormTimeoutMs: c.storm.timeoutMs,
+    configFile: c.run.configFile,
     memorySequentialSeconds: c.memory.sequentialSeconds,
     pin: c.memory.pin,
     disturbedCores: c.run.disturbedCores,

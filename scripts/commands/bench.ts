@@ -12,8 +12,9 @@ import { TargetError } from "../bench/launch.js";
 import { refsExitCode } from "../bench/refs.js";
 import { runBench } from "../bench/run.js";
 import { DriverError } from "../driver/clients.js";
-import { BENCH_COMMAND } from "../options/bench.js";
+import { BENCH_COMMAND, BENCH_OPTIONS } from "../options/bench.js";
 import { resolveConfig } from "../options/bench-config.js";
+import { loadConfigFile, withConfig } from "../options/config-file.js";
 import { applyOptions } from "../options/yargs.js";
 import { cleanCheckouts, cleanText } from "../refs/clean.js";
 import { parseCleanCheckouts } from "../refs/plan.js";
@@ -77,7 +78,10 @@ export const benchCommand: CommandModule = {
       .example("$0 report reports/<run> --ceiling 1.03 > comment.md", "re-judge a run; stdout is the comment to post"),
   handler: async (argv) => {
     // --repo R --clean-checkouts removes R's checkout cache and runs nothing.
-    const cleanRepo = parseCleanCheckouts(argv as Record<string, unknown>);
+    // catchup-bench.config.json (or --config): its options, under the ones given as flags.
+    const loaded = loadConfigFile(BENCH_OPTIONS, argv.config as string | undefined, process.cwd());
+    const raw = loaded ? withConfig(argv as Record<string, unknown>, loaded.flags) : (argv as Record<string, unknown>);
+    const cleanRepo = parseCleanCheckouts(raw);
     if (cleanRepo !== null) {
       try {
         process.stdout.write(`${cleanText(cleanCheckouts(cleanRepo)).join("\n")}\n`);
@@ -86,7 +90,7 @@ export const benchCommand: CommandModule = {
       }
       return;
     }
-    const config = resolveConfig(argv as Record<string, unknown>, process.env);
+    const config = resolveConfig(raw, process.env, loaded ? { path: loaded.file, sha256: loaded.sha256 } : null);
     // From here on nothing written (results, reports, progress, errors) carries the token; the
     // bundled server's public dev token is no secret.
     if (config.protocol.token !== DEV_TOKEN) registerSecret(config.protocol.token);

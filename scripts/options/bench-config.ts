@@ -4,7 +4,7 @@
 // CLI exits 2).
 import { THREAD_CASES } from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
-import { type BenchConfig, MEMORY_MODES, type TargetSpec } from "../bench/config.js";
+import { type BenchConfig, type ConfigFileRecord, MEMORY_MODES, type TargetSpec } from "../bench/config.js";
 import type { CompletionRule } from "../driver/session-spec.js";
 import { parseRefFlags, refVariantNames } from "../refs/plan.js";
 import type { Delivery } from "../target/bundled.js";
@@ -175,7 +175,7 @@ function readyLineFlag(source: string | undefined, targets: TargetSpec[]): strin
  * Resolves the flags into a BenchConfig, applying --quick's smaller defaults where a flag is absent.
  * `env` supplies CATCHUP_TOKEN (the CLI passes process.env).
  */
-export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
+export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFileRecord | null = null): BenchConfig {
   const f = readFlags(BENCH_OPTIONS, raw);
   const quick = f.quick;
   const refs = parseRefFlags(raw);
@@ -244,6 +244,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}): BenchConfig {
       memoryCheck: f["memory-check"],
       disturbedCores: f["disturbed-cores"],
       waitQuietSeconds: f["wait-quiet"] ?? null,
+      configFile,
     },
     protocol: {
       urlPath: f["url-path"],

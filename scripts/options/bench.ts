@@ -373,6 +373,13 @@ export const BENCH_OPTIONS = {
   ...GUARD_OPTIONS(GUARD),
   ...SUMMARY_OPTIONS(OUTPUT),
   out: { type: "string", defaultText: "reports/<timestamp>", describe: "run directory", group: OUTPUT },
+  config: {
+    type: "string",
+    defaultText: "catchup-bench.config.json in the working directory, when there is one",
+    describe:
+      "read bench options from this JSON file (its keys are these flags without dashes; flags given here override it; relative paths in it resolve from its folder)",
+    group: OUTPUT,
+  },
   fixture: {
     type: "string",
     defaultText: `${defaultFixturePath({ projects: 1000, scriptBytesMin: 1024, scriptBytesMax: 1024, events: 1000 })}, built if missing`,

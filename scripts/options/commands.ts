@@ -3,6 +3,7 @@ import { BENCH_COMMAND } from "./bench.js";
 import { CLINIC_COMMAND } from "./clinic.js";
 import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND } from "./fixture.js";
 import { FUZZ_COMMAND } from "./fuzz.js";
+import { INIT_COMMAND } from "./init.js";
 import { K6_OPERATOR_COMMAND } from "./k6-operator.js";
 import { REPORT_COMMAND } from "./report.js";
 import { SAMPLE_COMMAND } from "./sample.js";
@@ -19,4 +20,5 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   SERVE_COMMAND,
   K6_OPERATOR_COMMAND,
   SAMPLE_COMMAND,
+  INIT_COMMAND,
 ];

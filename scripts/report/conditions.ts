@@ -19,6 +19,8 @@ export interface Conditions {
   /** "catchup-bench 0.1.0, commit b12b4b50b2c0": the harness's own, never a variant's. */
   harness: string;
   command: string | null;
+  /** "catchup-bench.config.json (sha256 1a2b3c4d5e6f)": the config file the options came from. */
+  configFile: string | null;
   minEffect: MinEffect;
   /** The unary RPC sent as the concurrent probe ("server.getConfig"). */
   probeTag: string | null;
@@ -27,6 +29,14 @@ export interface Conditions {
 function num(config: Record<string, unknown>, key: string): number | null {
   const v = config[key];
   return typeof v === "number" && Number.isFinite(v) ? v : null;
+}
+
+/** The recorded config file as "path (sha256 first 12)", the path relative to the project root when under it. */
+function configFileText(v: unknown, root: string | undefined): string | null {
+  const f = v as { path?: unknown; sha256?: unknown } | null | undefined;
+  if (!f || typeof f.path !== "string" || typeof f.sha256 !== "string") return null;
+  const path = root && f.path.startsWith(`${root}/`) ? f.path.slice(root.length + 1) : f.path;
+  return `${path} (sha256 ${f.sha256.slice(0, 12)})`;
 }
 
 /** The conditions of a run, from its recorded configuration and machine facts. */
@@ -53,6 +63,7 @@ export function conditionsOf(
     machine: `${r.cpuModel}, ${r.cores} cores, Node ${r.node}, load ${typeof load === "number" ? load.toFixed(2) : "n/a"} at start`,
     harness: `catchup-bench ${r.harnessVersion ?? "(version not recorded)"}${commit}`,
     command: r.command ?? null,
+    configFile: configFileText(c.configFile, r.projectRoot),
     minEffect,
     probeTag: typeof c.probeTag === "string" ? c.probeTag : null,
   };

@@ -46,6 +46,7 @@ function conditionsLine(c: Conditions): string {
     c.holdMs !== null ? `hold ${c.holdMs} ms` : null,
     c.rssIntervalMs !== null ? `sampling RSS every ${c.rssIntervalMs} ms, heap every ${c.heapIntervalMs} ms` : null,
     `practical floor ${minEffectText(c.minEffect)}`,
+    c.configFile ? `options from ${c.configFile}` : null,
     `machine ${c.machine}`,
     `harness ${c.harness}`,
   ].filter((p): p is string => p !== null);

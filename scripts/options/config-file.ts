@@ -1,0 +1,198 @@
+// catchup-bench.config.json: any bench option in one file, so a run of one's own server is one
+// command. Its keys are the bench flags as typed (kebab-case), its values what the flag takes, typed
+// as JSON; the JSON Schema editors complete it with is generated from the same option table as
+// --help and docs/cli.md. Pure but for loadConfigFile, whose reader is passed in.
+import { createHash } from "node:crypto";
+import { existsSync } from "node:fs";
+import { dirname, isAbsolute, resolve } from "node:path";
+import { readRegularFile } from "../util/regular-file.js";
+import { UsageError } from "../util/usage.js";
+import { BENCH_OPTIONS } from "./bench.js";
+import { type OptionSpec, type OptionTable, parseOption } from "./spec.js";
+import { suggestFlag } from "./suggest.js";
+
+/** The file `bench` reads from the working directory when --config does not name another. */
+export const CONFIG_FILE = "catchup-bench.config.json";
+/** The schema, published in the package root beside package.json. */
+export const SCHEMA_FILE = "catchup-bench.schema.json";
+
+/** Flags whose value is a file or folder: relative paths in a config resolve from the config's folder. */
+const PATH_FLAGS: readonly string[] = ["out", "fixture", "fixtures-dir", "token-file", "repo"];
+
+/** The JSON Schema of one flag's value. */
+function valueSchema(spec: OptionSpec): Record<string, unknown> {
+  switch (spec.type) {
+    case "int":
+      return { type: "integer", minimum: spec.min, maximum: spec.max };
+    case "number":
+      return { type: "number", minimum: spec.min, maximum: spec.max };
+    case "int-list": {
+      const item = { type: "integer", minimum: spec.min, maximum: spec.max };
+      return { oneOf: [item, { type: "array", items: item, minItems: 1 }] };
+    }
+    case "enum":
+      return { enum: [...spec.choices] };
+    case "enum-list":
+      return { type: "array", items: { enum: [...spec.choices] }, minItems: 1 };
+    case "string":
+      return spec.repeatable
+        ? { oneOf: [{ type: "string" }, { type: "array", items: { type: "string" }, minItems: 1 }] }
+        : { type: "string" };
+    case "json":
+      return {};
+    case "boolean":
+      return { type: "boolean" };
+  }
+}
+
+/** The config file's JSON Schema (draft 2020-12): one property per flag of `table`, nothing else. */
+export function configSchema(table: OptionTable, title: string): Record<string, unknown> {
+  const properties: Record<string, unknown> = { $schema: { type: "string" } };
+  for (const [flag, spec] of Object.entries(table)) {
+    const shown = spec.defaultText ?? (spec.default === undefined ? undefined : JSON.stringify(spec.default));
+    properties[flag] = {
+      ...valueSchema(spec),
+      description: `${spec.describe}${shown === undefined ? "" : ` (default: ${shown})`}`,
+    };
+  }
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    title,
+    type: "object",
+    properties,
+    additionalProperties: false,
+  };
+}
+
+/** The schema of catchup-bench.config.json: the bench flags but --config itself. */
+export function benchConfigSchema(): Record<string, unknown> {
+  const { config: _, ...options } = BENCH_OPTIONS;
+  return configSchema(options, "catchup-bench bench options (catchup-bench.config.json)");
+}
+
+/** What a flag takes, in words, for an error message. */
+function expected(spec: OptionSpec): string {
+  switch (spec.type) {
+    case "int":
+      return `an integer from ${spec.min} to ${spec.max}`;
+    case "number":
+      return `a number from ${spec.min} to ${spec.max}`;
+    case "int-list":
+      return `an integer from ${spec.min} to ${spec.max}, or an array of them`;
+    case "enum":
+      return `one of ${spec.choices.map((c) => JSON.stringify(c)).join(", ")}`;
+    case "enum-list":
+      return `an array of ${spec.choices.map((c) => JSON.stringify(c)).join(", ")}`;
+    case "string":
+      return spec.repeatable ? "a string or an array of strings" : "a string";
+    case "json":
+      return "a JSON value";
+    case "boolean":
+      return "true or false";
+  }
+}
+
+/** The value as yargs would hand it over (text as typed, a boolean for a switch), or null when the JSON type is wrong. */
+function asRaw(spec: OptionSpec, v: unknown): unknown {
+  const list = (xs: unknown[], ok: (x: unknown) => boolean) => (xs.length > 0 && xs.every(ok) ? xs.join(",") : null);
+  switch (spec.type) {
+    case "int":
+    case "number":
+      return typeof v === "number" ? String(v) : null;
+    case "int-list":
+      return typeof v === "number" ? String(v) : Array.isArray(v) ? list(v, (x) => typeof x === "number") : null;
+    case "enum":
+      return typeof v === "string" ? v : null;
+    case "enum-list":
+      return Array.isArray(v) ? list(v, (x) => typeof x === "string") : null;
+    case "string":
+      if (typeof v === "string") return v;
+      return spec.repeatable && Array.isArray(v) && v.length > 0 && v.every((x) => typeof x === "string") ? v : null;
+    case "json":
+      return JSON.stringify(v);
+    case "boolean":
+      return typeof v === "boolean" ? v : null;
+  }
+}
+
+/**
+ * A parsed config as raw flag values, checked key by key against `table` (the same checks as the
+ * flag's own, with the file and key named); relative paths of PATH_FLAGS resolve from `baseDir`.
+ */
+export function configFlags(json: unknown, table: OptionTable, file: string, baseDir: string): Record<string, unknown> {
+  if (typeof json !== "object" || json === null || Array.isArray(json)) {
+    throw new UsageError(`${file}: must hold one JSON object of bench options (got ${JSON.stringify(json)})`);
+  }
+  const known = Object.keys(table);
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(json)) {
+    if (key === "$schema") continue;
+    const spec = table[key];
+    if (!spec) {
+      const near = suggestFlag(key, known);
+      throw new UsageError(
+        `${file}: unknown key ${JSON.stringify(key)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ""}; the keys are the bench flags without their dashes: ${known.join(", ")}`,
+      );
+    }
+    const raw = asRaw(spec, value);
+    const wrong = () => `${file}: key ${JSON.stringify(key)} must be ${expected(spec)} (got ${JSON.stringify(value)})`;
+    if (raw === null) throw new UsageError(wrong());
+    try {
+      parseOption(key, spec, raw);
+    } catch (e) {
+      if (e instanceof UsageError) throw new UsageError(wrong());
+      throw e;
+    }
+    out[key] = PATH_FLAGS.includes(key) && typeof raw === "string" && !isAbsolute(raw) ? resolve(baseDir, raw) : raw;
+  }
+  return out;
+}
+
+/** The run's raw flags: the command line's where given, else the config's. */
+export function withConfig(argv: Record<string, unknown>, config: Record<string, unknown>): Record<string, unknown> {
+  const out = { ...argv };
+  for (const [key, value] of Object.entries(config)) if (out[key] === undefined) out[key] = value;
+  return out;
+}
+
+/** A config as a run uses it: its flags, and the file and digest the report names. */
+export interface LoadedConfig {
+  flags: Record<string, unknown>;
+  file: string;
+  sha256: string;
+}
+
+/**
+ * The config a run reads: --config's file (which must exist), else CONFIG_FILE in `cwd` when there is
+ * one, else null. A file that cannot be read or parsed is a usage error naming it.
+ */
+export function loadConfigFile(
+  table: OptionTable,
+  explicit: string | undefined,
+  cwd: string,
+  read: (path: string) => string = (path) => readRegularFile(path, 1024 * 1024),
+): LoadedConfig | null {
+  const file = resolve(cwd, explicit ?? CONFIG_FILE);
+  if (explicit === undefined && !existsSync(file)) return null;
+  let text: string;
+  try {
+    text = read(file);
+  } catch (e) {
+    const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
+    throw new UsageError(`--config ${file}: cannot read it (${why}); give a JSON file of bench options`);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (e) {
+    throw new UsageError(`--config ${file}: not JSON (${(e as Error).message})`);
+  }
+  if (json !== null && typeof json === "object" && "config" in json) {
+    throw new UsageError(`${file}: key "config" cannot be set inside a config file`);
+  }
+  return {
+    flags: configFlags(json, table, file, dirname(file)),
+    file,
+    sha256: createHash("sha256").update(text).digest("hex"),
+  };
+}
