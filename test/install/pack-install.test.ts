@@ -1,0 +1,97 @@
+// catchup-bench installed as a user installs it: `npm pack`, then `npm install --save-dev` of the
+// tarball in a scratch project, `npx catchup-bench bench --quick` there, and a foreign-target run
+// against a server that lives in that project. Outputs go to the project's ./reports, built fixtures
+// to the cache folder ($XDG_CACHE_HOME/catchup-bench), nothing into node_modules.
+//
+// One shortcut, said here: the install skips install scripts, and better-sqlite3's native build is
+// copied from this repository's own install (the same version, built by the same script for this
+// Node), because its from-source compile takes over a minute on 2 cores and is better-sqlite3's
+// behaviour, not ours. Every other file comes from the tarball and the registry (npm's cache first).
+import { execFileSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runChild } from "../support/child.js";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const dir = mkdtempSync(join(tmpdir(), "catchup-install-"));
+const project = join(dir, "project");
+const cache = join(dir, "cache");
+let installed: string;
+
+const npx = (args: string[]) =>
+  runChild("npx", ["--no-install", "catchup-bench", ...args], {
+    timeoutMs: 240_000,
+    cwd: project,
+    env: { ...process.env, XDG_CACHE_HOME: cache },
+  });
+
+beforeAll(() => {
+  execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], { cwd: ROOT, stdio: "ignore", timeout: 120_000 });
+  const tarball = join(dir, readdirSync(dir).find((f) => f.endsWith(".tgz")) as string);
+  mkdirSync(project);
+  writeFileSync(join(project, "package.json"), JSON.stringify({ name: "scratch", version: "1.0.0", private: true }));
+  execFileSync(
+    "npm",
+    ["install", "--save-dev", "--prefer-offline", "--ignore-scripts", "--no-audit", "--no-fund", tarball],
+    {
+      cwd: project,
+      stdio: "ignore",
+      timeout: 240_000,
+    },
+  );
+  const native = ["node_modules", "better-sqlite3", "build"];
+  cpSync(join(ROOT, ...native), join(project, ...native), { recursive: true });
+  installed = join(project, "node_modules", "catchup-bench");
+  // A server of the user's own, in their project (a small test target speaking the Effect RPC wire).
+  cpSync(join(ROOT, "test", "support", "rpc-target.mjs"), join(project, "support", "rpc-target.mjs"));
+  cpSync(join(ROOT, "test", "report", "targets", "slow-case.mjs"), join(project, "server", "targets", "slow-case.mjs"));
+}, 300_000);
+
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe("installed with npm install --save-dev <tarball>", () => {
+  it("ships the compiled CLI and what it runs, without tests, docs or sources", () => {
+    for (const f of [
+      "bin/catchup-bench.js",
+      "dist/scripts/cli.js",
+      "dist/server-under-test/main.js",
+      "scenarios/memory.js",
+      "catchup-bench.schema.json",
+    ])
+      expect(existsSync(join(installed, f)), f).toBe(true);
+    for (const f of ["test", "docs", "scripts", "server-under-test", "fixtures"])
+      expect(existsSync(join(installed, f)), f).toBe(false);
+  });
+
+  it("runs bench --quick from the project, reports in ./reports, fixtures in the cache", async () => {
+    const r = await npx(["bench", "--quick", "--no-memory", "--cases", "snapshot,resume-many"]);
+    expect(r.code, r.stderr).toBe(0);
+    const runs = readdirSync(join(project, "reports"));
+    expect(runs).toHaveLength(1);
+    expect(existsSync(join(project, "reports", runs[0] as string, "report.md"))).toBe(true);
+    expect(readdirSync(join(cache, "catchup-bench", "fixtures")).some((f) => f.endsWith(".sqlite"))).toBe(true);
+    expect(existsSync(join(installed, "reports"))).toBe(false);
+    expect(existsSync(join(installed, "fixtures"))).toBe(false);
+  }, 240_000);
+
+  it("measures a server of the project through --target", async () => {
+    const target = (name: string, ms: number) => `${name}=node server/targets/slow-case.mjs --port {port} --base-ms ${ms}`;
+    const r = await npx([
+      "bench",
+      "--no-memory",
+      "--trials",
+      "2",
+      "--out",
+      "reports/foreign",
+      "--target",
+      target("a", 40),
+      "--target",
+      target("b", 20),
+    ]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(existsSync(join(project, "reports", "foreign", "results.json"))).toBe(true);
+  }, 240_000);
+});
