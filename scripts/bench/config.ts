@@ -77,7 +77,7 @@ export interface TargetsConfig {
 export interface FixturesConfig {
   /** Fixture for the latency matrix; null = the default 1 KiB fixture (built if missing). */
   fixture: string | null;
-  /** Where default fixtures are found or built; null = <project>/fixtures/data. */
+  /** Where default fixtures are found or built; null = the cache (fixtureCacheDir). */
   fixturesDir: string | null;
   seed: number;
   /** Default fixtures: projects per fixture and post-cursor events (quick keeps 1,000 events). */

@@ -15,7 +15,8 @@ import { memoryCells } from "./plan.js";
 /** Throws a UsageError for the first check that fails; `warn` hears what may still run. */
 export function preflight(
   config: BenchConfig,
-  root: string,
+  /** The working directory: a run without --out goes to <cwd>/reports. */
+  cwd: string,
   warn: (line: string) => void,
   log: (line: string) => void,
 ): void {
@@ -26,7 +27,7 @@ export function preflight(
     const problem = runDirProblem(resolve(config.run.out));
     if (problem) throw new UsageError(`--out ${problem}`);
   } else {
-    writableDirFlag("out", join(root, "reports"));
+    writableDirFlag("out", join(cwd, "reports"));
   }
   if (config.fixtures.fixturesDir) writableDirFlag("fixtures-dir", config.fixtures.fixturesDir);
   // Checked before any fixture is built: a fixture built into the run folder would make it non-empty.

@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { removeDeadOwners } from "../../fixtures/atomic-file.js";
-import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
+import { fixtureCacheDir } from "../../fixtures/options.js";
 import { driverFor, requireK6, runClientsInWorker } from "../driver/clients.js";
 import { exitText } from "../report/failures.js";
 import type { SummaryJson } from "../report/summary-json.js";
@@ -43,8 +43,10 @@ import { renderReport } from "./report.js";
 import { runStorm } from "./storm.js";
 
 export interface BenchIO {
-  /** Project root: default fixtures go to <root>/fixtures, runs to <root>/reports. */
+  /** catchup-bench's own folder: its version and commit, as the report names the harness. */
   root: string;
+  /** The user's working directory: runs go to <cwd>/reports and paths are shown from it (default process.cwd()). */
+  cwd?: string;
   stdout: NodeJS.WritableStream;
   progress?: Progress;
   /** Install SIGINT/SIGTERM handlers (the CLI does; a program embedding runBench may not). */
@@ -119,12 +121,13 @@ function memoryCellLabel(t: { scriptBytes: number; clients: number; mode: string
 export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchOutcome> {
   const { run, protocol, fixtures: fx, latency, memory, leak, storm, guard: guardConfig } = config;
   const log = io.log ?? ((line: string) => process.stderr.write(`${line}\n`));
-  preflight(config, io.root, (line) => log(`catchup-bench: warning: ${line}`), log);
+  const cwd = io.cwd ?? process.cwd();
+  preflight(config, cwd, (line) => log(`catchup-bench: warning: ${line}`), log);
   // --repo/--ref: check out and build each revision first (an unknown revision is a usage error).
   const launch = await withRefTargets(config.targets, log);
   const progress = io.progress ?? createProgress();
   if (launch.driver === "k6") requireK6();
-  const fixturesDir = resolve(fx.fixturesDir ?? join(io.root, FIXTURE_DATA_DIR));
+  const fixturesDir = resolve(fx.fixturesDir ?? fixtureCacheDir());
   sweepStaleWorkDirs();
   // Fixture copies live here: the pinned copy of each fixture (a run measures exactly one), and each target's.
   const workDir = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
@@ -177,7 +180,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     );
   }
 
-  const runDir = resolve(run.out ?? join(io.root, "reports", runDirName()));
+  const runDir = resolve(run.out ?? join(cwd, "reports", runDirName()));
   mkdirSync(runDir, { recursive: true });
   // results.json keeps the flat field names every reader knows (recordedConfig), with the targets as resolved.
   const resolvedConfig = {
@@ -196,7 +199,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   });
   const info: RunInfo = {
     ...runInfo(resolvedConfig, io.root),
-    projectRoot: resolve(io.root),
+    projectRoot: resolve(cwd),
     ...(io.argv ? { command: commandLine(io.argv) } : {}),
     ...harnessVersionOf(io.root),
     fixtures: {

@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { removeDeadOwners } from "../../fixtures/atomic-file.js";
-import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
+import { fixtureCacheDir } from "../../fixtures/options.js";
 import {
   DEFAULT_SESSION_TIMEOUT_MS,
   DEV_TOKEN,
@@ -106,7 +106,7 @@ export async function runClinic(options: ClinicOptions): Promise<ClinicOutcome> 
   const fixture = options.fixture
     ? userFixture(options.fixture)
     : ensureFixture(
-        options.fixturesDir ?? join(ROOT, FIXTURE_DATA_DIR),
+        options.fixturesDir ?? fixtureCacheDir(),
         options.projects ?? 1000,
         options.scriptBytes,
         options.events ?? 1000,

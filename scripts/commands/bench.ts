@@ -27,7 +27,7 @@ import { redactStream, registerSecret } from "../util/redact.js";
 import { UsageError } from "../util/usage.js";
 import { emitReport, type SummaryFlags } from "./summary-out.js";
 
-/** The package root (dist/scripts/commands/ -> ../../..): default fixtures and reports live there. */
+/** The package root (dist/scripts/commands/ -> ../../..): the harness's version and commit. */
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
 /**
@@ -107,7 +107,7 @@ export const benchCommand: CommandModule = {
       });
       // A file of the run as printed: below the project root relative to it, as in the report; a
       // newline or control character in --out shown escaped, never printed raw.
-      const shownPath = (file: string) => escapeText(relativeToRoot(join(outcome.runDir, file), ROOT));
+      const shownPath = (file: string) => escapeText(relativeToRoot(join(outcome.runDir, file), process.cwd()));
       const shown = shownPath("results.json");
       // stdout: the Markdown alone (or --json); the path and the guard's lines go to stderr.
       emitReport(

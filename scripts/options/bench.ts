@@ -1,5 +1,5 @@
 // `bench` flags: the one table from which its yargs options, --help, docs/cli.md and validation come.
-import { defaultFixturePath, FIXTURE_DATA_DIR } from "../../fixtures/options.js";
+import { FIXTURE_CACHE_TEXT } from "../../fixtures/options.js";
 import {
   COMPLETION_MARKER,
   DEFAULT_ACK_DELAY_MS,
@@ -382,13 +382,13 @@ export const BENCH_OPTIONS = {
   },
   fixture: {
     type: "string",
-    defaultText: `${defaultFixturePath({ projects: 1000, scriptBytesMin: 1024, scriptBytesMax: 1024, events: 1000 })}, built if missing`,
+    defaultText: `${FIXTURE_CACHE_TEXT}/p1000-s1024-e1000.sqlite, built if missing`,
     describe: "fixture for the latency matrix",
     group: OUTPUT,
   },
   "fixtures-dir": {
     type: "string",
-    defaultText: `${FIXTURE_DATA_DIR}/`,
+    defaultText: FIXTURE_CACHE_TEXT,
     describe: "where default fixtures are found or built",
     group: OUTPUT,
   },

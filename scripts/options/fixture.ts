@@ -1,5 +1,5 @@
 // `fixture` and `fixture info` flags: the one table from which yargs, --help, docs/cli.md and validation come.
-import { FIXTURE_DATA_DIR, FIXTURE_LIMITS } from "../../fixtures/options.js";
+import { FIXTURE_CACHE_TEXT, FIXTURE_LIMITS } from "../../fixtures/options.js";
 import type { CommandSpec } from "./spec.js";
 
 const L = FIXTURE_LIMITS;
@@ -26,7 +26,7 @@ export const FIXTURE_OPTIONS = {
   seed: { type: "int", ...L.seed, describe: "PRNG seed: same flags and seed give the same content_sha256" },
   out: {
     type: "string",
-    defaultText: `${FIXTURE_DATA_DIR}/p{projects}-s{bytes}-e{events}.sqlite`,
+    defaultText: `${FIXTURE_CACHE_TEXT}/p{projects}-s{bytes}-e{events}.sqlite`,
     describe: "output file",
     allowEmpty: true,
   },

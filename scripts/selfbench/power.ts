@@ -14,6 +14,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { fixtureCacheDir } from "../../fixtures/options.js";
 import { runDirName } from "../bench/machine.js";
 import type { Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict.js";
@@ -200,7 +201,7 @@ async function main(): Promise<void> {
   }
   // The fixture's cursor names the case (resume-many) and the memory cells' resume mode.
   const { ensureFixture } = await import("../bench/fixtures.js");
-  const fixture = ensureFixture(join(ROOT, "fixtures/data"), 1000, 1024, 1000, 1, (p, why) =>
+  const fixture = ensureFixture(fixtureCacheDir(), 1000, 1024, 1000, 1, (p, why) =>
     process.stderr.write(`building fixture ${p} (${why})\n`),
   );
   const cursor = fixture.meta.cursorSequence;

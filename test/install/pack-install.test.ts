@@ -29,7 +29,11 @@ const npx = (args: string[]) =>
   });
 
 beforeAll(() => {
-  execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], { cwd: ROOT, stdio: "ignore", timeout: 120_000 });
+  execFileSync("npm", ["pack", "--ignore-scripts", "--pack-destination", dir], {
+    cwd: ROOT,
+    stdio: "ignore",
+    timeout: 120_000,
+  });
   const tarball = join(dir, readdirSync(dir).find((f) => f.endsWith(".tgz")) as string);
   mkdirSync(project);
   writeFileSync(join(project, "package.json"), JSON.stringify({ name: "scratch", version: "1.0.0", private: true }));
@@ -78,7 +82,8 @@ describe("installed with npm install --save-dev <tarball>", () => {
   }, 240_000);
 
   it("measures a server of the project through --target", async () => {
-    const target = (name: string, ms: number) => `${name}=node server/targets/slow-case.mjs --port {port} --base-ms ${ms}`;
+    const target = (name: string, ms: number) =>
+      `${name}=node server/targets/slow-case.mjs --port {port} --base-ms ${ms}`;
     const r = await npx([
       "bench",
       "--no-memory",
