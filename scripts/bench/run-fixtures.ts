@@ -3,7 +3,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { removeDeadOwners } from "../../fixtures/atomic-file.js";
+import { removeDeadOwners } from "../../common/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
 import type { RunFixture } from "../results/schema.js";
 import { size } from "../util/format.js";

@@ -2,8 +2,8 @@
 // on disk, report. Ctrl-C/SIGTERM stops every target, keeps what finished and reports it.
 import { rmSync } from "node:fs";
 import { requireK6 } from "../driver/clients.js";
-import { writeJudgedReports } from "../report/judged.js";
 import type { SummaryJson } from "../report/summary-json.js";
+import { writeJudgedReports } from "../report/write.js";
 import type { Results } from "../results/schema.js";
 import { verdictsOf } from "../verdicts/cells.js";
 import { roundLoads } from "../verdicts/disturbance.js";

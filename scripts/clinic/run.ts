@@ -9,7 +9,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { removeDeadOwners } from "../../fixtures/atomic-file.js";
+import { removeDeadOwners } from "../../common/atomic-file.js";
 import { FIXTURE_DATA_DIR } from "../../fixtures/options.js";
 import {
   DEFAULT_SESSION_TIMEOUT_MS,

@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
-import { DiskFullError } from "../../fixtures/disk-full.js";
+import { DiskFullError } from "../../common/disk-full.js";
 import { FixtureError } from "../../fixtures/meta.js";
 import { FixtureInputError } from "../../fixtures/options.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";

@@ -1,6 +1,6 @@
 // `npm run docs:cli`: writes docs/cli.md from the options tables (atomically: a temp file, then rename).
 import { fileURLToPath } from "node:url";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { writeFileAtomic } from "../../common/atomic-file.js";
 import { renderCliDoc } from "./docs.js";
 
 /** docs/cli.md of the package (dist/scripts/options/ -> ../../..). */

@@ -18,7 +18,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { writeFileAtomic } from "../../common/atomic-file.js";
 import type { RefRecord } from "../results/ref.js";
 import { isAlive } from "../sampler/procfs.js";
 import { UsageError } from "../util/usage.js";

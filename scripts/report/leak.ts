@@ -3,8 +3,7 @@
 
 import type { LeakRow } from "../results/leak.js";
 import { median } from "../util/stats.js";
-import { mdText } from "./inert.js";
-import { escapeHtml, htmlTable } from "./tables.js";
+import { escapeHtml, htmlTable, mdText } from "./markup.js";
 
 const KIB = 1024;
 const MIB = 1024 * 1024;

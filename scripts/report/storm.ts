@@ -5,8 +5,7 @@ import { FAILURE_KINDS, type StormRow } from "../results/storm.js";
 import { isIndicative, type StormVerdict } from "../results/verdict.js";
 import { arrow, mib, ms, size } from "../util/format.js";
 import { median } from "../util/stats.js";
-import { mdText } from "./inert.js";
-import { escapeHtml, htmlTable } from "./tables.js";
+import { escapeHtml, htmlTable, mdText } from "./markup.js";
 
 export interface StormChart {
   kind: "storm";

@@ -7,14 +7,14 @@ import { cellName, memoryCellName } from "../results/cell-names.js";
 import type { Metric } from "../results/metrics.js";
 import { type CellVerdict, isIndicative } from "../results/verdict.js";
 import { escapeText } from "../util/escape.js";
-import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
+import { arrow, chunkSet, mib, ms } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
 import { MIN_PAIRS } from "../verdicts/cells.js";
 import { minEffectText } from "../verdicts/practical.js";
 import type { Conditions } from "./conditions.js";
-import { mdText } from "./inert.js";
+import { escapeHtml, htmlTable, mdTable, mdText } from "./markup.js";
 import type { ReportModel } from "./model.js";
-import { escapeHtml, htmlTable, mdTable } from "./tables.js";
+import { ratioWithInterval, verdictWord } from "./verdict-wording.js";
 
 export interface SummaryTable {
   header: string[];
@@ -50,48 +50,6 @@ function conditionsLine(c: Conditions): string {
     `harness ${c.harness}`,
   ].filter((p): p is string => p !== null);
   return `${parts.join("; ")}.`;
-}
-
-/** "0.596 (0.580–0.612)", ", indicative" below 8 pairs, "(1 pair, indicative)" without an interval. */
-export function ratioWithInterval(v: CellVerdict | undefined, verdictBeside = false): string {
-  if (!v || v.median === null) return "n/a";
-  // Beside its verdict word, which then carries the row's one "(indicative)".
-  const mark = v.indicative && !(verdictBeside && markedIndicative(v)) ? ", indicative" : "";
-  if (v.ciLow === null || v.ciHigh === null)
-    return `${ratio(v.median)} (${v.pairs} pair${v.pairs === 1 ? "" : "s"}${mark})`;
-  return `${ratio(v.median)} (${ratio(v.ciLow)}–${ratio(v.ciHigh)}${mark})`;
-}
-
-/** A verdict in one or two words, as the headline tables show it; "(indicative)" where isIndicative says so. */
-export function verdictWord(v: CellVerdict | undefined): string {
-  if (!v) return "n/a";
-  return markedIndicative(v) ? `${verdictName(v)} (indicative)` : verdictName(v);
-}
-
-/**
- * Whether a verdict is shown with "indicative": one resting on fewer than 8 pairs that no sign test
- * decided; not "missing", "too few pairs" or a cell too small to rank at all, which claim nothing.
- */
-export function markedIndicative(v: CellVerdict): boolean {
-  const unranked =
-    v.verdict === "missing" || v.verdict === "too-few-pairs" || (v.verdict === "noise" && v.pairs < MIN_PAIRS);
-  return isIndicative(v) && !unranked;
-}
-
-export function verdictName(v: CellVerdict): string {
-  switch (v.verdict) {
-    case "no-practical-change":
-      return "no practical change";
-    case "too-few-pairs":
-      return "too few pairs";
-    case "higher":
-      return v.expected ? "higher (expected)" : "higher";
-    case "pass":
-    case "fail":
-      return v.verdict.toUpperCase();
-    default:
-      return v.verdict;
-  }
 }
 
 function find(model: ReportModel, metric: Metric, cell: string): CellVerdict | undefined {

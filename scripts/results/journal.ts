@@ -3,8 +3,8 @@
 // reader never sees half of it.
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
-import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
+import { writeFileAtomic } from "../../common/atomic-file.js";
+import { DiskFullError, isDiskFull } from "../../common/disk-full.js";
 import { redactJson } from "../util/redact.js";
 import { appendWholeLines } from "../util/whole-lines.js";
 import type { AttributionRow } from "./attribution.js";

@@ -6,7 +6,7 @@
 // most that much. Signals and the command line stay in commands/sample.ts; this is callable code.
 import { lstatSync } from "node:fs";
 import { hostname } from "node:os";
-import { isDiskFull } from "../../fixtures/disk-full.js";
+import { isDiskFull } from "../../common/disk-full.js";
 import { appendWholeLines, cutToLastNewline } from "../util/whole-lines.js";
 import { cpuTimeMsOrNull } from "./cpu.js";
 import type { InspectorClient } from "./inspector.js";

@@ -13,7 +13,7 @@ import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { writeFileAtomic } from "../../common/atomic-file.js";
 import { runDirName } from "../bench/machine.js";
 import type { Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict.js";

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { randomFloats } from "../../fixtures/prng.js";
+import { randomFloats } from "../../common/prng.js";
 import { createAutoSampler } from "../../scripts/bench/auto-sample.js";
 import type { LatencyTrial } from "../../scripts/bench/plan.js";
 import type { LatencyRow, Results } from "../../scripts/results/schema.js";

@@ -1,6 +1,6 @@
 // Leak rows from per-cycle readings: warm-up excluded, verdict from the lower bound of the slope.
 import { describe, expect, it } from "vitest";
-import { randomFloats } from "../../fixtures/prng.js";
+import { randomFloats } from "../../common/prng.js";
 import type { LeakPoint } from "../../scripts/results/leak.js";
 import { leakRow } from "../../scripts/verdicts/leak.js";
 

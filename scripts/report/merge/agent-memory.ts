@@ -3,9 +3,9 @@
 // report shows: peak heap, peak RSS, VmHWM, post-GC heap, CPU, and the peaks within each window
 // between the run's phase marks. Everything is on the agent's clock (ms since its start); a runner's
 // marks move onto it through their common wall clock, shifted by --clock-offset-ms. Pure.
-import type { PhaseMark } from "../../scenarios/lib/phase-marks.js";
-import { maxValue, quantile } from "../util/stats.js";
-import { MergeInputError, type NamedSummary } from "./merge.js";
+import type { PhaseMark } from "../../../scenarios/lib/phase-marks.js";
+import { maxValue, quantile } from "../../util/stats.js";
+import { MergeInputError, type NamedSummary } from "./merged-report.js";
 
 /** The wall clocks of different hosts are taken to agree this closely (NTP on a LAN); not measured. */
 export const ASSUMED_SKEW_MS = 10;

@@ -1,10 +1,10 @@
 // The merged k6 report as one HTML page (merged.html): the runners' figures as in merged.md, then,
 // with agent samples, the server's memory timeline and tables. Pure: models in, a document out.
-import { ms } from "../util/format.js";
-import type { Distribution, MergedReport } from "./merge.js";
-import type { MergedMemory } from "./merge-memory.js";
-import { MEMORY_CSS, renderMemoryHtml } from "./merge-memory-render.js";
-import { escapeHtml, htmlTable } from "./tables.js";
+import { ms } from "../../util/format.js";
+import { escapeHtml, htmlTable } from "../markup.js";
+import type { MergedMemory } from "./agent-memory.js";
+import { MEMORY_CSS, renderMemoryHtml } from "./agent-memory-render.js";
+import type { Distribution, MergedReport } from "./merged-report.js";
 
 const CSS = `
 body { font: 14px/1.4 sans-serif; margin: 2em; color: #222; max-width: 1100px; }

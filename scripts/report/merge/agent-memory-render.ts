@@ -1,12 +1,11 @@
-// The server-memory part of a merged k6 report (report/merge-memory.ts), in Markdown and in HTML
+// The server-memory part of a merged k6 report (agent-memory.ts), in Markdown and in HTML
 // with a static SVG timeline: RSS and heap over the whole test, the run's phase marks, forced GCs.
-// Every cell is inert (tables.ts); the timeline keeps each pixel column's lowest and highest sample,
+// Every cell is inert (markup.ts); the timeline keeps each pixel column's lowest and highest sample,
 // so no peak is thinned away. Pure.
-import { mib, ms } from "../util/format.js";
-import { maxValue, minValue } from "../util/stats.js";
-import { mdText } from "./inert.js";
-import type { AgentMemory, MergedMemory, PhaseOnTimeline } from "./merge-memory.js";
-import { escapeHtml, htmlTable, mdTable } from "./tables.js";
+import { mib, ms } from "../../util/format.js";
+import { maxValue, minValue } from "../../util/stats.js";
+import { escapeHtml, htmlTable, mdTable, mdText } from "../markup.js";
+import type { AgentMemory, MergedMemory, PhaseOnTimeline } from "./agent-memory.js";
 
 const s = (tMs: number) => (tMs / 1000).toFixed(3);
 const mb = (v: number | null) => (v === null ? "n/a" : mib(v));

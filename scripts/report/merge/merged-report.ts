@@ -3,11 +3,11 @@
 // sessions: the merged rows take each session from the runner that ran it; distributions are
 // recomputed from those rows. What k6 computed per runner (percentiles, thresholds) cannot be
 // combined, and the report says so. Pure: summaries in, a merged model and Markdown out.
-import type { PhaseMark } from "../../scenarios/lib/phase-marks.js";
-import { emptySessionResult, type SessionResult } from "../../scenarios/lib/session.js";
-import { ms } from "../util/format.js";
-import { maxValue, minValue, quantile } from "../util/stats.js";
-import { mdText } from "./inert.js";
+import type { PhaseMark } from "../../../scenarios/lib/phase-marks.js";
+import { emptySessionResult, type SessionResult } from "../../../scenarios/lib/session.js";
+import { ms } from "../../util/format.js";
+import { maxValue, minValue, quantile } from "../../util/stats.js";
+import { mdText } from "../markup.js";
 
 export const K6_SUMMARY_SCHEMA = "catchup-bench/k6-summary@1";
 /** The row a runner writes for a session it did not run (scenarios/lib/summary.js). */

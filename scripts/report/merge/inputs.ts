@@ -3,9 +3,9 @@
 // is NDJSON, not a summary). Every problem is a MergeInputError naming the path.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { readRegularFile } from "../util/regular-file.js";
-import { asRunnerSummary, benchRunRefusal, MergeInputError, type NamedSummary } from "./merge.js";
-import { type AgentTimeline, parseAgentSamples } from "./merge-memory.js";
+import { readRegularFile } from "../../util/regular-file.js";
+import { type AgentTimeline, parseAgentSamples } from "./agent-memory.js";
+import { asRunnerSummary, benchRunRefusal, MergeInputError, type NamedSummary } from "./merged-report.js";
 
 /** The summary files under the given paths, in a stable order. */
 export function summaryFiles(paths: readonly string[]): string[] {

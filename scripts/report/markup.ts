@@ -1,3 +1,6 @@
+// Markup primitives of every report: foreign text made inert in Markdown, HTML escaping, and the
+// one Markdown table and one HTML table, every cell rendered inert (a cell can hold a variant name,
+// a command, an error: foreign text, so no table writes its cells raw).
 import { escapeText } from "../util/escape.js";
 
 // Foreign text (a target's stderr and errors, a Defect's message, variant names and commands, a
@@ -20,4 +23,22 @@ export function mdText(text: string): string {
   const inert = escapeText(text).replace(MARKUP, (c) => `\\${c}`);
   // A heading or quote marker only acts at the start of a line.
   return /^[#>]/.test(inert) ? `\\${inert}` : inert;
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;").replace(/"/g, "&quot;");
+}
+
+/** A GitHub Markdown table; header and cells through mdText (which also escapes `|`). */
+export function mdTable(header: readonly string[], rows: readonly (readonly string[])[]): string[] {
+  const line = (cells: readonly string[]) => `| ${cells.map(mdText).join(" | ")} |`;
+  return [line(header), `|${header.map(() => "---").join("|")}|`, ...rows.map(line)];
+}
+
+/** An HTML table; header and cells escaped. */
+export function htmlTable(header: readonly string[], rows: readonly (readonly string[])[], className = ""): string {
+  const head = header.map((h) => `<th>${escapeHtml(h)}</th>`).join("");
+  const body = rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("\n");
+  const cls = className === "" ? "" : ` class="${className}"`;
+  return `<table${cls}><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
 }
