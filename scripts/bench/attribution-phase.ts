@@ -3,7 +3,7 @@
 import { attributionPlan, runAttribution } from "./attribute.js";
 import { trialKind } from "./plan.js";
 import { memoryCellLabel } from "./progress.js";
-import type { Phase } from "./run-context.js";
+import { type Phase, runnerBase } from "./run-context.js";
 
 export const attributionPhase: Phase = (ctx) => {
   const { config, fixtures, variants, progress, stops, file } = ctx;
@@ -17,17 +17,12 @@ export const attributionPhase: Phase = (ctx) => {
     progress.grow(plan.length, plan.map(trialKind));
     await runAttribution(
       {
-        protocol: config.protocol,
-        launch: ctx.launch,
+        ...runnerBase(ctx),
         memory,
         failFast: false,
         fixtures: fixtures.memory,
-        workDir: fixtures.workDir,
         runDir: ctx.runDir,
         targets: variants.targets,
-        stopped: stops.stopped,
-        track: stops.track,
-        signal: stops.signal,
         pinning: ctx.pinning ?? undefined,
         runClients: ctx.sampledClients,
         intervalBytes,

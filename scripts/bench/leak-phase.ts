@@ -1,7 +1,7 @@
 // The leak cycles as a phase of the run. The A/A copy does not run here: the leak verdict is per
 // variant, against a fixed threshold.
 import { runLeak } from "./leak.js";
-import type { Phase } from "./run-context.js";
+import { type Phase, runnerBase } from "./run-context.js";
 
 export const leakPhase: Phase = (ctx) => {
   const { config, fixtures, progress, stops, file } = ctx;
@@ -11,17 +11,12 @@ export const leakPhase: Phase = (ctx) => {
   const run = async () => {
     if (!fixtures.leak || stops.stopped()) return;
     const rows = await runLeak({
+      ...runnerBase(ctx),
       leak,
       clients: memory.clients[0] ?? 1,
-      protocol: config.protocol,
-      launch: ctx.launch,
       fixture: fixtures.leak,
-      workDir: fixtures.workDir,
       targets: ctx.launch.targets,
       runClients: ctx.sampledClients,
-      stopped: stops.stopped,
-      track: stops.track,
-      signal: stops.signal,
       onCycleStart: (v, c, of) => progress.trial(label(v, c, of)),
       onCycle: (v, c, of, ok) => progress.done(label(v, c, of), ok),
       onCrash: (c) => ctx.crash(c, "leak", false),

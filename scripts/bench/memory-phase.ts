@@ -1,14 +1,15 @@
 // The memory matrix as a phase of the run: its planned trials, then the adaptive rounds.
+import type { MemoryRow } from "../results/schema.js";
 import { runMemory } from "./memory.js";
 import { memoryPlan, trialKind } from "./plan.js";
 import { memoryCellLabel, roundLabel } from "./progress.js";
-import type { Phase } from "./run-context.js";
+import { cellHooks, type Phase, runnerBase } from "./run-context.js";
 
 /** Memory rounds past the plan come from sequential rounds or auto-sampling. */
 const ADDED = "added round";
 
 export const memoryPhase: Phase = (ctx) => {
-  const { config, fixtures, variants, progress, stops, load, file } = ctx;
+  const { config, fixtures, variants, file } = ctx;
   const { memory } = config;
   const plan = memory.enabled ? memoryPlan(ctx.cells, variants.all, memory.trials) : [];
   const label = (t: Parameters<typeof memoryCellLabel>[0] & { trial: number }) =>
@@ -16,30 +17,18 @@ export const memoryPhase: Phase = (ctx) => {
   const run = async () => {
     if (plan.length === 0) return;
     await runMemory({
+      ...runnerBase(ctx),
       more: ctx.adaptive.moreMemory,
-      protocol: config.protocol,
-      launch: ctx.launch,
       memory,
       failFast: config.run.failFast,
       fixtures: fixtures.memory,
-      workDir: fixtures.workDir,
       runDir: ctx.runDir,
       targets: variants.targets,
       plan,
-      stopped: stops.stopped,
-      track: stops.track,
-      signal: stops.signal,
       samplesPrefix: "",
       pinning: ctx.pinning ?? undefined,
       runClients: ctx.sampledClients,
-      onTrialStart: (t) => progress.trial(label(t)),
-      onCrash: (c) => ctx.crash(c, "memory", variants.isAa(c.variant)),
-      beforeTrial: (t) => load.beforeTrial("memory", t.trial, stops.signal),
-      onRow: (measured) => {
-        const row = { ...measured, load: load.afterTrial() };
-        file.addMemory(row, variants.isAa(row.variant));
-        progress.done(label(row), row.ok);
-      },
+      ...cellHooks<Parameters<typeof label>[0], MemoryRow>(ctx, "memory", label, (row, aa) => file.addMemory(row, aa)),
     });
   };
   return { kinds: plan.map(trialKind), run };

@@ -58,6 +58,39 @@ export interface RunContext {
   crash(c: CrashReport, matrix: "latency" | "memory" | "leak" | "storm", aa: boolean): void;
 }
 
+/** What every matrix's runner takes from the run alike: the protocol, how targets start and stop, the stops. */
+export function runnerBase(ctx: RunContext) {
+  const { stops } = ctx;
+  return {
+    protocol: ctx.config.protocol,
+    launch: ctx.launch,
+    workDir: ctx.fixtures.workDir,
+    stopped: stops.stopped,
+    track: stops.track,
+    signal: stops.signal,
+  };
+}
+
+/** The hooks latency and memory cells report through: progress, crashes, the machine's load, rows. */
+export function cellHooks<L extends { variant: string; trial: number }, Row extends L & { ok: boolean }>(
+  ctx: RunContext,
+  matrix: "latency" | "memory",
+  label: (t: L) => string,
+  add: (row: Row, aa: boolean) => void,
+) {
+  const { progress, variants, load, stops } = ctx;
+  return {
+    onTrialStart: (t: L) => progress.trial(label(t)),
+    onCrash: (c: CrashReport) => ctx.crash(c, matrix, variants.isAa(c.variant)),
+    beforeTrial: (t: L) => load.beforeTrial(matrix, t.trial, stops.signal),
+    onRow: (measured: Row) => {
+      const row = { ...measured, load: load.afterTrial() };
+      add(row, variants.isAa(row.variant));
+      progress.done(label(row), row.ok);
+    },
+  };
+}
+
 /** A phase runs one matrix. Planned once, before the run starts: `kinds` are its trials for the ETA. */
 export type Phase = (ctx: RunContext) => { kinds: readonly string[]; run: () => Promise<void> };
 

@@ -4,6 +4,7 @@
 import { killAllNow } from "../target/process.js";
 import { type TargetRuntime, targetRuntime } from "../target/runtime.js";
 import { EXIT } from "../util/exit-codes.js";
+import { onStopSignals } from "../util/stop-signals.js";
 import { FailFast } from "./latency.js";
 import type { Target } from "./launch.js";
 import type { Progress } from "./progress.js";
@@ -43,12 +44,7 @@ export function createRunStops(o: { progress: Progress; stopGraceMs: number; han
     abort.abort();
     for (const t of running) void t.stop(o.stopGraceMs);
   };
-  const onSigint = () => interrupt("SIGINT");
-  const onSigterm = () => interrupt("SIGTERM");
-  if (o.handleSignals) {
-    process.on("SIGINT", onSigint);
-    process.on("SIGTERM", onSigterm);
-  }
+  const offSignals = o.handleSignals ? onStopSignals(interrupt) : () => undefined;
   return {
     stopped: () => reason !== null,
     reason: () => reason,
@@ -67,10 +63,7 @@ export function createRunStops(o: { progress: Progress; stopGraceMs: number; han
       reason = (e as Error).message;
     },
     close: async () => {
-      if (o.handleSignals) {
-        process.off("SIGINT", onSigint);
-        process.off("SIGTERM", onSigterm);
-      }
+      offSignals();
       await Promise.all([...running].map((t) => t.stop(o.stopGraceMs)));
     },
     runtime: (variant) => runtimes.get(variant),

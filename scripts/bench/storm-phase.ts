@@ -4,7 +4,7 @@
 import { size } from "../util/format.js";
 import type { TargetSpec } from "./config.js";
 import { trialLabel } from "./progress.js";
-import type { Phase } from "./run-context.js";
+import { type Phase, runnerBase } from "./run-context.js";
 import { runStorm } from "./storm.js";
 
 export const stormPhase: Phase = (ctx) => {
@@ -21,19 +21,14 @@ export const stormPhase: Phase = (ctx) => {
   const run = async () => {
     if (storm.clients.length === 0 || stops.stopped()) return;
     await runStorm({
+      ...runnerBase(ctx),
       storm,
       scriptBytes: memory.scriptBytes,
       memory,
-      protocol: config.protocol,
-      launch: ctx.launch,
       fixtures: fixtures.storm,
-      workDir: fixtures.workDir,
       runDir: ctx.runDir,
       targets: variants.all.map((n) => variants.targets.get(n) as TargetSpec),
       aaVariant: variants.aa,
-      stopped: stops.stopped,
-      track: stops.track,
-      signal: stops.signal,
       onLimits: (line) => progress.log(line),
       onCellStart: (c) => progress.trial(label(c)),
       onCrash: (c) => ctx.crash(c, "storm", variants.isAa(c.variant)),

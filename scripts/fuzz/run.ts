@@ -13,6 +13,7 @@ import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 import { connectInspector, type InspectorClient } from "../sampler/inspector.js";
 import { isAlive } from "../sampler/procfs.js";
 import { EXIT } from "../util/exit-codes.js";
+import { onStopSignals } from "../util/stop-signals.js";
 import { emptyTally, runLane } from "./connection.js";
 import { connectionSeed, FrameFuzzer } from "./frames.js";
 import { emptyHalfOpenTally, openHalfOpen } from "./half-open.js";
@@ -184,12 +185,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       process.exit(code);
     })();
   };
-  const onSigint = () => onSignal("SIGINT");
-  const onSigterm = () => onSignal("SIGTERM");
-  if (options.handleSignals) {
-    process.on("SIGINT", onSigint);
-    process.on("SIGTERM", onSigterm);
-  }
+  const offSignals = options.handleSignals ? onStopSignals(onSignal) : () => undefined;
   try {
     let db = options.fixture;
     if (db === undefined) {
@@ -248,8 +244,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     await inspector?.close().catch(() => {});
     await target?.stop();
     rmSync(tmp, { recursive: true, force: true });
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigterm);
+    offSignals();
     figures.durationMs = performance.now() - started;
   }
   const verdict = judgeFuzz(figures);
