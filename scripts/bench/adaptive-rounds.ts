@@ -2,7 +2,7 @@
 // open) and the sequential memory rounds' (memory cells not yet clear). They join the progress total
 // as they are planned; until then they are a reserve on the ETA's range.
 import type { Results } from "../results/schema.js";
-import { autoSampleReserve, createAutoSampler } from "./auto-sample.js";
+import { autoRoundsReserve, createAutoRounds } from "./auto-rounds.js";
 import type { BenchConfig } from "./config.js";
 import type { Reserve } from "./eta.js";
 import { createMemoryRounds, memoryRoundsReserve } from "./memory-rounds.js";
@@ -37,7 +37,7 @@ export function createAdaptiveRounds(o: {
   const autoSeconds = guard && o.names.length >= 2 ? run.autoSampleSeconds : null;
   const auto =
     autoSeconds !== null && guard
-      ? createAutoSampler({ ...common, budgetSeconds: autoSeconds, guard, cases: o.cases })
+      ? createAutoRounds({ ...common, budgetSeconds: autoSeconds, guard, cases: o.cases })
       : null;
   // Sequential memory rounds: cells whose headline verdicts are not yet clear get rounds up to 8 pairs.
   const seqSeconds = memory.sequentialSeconds;
@@ -48,7 +48,7 @@ export function createAdaptiveRounds(o: {
   const reserves: Record<string, Reserve> = {
     ...(auto && autoSeconds !== null
       ? {
-          "auto-sampling": autoSampleReserve({
+          "auto-sampling": autoRoundsReserve({
             budgetSeconds: autoSeconds,
             variants: o.variants,
             cases: o.cases,
@@ -78,8 +78,8 @@ export function createAdaptiveRounds(o: {
     if (next.length === 0) for (const name of Object.keys(reserves)) o.progress.settle(name);
     return next;
   };
-  const moreLatency = (sampler: NonNullable<typeof auto>) => {
-    const next = grown(sampler.moreLatency(), "auto-sampling");
+  const moreLatency = (added: NonNullable<typeof auto>) => {
+    const next = grown(added.moreLatency(), "auto-sampling");
     if (next.length === 0 && !memory.enabled) o.progress.settle("auto-sampling");
     return next;
   };

@@ -1,6 +1,6 @@
 // The leak cycles as a phase of the run. The A/A copy does not run here: the leak verdict is per
 // variant, against a fixed threshold.
-import { runLeak } from "./leak.js";
+import { runLeak } from "./leak-cycles.js";
 import { type Phase, runnerBase } from "./run-context.js";
 
 export const leakPhase: Phase = (ctx) => {

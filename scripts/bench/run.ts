@@ -7,13 +7,13 @@ import { writeJudgedReports } from "../report/write.js";
 import type { Results } from "../results/schema.js";
 import { verdictsOf } from "../verdicts/cells.js";
 import { roundLoads } from "../verdicts/disturbance.js";
-import type { GuardDecision } from "../verdicts/guard.js";
-import { runStormVerdicts } from "../verdicts/storm.js";
+import type { GuardDecision } from "../verdicts/guard-verdict.js";
+import { runStormVerdicts } from "../verdicts/storm-verdict.js";
 import type { BenchConfig } from "./config.js";
 import { PHASES } from "./phases.js";
 import { preflight } from "./preflight.js";
 import { createProgress, type Progress } from "./progress.js";
-import { withRefTargets } from "./refs.js";
+import { withRefTargets } from "./ref-targets.js";
 import { createRunContext, type RunContext } from "./run-context.js";
 import { buildRunFixtures } from "./run-fixtures.js";
 

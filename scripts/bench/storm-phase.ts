@@ -5,7 +5,7 @@ import { size } from "../util/format.js";
 import type { TargetSpec } from "./config.js";
 import { trialLabel } from "./progress.js";
 import { type Phase, runnerBase } from "./run-context.js";
-import { runStorm } from "./storm.js";
+import { runStorm } from "./storm-cells.js";
 
 export const stormPhase: Phase = (ctx) => {
   const { config, fixtures, variants, progress, stops, file } = ctx;

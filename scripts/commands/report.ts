@@ -11,7 +11,7 @@ import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { UsageError } from "../util/usage.js";
 import type { GuardConfig } from "../verdicts/cells.js";
-import { runMatrices } from "../verdicts/guard.js";
+import { runMatrices } from "../verdicts/guard-verdict.js";
 import { minEffectFromConfig } from "../verdicts/practical.js";
 import { runMergeReport } from "./report-merge.js";
 import { emitReport, type SummaryFlags } from "./summary-out.js";

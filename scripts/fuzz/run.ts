@@ -1,7 +1,7 @@
 // The fuzz run: start the bundled server (compiled, inspector on loopback) on a small temp fixture,
 // keep a healthy client running, warm up, take a post-GC heap baseline, fuzz for N seconds with C
 // frame lanes plus raw-socket faults, drop every fuzz connection, take the post-GC heap again, and
-// judge the run (verdict.ts).
+// judge the run (fuzz-verdict.ts).
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
@@ -16,10 +16,10 @@ import { EXIT } from "../util/exit-codes.js";
 import { onStopSignals } from "../util/stop-signals.js";
 import { emptyTally, runLane } from "./connection.js";
 import { connectionSeed, FrameFuzzer } from "./frames.js";
+import { type Check, FD_SLACK, type FuzzFigures, HEAP_TOLERANCE, judgeFuzz } from "./fuzz-verdict.js";
 import { emptyHalfOpenTally, openHalfOpen } from "./half-open.js";
 import { emptyHealthyReport, startHealthyClient } from "./healthy.js";
 import { startTarget } from "./server.js";
-import { type Check, FD_SLACK, type FuzzFigures, HEAP_TOLERANCE, judgeFuzz } from "./verdict.js";
 
 export interface FuzzOptions {
   seconds: number;

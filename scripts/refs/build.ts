@@ -5,7 +5,7 @@ import { once } from "node:events";
 import { createWriteStream, readFileSync } from "node:fs";
 import { spawnProcess } from "../target/process.js";
 import { onStopSignals } from "../util/stop-signals.js";
-import { lastLines } from "./plan.js";
+import { lastLines } from "./checkout-plan.js";
 
 export class BuildFailed extends Error {
   override readonly name = "BuildFailed";

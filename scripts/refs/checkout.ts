@@ -24,8 +24,6 @@ import { isAlive } from "../sampler/procfs.js";
 import { UsageError } from "../util/usage.js";
 import { runBuild } from "./build.js";
 import { bytesText, cacheSummary, defaultCacheBytes, diskRefusal, estimateCheckout } from "./cache-size.js";
-import { freeBytes, treeBytes } from "./disk.js";
-import { git, RefsError, requireGit } from "./git.js";
 import {
   type BuildRecord,
   type CacheBound,
@@ -37,7 +35,9 @@ import {
   keyCommit,
   type RefsRequest,
   WORKTREE,
-} from "./plan.js";
+} from "./checkout-plan.js";
+import { freeBytes, treeBytes } from "./disk.js";
+import { git, RefsError, requireGit } from "./git.js";
 
 export { RefsError } from "./git.js";
 

@@ -3,14 +3,14 @@
 // results.json renders the same bytes.
 
 import { MODE_NOTE } from "../results/cell-names.js";
-import type { Metric } from "../results/metrics.js";
+import type { Metric } from "../results/metric-names.js";
 import { failuresMarkdown } from "./failures.js";
-import { leakMarkdown } from "./leak.js";
-import { loadLine } from "./load.js";
+import { leakMarkdown } from "./leak-section.js";
+import { loadLine } from "./load-section.js";
 import { mdTable, mdText } from "./markup.js";
 import type { ReportModel } from "./model.js";
-import { splitNote } from "./rss-split.js";
-import { stormMarkdown } from "./storm.js";
+import { splitNote } from "./rss-split-section.js";
+import { stormMarkdown } from "./storm-section.js";
 import { summaryMarkdown, summaryOf } from "./summary.js";
 import {
   attributionOf,

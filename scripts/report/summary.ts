@@ -4,8 +4,8 @@
 // verdict class. At most about 30 lines; everything else goes below it, folded.
 
 import { cellName, memoryCellName } from "../results/cell-names.js";
-import type { Metric } from "../results/metrics.js";
-import { type CellVerdict, isIndicative } from "../results/verdict.js";
+import type { Metric } from "../results/metric-names.js";
+import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { escapeText } from "../util/escape.js";
 import { arrow, chunkSet, mib, ms } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";

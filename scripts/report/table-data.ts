@@ -2,14 +2,14 @@
 // header and cells as text, rendered inert by either (pure).
 
 import { cellName, memoryCellName } from "../results/cell-names.js";
-import type { Metric } from "../results/metrics.js";
-import { type CellVerdict, isIndicative } from "../results/verdict.js";
+import type { Metric } from "../results/metric-names.js";
+import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { isLatencyMetric } from "../verdicts/metrics.js";
-import { attributionNote, attributionSections } from "./attribution.js";
-import { withDisturbedColumn } from "./load.js";
+import { attributionNote, attributionSections } from "./attribution-section.js";
+import { withDisturbedColumn } from "./load-section.js";
 import type { ReportModel } from "./model.js";
-import { type SplitCell, splitCells } from "./rss-split.js";
+import { type SplitCell, splitCells } from "./rss-split-section.js";
 import { detectableText, intervalCell, ratioWithInterval, verdictText, verdictWord } from "./verdict-wording.js";
 
 /** Human names of the paired metrics. */

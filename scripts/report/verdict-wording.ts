@@ -3,7 +3,7 @@
 // and the note that explains them (pure).
 import { cellName } from "../results/cell-names.js";
 import type { MemoryRoundsWhy } from "../results/schema.js";
-import { type CellVerdict, isIndicative } from "../results/verdict.js";
+import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { ratio } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
 import { MIN_PAIRS } from "../verdicts/cells.js";

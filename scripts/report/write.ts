@@ -10,13 +10,13 @@ import { freeDeadRunReserve, resultsFromJsonl } from "../results/journal.js";
 import { ownerAlive } from "../results/journal-owner.js";
 import { READABLE_RESULTS_SCHEMAS, type Results, type SampleLine, upgradeResults } from "../results/schema.js";
 import type { GuardConfig } from "../verdicts/cells.js";
-import { type GuardDecision, judge } from "../verdicts/guard.js";
+import { type GuardDecision, judge } from "../verdicts/guard-verdict.js";
 import type { MinEffect } from "../verdicts/practical.js";
 import { reportCharts, type SampleSeries } from "./charts.js";
 import { type HtmlAssets, renderHtml } from "./html.js";
 import { renderMarkdown, summaryBlock } from "./markdown.js";
 import { buildModel, type ModelOptions } from "./model.js";
-import { resultsSchemaProblem } from "./results-schema.js";
+import { resultsSchemaProblem } from "./results-check.js";
 import { type SummaryJson, summaryJson } from "./summary-json.js";
 
 /** A run directory that cannot be reported (missing or foreign results.json). */

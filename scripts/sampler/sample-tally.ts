@@ -1,12 +1,12 @@
 // What the sampler's summary is made of, gathered as samples come: counts, peaks, achieved
 // intervals, heap gaps, the kernel's peak RSS. Pure apart from the VmHWM read.
 
-import type { RssSplit } from "../results/rss-split.js";
+import type { RssSplit } from "../results/rss-split-record.js";
 import type { IntervalStats } from "../results/schema.js";
 import { distribution, intervalStats } from "./interval-stats.js";
 import { readVmHwm } from "./procfs.js";
 import type { RssLaneScheduling } from "./rss-lane.js";
-import { rssSplitTracker, splitPoint } from "./rss-split.js";
+import { rssSplitTracker, splitPoint } from "./rss-split-peaks.js";
 
 /** An RSS lane sample: t in ms from the sampler's origin (monotonic clock), rss in bytes. */
 export interface RssSample {
@@ -67,7 +67,7 @@ export interface SamplerSummary {
   /** From the start of sampling to its end (ms). */
   durationMs: number;
   file: string | null;
-  /** The RSS split over the heap lane's ticks (results/rss-split.ts); null when not read. */
+  /** The RSS split over the heap lane's ticks (results/rss-split-record.ts); null when not read. */
   rssSplit: RssSplit | null;
   /** Why sampling ended early (target exited, inspector closed), or null after a clean stop(). */
   error: string | null;

@@ -16,7 +16,7 @@ import { parseArgs } from "node:util";
 import { writeFileAtomic } from "../../common/atomic-file.js";
 import { runDirName } from "../bench/machine.js";
 import type { Results } from "../results/schema.js";
-import type { CellVerdict } from "../results/verdict.js";
+import type { CellVerdict } from "../results/verdict-record.js";
 import {
   baselineFigures,
   type Kind,

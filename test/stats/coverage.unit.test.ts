@@ -8,7 +8,7 @@
 import { describe, expect, it } from "vitest";
 import { randomFloats } from "../../common/prng.js";
 import { intervalCell } from "../../scripts/report/verdict-wording.js";
-import type { CellVerdict } from "../../scripts/results/verdict.js";
+import type { CellVerdict } from "../../scripts/results/verdict-record.js";
 import { bootstrapRatioCI, pairedRatios, summariseRatios } from "../../scripts/util/stats.js";
 import { decideCell } from "../../scripts/verdicts/cells.js";
 

@@ -1,7 +1,7 @@
 // From per-cycle readings of one server to a leak row: slopes of post-GC heap, RSS and open
 // descriptors per reconnect cycle (Theil–Sen with Sen's 95% interval), and the verdict. Pure.
 
-import type { LeakPoint, LeakRow } from "../results/leak.js";
+import type { LeakPoint, LeakRow } from "../results/leak-record.js";
 import { theilSen } from "./slope.js";
 
 /** Fewer measured cycles than this give no slope worth a verdict (Sen's interval needs about 10). */

@@ -1,8 +1,8 @@
 // Storm rows -> the report's storm table (report.md and report.html) and chart data (server RSS and
 // caught-up clients over time, one chart per variant of each cell). Pure: samples come in as data.
 
-import { FAILURE_KINDS, type StormRow } from "../results/storm.js";
-import { isIndicative, type StormVerdict } from "../results/verdict.js";
+import { FAILURE_KINDS, type StormRow } from "../results/storm-record.js";
+import { isIndicative, type StormVerdict } from "../results/verdict-record.js";
 import { arrow, mib, ms, size } from "../util/format.js";
 import { median } from "../util/stats.js";
 import { escapeHtml, htmlTable, mdText } from "./markup.js";

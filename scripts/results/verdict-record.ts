@@ -1,5 +1,5 @@
 // A verdict as results.json keeps it (verdicts/ computes them; report/ renders them).
-import type { Metric, MetricUnit, StormMetric } from "./metrics.js";
+import type { Metric, MetricUnit, StormMetric } from "./metric-names.js";
 
 export type GuardedVerdict = "pass" | "fail" | "noise" | "missing" | "too-few-pairs";
 export type OpenVerdict = "lower" | "higher" | "noise" | "missing" | "no-practical-change";

@@ -5,10 +5,10 @@
 // storms served every client: a storm with failed clients carried less load, so its peaks and
 // percentiles are not comparable. Every pair that does not count is named, never dropped silently.
 
-import { STORM_METRICS, type StormMetric } from "../results/metrics.js";
+import { STORM_METRICS, type StormMetric } from "../results/metric-names.js";
 import type { Results } from "../results/schema.js";
-import type { StormRow } from "../results/storm.js";
-import type { MissingPair, StormVerdict } from "../results/verdict.js";
+import type { StormRow } from "../results/storm-record.js";
+import type { MissingPair, StormVerdict } from "../results/verdict-record.js";
 import { median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import { aaBandOf, decideCell, type GuardConfig, RESAMPLES } from "./cells.js";
 import { rolesOf } from "./metrics.js";

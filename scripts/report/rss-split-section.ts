@@ -1,7 +1,7 @@
 // "Where the RSS was at its peak" (pure): per memory cell and variant, the RSS split at the heap-lane
 // tick with the highest RSS, the median of the ok trials per component, and the table baseline →
 // candidate per component with the difference. Older results without a split give no table.
-import { type RssSplitPoint, remainderOf } from "../results/rss-split.js";
+import { type RssSplitPoint, remainderOf } from "../results/rss-split-record.js";
 import type { MemoryRow } from "../results/schema.js";
 import { mib } from "../util/format.js";
 import { median } from "../util/stats.js";

@@ -1,5 +1,5 @@
 // The names of the metrics results.json judges: paired ratios per latency case, memory cell and storm cell.
-import type { StormRow } from "./storm.js";
+import type { StormRow } from "./storm-record.js";
 
 // acknowledgedMs (subscribe sent to the marker chunk's ACK sent) is the reference study's timer.
 export const LATENCY_METRICS = ["completionMs", "acknowledgedMs", "firstChunkMs", "probeMs"] as const;

@@ -1,7 +1,7 @@
 // The machine's load in the reports (pure): a "disturbed rounds" column in the per-cell verdict
 // tables and one summary line under their heading (rounds disturbed per matrix, --wait-quiet's pauses).
 
-import type { RoundLoad } from "../results/load.js";
+import type { RoundLoad } from "../results/load-record.js";
 import type { Results } from "../results/schema.js";
 import { median } from "../util/stats.js";
 import { type CellLoad, cellLoads, roundLoads, thresholdOf } from "../verdicts/disturbance.js";

@@ -1,8 +1,8 @@
 // Pure: the RSS split's peaks and its value at the RSS peak, accumulated tick by tick.
-import { type RssSplit, type RssSplitPoint, remainderOf } from "../results/rss-split.js";
+import { type RssSplit, type RssSplitPoint, remainderOf } from "../results/rss-split-record.js";
 import type { MemoryUsageReading } from "./memory-usage.js";
 
-/** Pure: one tick's split (remainder: results/rss-split.ts remainderOf). */
+/** Pure: one tick's split (remainder: results/rss-split-record.ts remainderOf). */
 export function splitPoint(t: number, r: MemoryUsageReading): RssSplitPoint {
   return {
     t,

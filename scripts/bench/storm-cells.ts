@@ -6,7 +6,7 @@ import { appendFileSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type SessionSpec, subscribePayloadFor } from "../driver/session-spec.js";
-import type { StormRow } from "../results/storm.js";
+import type { StormRow } from "../results/storm-record.js";
 import { postGcHeap, startSampler } from "../sampler/sampler.js";
 import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "../storm/figures.js";
 import { runStormClients } from "../storm/fleet.js";

@@ -6,10 +6,10 @@
 // the inspector, RSS from /proc/PID/statm and the count of /proc/PID/fd entries.
 import { readdirSync } from "node:fs";
 import type { RunClients } from "../driver/session-spec.js";
-import type { LeakPoint, LeakRow } from "../results/leak.js";
+import type { LeakPoint, LeakRow } from "../results/leak-record.js";
 import { openRssReader, type RssReader } from "../sampler/procfs.js";
 import { postGcHeap } from "../sampler/sampler.js";
-import { leakRow } from "../verdicts/leak.js";
+import { leakRow } from "../verdicts/leak-verdict.js";
 import type { LeakConfig, ProtocolConfig, TargetSpec, TargetsConfig } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";

@@ -1,7 +1,7 @@
 // Leak rows -> the report's leak table (report.md and report.html) and chart data (post-GC heap per
 // cycle with the fitted Theil–Sen line, one chart per variant). Pure.
 
-import type { LeakRow } from "../results/leak.js";
+import type { LeakRow } from "../results/leak-record.js";
 import { median } from "../util/stats.js";
 import { escapeHtml, htmlTable, mdText } from "./markup.js";
 

@@ -4,14 +4,14 @@
 // above the ceiling but inside its A/A band, leaves the run without a verdict.
 
 import { cellName } from "../results/cell-names.js";
-import { LEAK_METRIC, METRICS, STORM_METRIC_NAMES } from "../results/metrics.js";
+import { LEAK_METRIC, METRICS, STORM_METRIC_NAMES } from "../results/metric-names.js";
 import type { Results } from "../results/schema.js";
-import type { CellVerdict } from "../results/verdict.js";
+import type { CellVerdict } from "../results/verdict-record.js";
 import { EXIT, type ExitCode } from "../util/exit-codes.js";
 import { GUARD_MIN_PAIRS, type GuardConfig, verdictsOf } from "./cells.js";
 import { judgeLeak } from "./leak-guard.js";
 import { isLatencyMetric, isMetric, rolesOf } from "./metrics.js";
-import { DEFAULT_STORM_GUARD, isStormMetric, runStormVerdicts } from "./storm.js";
+import { DEFAULT_STORM_GUARD, isStormMetric, runStormVerdicts } from "./storm-verdict.js";
 
 export interface GuardDecision {
   /** True when the run passes: no guarded cell failed, none is missing or undecided. */

@@ -4,7 +4,13 @@
 // trials' own overhead (their peak heap against the measured trials' median). Function names and
 // paths come from the target: data, rendered inert by the tables and mdText.
 
-import type { AttributionInfo, AttributionKind, AttributionRow, HeapSite, SiteFrame } from "../results/attribution.js";
+import type {
+  AttributionInfo,
+  AttributionKind,
+  AttributionRow,
+  HeapSite,
+  SiteFrame,
+} from "../results/attribution-record.js";
 import { memoryCellName } from "../results/cell-names.js";
 import { mib } from "../util/format.js";
 

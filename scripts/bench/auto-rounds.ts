@@ -1,6 +1,6 @@
-// Auto-sampling: after the planned rounds, add interleaved rounds to the guarded cells whose verdict
-// is still open (interval straddling the ceiling, or above it inside the A/A band), one round at a
-// time, until every such cell is decided or the time budget is spent. Pure apart from the clock,
+// Auto-sampling (--auto-sample) adds rounds: after the planned rounds, a round at a time for the
+// guarded cells whose verdict is still open (interval straddling the ceiling, or above it inside the
+// A/A band), until every such cell is decided or the time budget is spent. Pure apart from the clock,
 // which is passed in: the runner asks `more()` each time its plan runs dry.
 
 import type { AutoSampleInfo, LatencyCase, Results } from "../results/schema.js";
@@ -8,7 +8,7 @@ import { cellsToResample, type GuardConfig, memoryCellId, verdictsOf } from "../
 import type { Reserve } from "./eta.js";
 import { type LatencyTrial, latencyRound, type MemoryCell, type MemoryTrial, memoryRound, trialKind } from "./plan.js";
 
-export interface AutoSamplerOptions {
+export interface AutoRoundsOptions {
   budgetSeconds: number;
   guard: GuardConfig;
   /** Every variant of a round, baseline first (the A/A copy included). */
@@ -20,7 +20,7 @@ export interface AutoSamplerOptions {
   now: () => number;
 }
 
-export interface AutoSampler {
+export interface AutoRounds {
   /** The next round of latency trials for the open latency cells, or [] when done. */
   moreLatency: () => LatencyTrial[];
   /** The next round of memory trials for the open memory cells, or [] when done. */
@@ -38,15 +38,15 @@ function lastRound(rows: readonly { trial: number }[]): number {
  * What auto-sampling may add to the run, for the ETA's range: only its budget bounds it, plus the
  * largest round (every case's, or every memory cell's) that may start just before the budget is spent.
  */
-export function autoSampleReserve(
-  o: Pick<AutoSamplerOptions, "budgetSeconds" | "variants" | "cases" | "cells">,
+export function autoRoundsReserve(
+  o: Pick<AutoRoundsOptions, "budgetSeconds" | "variants" | "cases" | "cells">,
 ): Reserve {
   const latency = latencyRound(o.cases, o.variants, 1).map(trialKind);
   const memory = memoryRound(o.cells, o.variants, 1).map(trialKind);
   return { kinds: null, budgetMs: o.budgetSeconds * 1000, roundKinds: memory.length > 0 ? memory : latency };
 }
 
-export function createAutoSampler(o: AutoSamplerOptions): AutoSampler {
+export function createAutoRounds(o: AutoRoundsOptions): AutoRounds {
   const budgetMs = o.budgetSeconds * 1000;
   let spentMs = 0;
   // Time is counted from issuing a round to the next ask: the rounds' own run time.
