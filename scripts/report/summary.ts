@@ -14,6 +14,7 @@ import { minEffectText } from "../verdicts/practical.js";
 import type { Conditions } from "./conditions.js";
 import { escapeHtml, htmlTable, mdTable, mdText } from "./markup.js";
 import type { ReportModel } from "./model.js";
+import { verdictOf } from "./table-data.js";
 import { ratioWithInterval, verdictWord } from "./verdict-wording.js";
 
 export interface SummaryTable {
@@ -52,10 +53,6 @@ function conditionsLine(c: Conditions): string {
   return `${parts.join("; ")}.`;
 }
 
-function find(model: ReportModel, metric: Metric, cell: string): CellVerdict | undefined {
-  return model.metrics.find((m) => m.metric === metric)?.cells.find((v) => v.cell === cell);
-}
-
 function latencyTable(model: ReportModel): SummaryTable | null {
   const r = model.roles;
   if (!r || model.latency.length === 0) return null;
@@ -69,8 +66,8 @@ function latencyTable(model: ReportModel): SummaryTable | null {
     "verdict",
   ];
   const rows = model.latency.map((k) => {
-    const ack = find(model, "acknowledgedMs", k.case);
-    const rec = find(model, "completionMs", k.case);
+    const ack = verdictOf(model, "acknowledgedMs", k.case);
+    const rec = verdictOf(model, "completionMs", k.case);
     const words =
       acknowledged && verdictWord(ack) !== verdictWord(rec)
         ? `${verdictWord(ack)} / ${verdictWord(rec)}`
@@ -107,7 +104,7 @@ function memoryTable(model: ReportModel): SummaryTable | null {
   ];
   const rows = model.memory.map((m) => {
     const id = `${m.scriptBytes}x${m.clients}/${m.mode}`;
-    const verdicts = MEMORY_HEADLINE.map((h) => ({ h, v: find(model, h.metric, id) }));
+    const verdicts = MEMORY_HEADLINE.map((h) => ({ h, v: verdictOf(model, h.metric, id) }));
     const words = verdicts.map(({ v }) => verdictWord(v));
     const same = words.every((w) => w === words[0]);
     // "noise (indicative)" three times says "noise (all three, indicative)" once.

@@ -181,7 +181,8 @@ export function samplerCells(model: ReportModel): Cells | null {
 }
 type Iv = { median: number; p99: number; max: number } | null;
 
-function verdictOf(model: ReportModel, metric: Metric, cell: string): CellVerdict | undefined {
+/** A metric's verdict in one cell, if judged. */
+export function verdictOf(model: ReportModel, metric: Metric, cell: string): CellVerdict | undefined {
   return model.metrics.find((m) => m.metric === metric)?.cells.find((v) => v.cell === cell);
 }
 

@@ -127,6 +127,17 @@ async function prepareTarget(options: SamplerOptions) {
   return { cpuStart, hwmReset };
 }
 
+/** A heap answer as a sample and as its samples-file line (with the RSS split when it was read). */
+function heapSample(t: number, asked: number, h: HeapUsage | MemoryUsageReading): { sample: HeapSample; line: string } {
+  const sample: HeapSample = { t, asked, heapUsed: h.usedSize, heapTotal: h.totalSize };
+  let splitFields = "";
+  if ("rss" in h) {
+    Object.assign(sample, { external: h.external, arrayBuffers: h.arrayBuffers, tickRss: h.rss });
+    splitFields = `,"external":${h.external},"arrayBuffers":${h.arrayBuffers},"tickRss":${h.rss}`;
+  }
+  return { sample, line: `{"t":${r3(t)},"heapUsed":${sample.heapUsed},"heapTotal":${sample.heapTotal}${splitFields}}` };
+}
+
 /** Calls an observer; a throwing one must not stop the measurement. */
 function tell<T>(observer: ((x: T) => void) | undefined, x: T): void {
   try {
@@ -248,14 +259,9 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
 
   const onHeapAnswer = (t: number, asked: number, h: HeapUsage | MemoryUsageReading) => {
     closeHeapStretch(t);
-    const sample: HeapSample = { t, asked, heapUsed: h.usedSize, heapTotal: h.totalSize };
-    let splitFields = "";
-    if ("rss" in h) {
-      Object.assign(sample, { external: h.external, arrayBuffers: h.arrayBuffers, tickRss: h.rss });
-      splitFields = `,"external":${h.external},"arrayBuffers":${h.arrayBuffers},"tickRss":${h.rss}`;
-    }
+    const { sample, line } = heapSample(t, asked, h);
     tally.heap(sample, "rss" in h ? h : null);
-    samples.write(t, `{"t":${r3(t)},"heapUsed":${sample.heapUsed},"heapTotal":${sample.heapTotal}${splitFields}}`);
+    samples.write(t, line);
     tell(options.onHeap, sample);
   };
   // The heap lane runs on this thread: one request in flight at a time, never waited for by the RSS lane.
