@@ -49,17 +49,17 @@ module.exports = {
     },
     {
       name: "results-is-a-leaf",
-      comment: "results/ (schema, journal) imports only util/, the fixture helpers and scenarios/lib",
+      comment: "results/ (schema, journal) imports only util/, common/, the fixture schema and scenarios/lib",
       severity: "error",
       from: { path: "^scripts/results/" },
       to: { path: "^(scripts/(?!results/|util/)|server-under-test/)" },
     },
     {
       name: "util-is-a-leaf",
-      comment: "util/ imports nothing of scripts/ (only the fixture helpers it shares)",
+      comment: "util/ imports nothing of scripts/ (only common/, the bottom layer)",
       severity: "error",
       from: { path: "^scripts/util/" },
-      to: { path: "^(scripts/(?!util/)|server-under-test/|scenarios/)" },
+      to: { path: "^(scripts/(?!util/)|fixtures/|server-under-test/|scenarios/)" },
     },
     {
       name: "scenarios-lib-self-contained",
@@ -76,8 +76,16 @@ module.exports = {
       to: { path: "^(scripts|fixtures|server-under-test|test)/" },
     },
     {
+      name: "common-is-the-bottom",
+      comment:
+        "common/ (helpers every part may import: atomic files, disk full, process alive, the PRNG) imports none of the others",
+      severity: "error",
+      from: { path: "^common/" },
+      to: { path: "^(scripts|fixtures|scenarios|server-under-test|test)/" },
+    },
+    {
       name: "fixtures-self-contained",
-      comment: "fixtures/ imports none of the others",
+      comment: "fixtures/ (the fixture generator) imports none of the others but common/",
       severity: "error",
       from: { path: "^fixtures/" },
       to: { path: "^(scripts|scenarios|server-under-test|test)/" },
@@ -91,7 +99,7 @@ module.exports = {
     },
     {
       name: "bundled-server-imports-only-fixture-schema",
-      comment: "server-under-test imports only the fixture schema and metadata reader",
+      comment: "server-under-test imports only the fixture schema and metadata reader (and common/)",
       severity: "error",
       from: { path: "^server-under-test/" },
       to: { path: "^(scripts|scenarios|test)/|^fixtures/(?!schema\\.ts$|meta\\.ts$)" },

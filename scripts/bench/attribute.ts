@@ -6,7 +6,7 @@
 // profiles/<trial>.heapprofile (Chrome DevTools' Memory panel and speedscope open them).
 import { mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { AttributionKind, AttributionRow } from "../results/attribution.js";
+import type { AttributionKind, AttributionRow } from "../results/attribution-record.js";
 import type { MemoryRow } from "../results/schema.js";
 import { type ProfileCapture, startHeapProfiling } from "../sampler/heap-profiler.js";
 import { type FrameResolver, heapSites } from "../sampler/heap-sites.js";

@@ -3,7 +3,7 @@
 
 import type { DriverName } from "../driver/clients.js";
 import type { CompletionRule } from "../driver/session-spec.js";
-import type { RefsRequest } from "../refs/plan.js";
+import type { RefsRequest } from "../refs/checkout-plan.js";
 import type { RefRecord } from "../results/ref.js";
 import type { LatencyCase, MemoryMode } from "../results/schema.js";
 import type { Delivery } from "../target/bundled.js";

@@ -2,7 +2,7 @@
 // row as `load`), and, with --wait-quiet, a bounded pause before each round until the machine
 // settles. The judging is pure (disturbance.ts); this holds the readings and the clock.
 import { setTimeout as sleep } from "node:timers/promises";
-import type { LoadSnapshot, QuietWait, TrialLoad } from "../results/load.js";
+import type { LoadSnapshot, QuietWait, TrialLoad } from "../results/load-record.js";
 import { readLoadSnapshot } from "../sampler/machine-load.js";
 import { loadFigures, trialLoad, waitQuiet } from "../verdicts/disturbance.js";
 

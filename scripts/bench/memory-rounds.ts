@@ -9,7 +9,7 @@
 //   ratio is below 1 + t and above 1 - t by two one-sided sign tests (each p = 2^-n, 1.6% at 6).
 // Pure apart from the clock, which is passed in.
 
-import { HEADLINE_MEMORY_METRICS, type Metric, unitOf } from "../results/metrics.js";
+import { HEADLINE_MEMORY_METRICS, type Metric, unitOf } from "../results/metric-names.js";
 import type { MemoryRoundsInfo, MemoryRoundsWhy, Results } from "../results/schema.js";
 import { cellPairs, memoryCellId, RELIABLE_PAIRS, verdictsOf } from "../verdicts/cells.js";
 import { floorTolerance, minEffectFromConfig } from "../verdicts/practical.js";

@@ -1,11 +1,28 @@
 // Progress of a bench run on stderr: a cli-progress bar (cell, trial i/N, elapsed, ETA) on a TTY,
 // one plain line per finished trial otherwise (CI logs). Separate from measuring, as in autocannon.
 import cliProgress from "cli-progress";
+import { memoryCellName } from "../results/cell-names.js";
 import { Eta, etaText, type MsRange, type Reserve, rangeText } from "./eta.js";
 
 /** "resume-many legacy, trial 2/3" (with "A/A " in front for the A/A run): the bar's cell label. */
 export function trialLabel(cell: string, trial: number, of: number, aa = false): string {
   return `${aa ? "A/A " : ""}${cell}, trial ${trial}/${of}`;
+}
+
+/** A trial's label; a round past the plan is an adaptive one (`added` names which), and says so. */
+export function roundLabel(
+  cell: string,
+  trial: number,
+  planned: number,
+  aa: boolean,
+  added = "auto-sample round",
+): string {
+  return trial > planned ? `${aa ? "A/A " : ""}${cell}, ${added} ${trial}` : trialLabel(cell, trial, planned, aa);
+}
+
+/** "memory 1 KiB × 10, resume legacy": a memory cell (named as in the report) and variant. */
+export function memoryCellLabel(t: { scriptBytes: number; clients: number; mode: string; variant: string }): string {
+  return `memory ${memoryCellName(t)} ${t.variant}`;
 }
 
 export interface Progress {

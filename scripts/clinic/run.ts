@@ -8,7 +8,7 @@ import { createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { removeDeadOwners } from "../../fixtures/atomic-file.js";
+import { removeDeadOwners } from "../../common/atomic-file.js";
 import { fixtureCacheDir } from "../../fixtures/options.js";
 import {
   DEFAULT_SESSION_TIMEOUT_MS,

@@ -2,7 +2,7 @@
 // validates its metadata. A thin layer over fixtures/generate.ts and fixtures/meta.ts.
 import cliProgress from "cli-progress";
 import type { Argv, CommandModule } from "yargs";
-import { DiskFullError } from "../../fixtures/disk-full.js";
+import { DiskFullError } from "../../common/disk-full.js";
 import { FixtureInputError, type FixtureOptions, generateFixture } from "../../fixtures/generate.js";
 import { FixtureError, readFixtureMeta } from "../../fixtures/meta.js";
 import { defaultFixturePath, parseScriptBytes } from "../../fixtures/options.js";

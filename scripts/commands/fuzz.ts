@@ -2,8 +2,8 @@
 // healthy client checks it keeps working. Exit 0 on pass, 1 on fail, 2 on bad flags, 3 when the
 // server could not be started.
 import type { CommandModule } from "yargs";
+import { formatFuzzReport } from "../fuzz/fuzz-verdict.js";
 import { runFuzz } from "../fuzz/run.js";
-import { formatFuzzReport } from "../fuzz/verdict.js";
 import { FUZZ_COMMAND, FUZZ_OPTIONS } from "../options/fuzz.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";

@@ -4,7 +4,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { writeFileAtomic } from "../../common/atomic-file.js";
 import { CONFIG_FILE } from "../options/config-file.js";
 import { INIT_COMMAND, INIT_OPTIONS } from "../options/init.js";
 import { readFlags } from "../options/spec.js";

@@ -7,7 +7,6 @@ import type { CommandModule } from "yargs";
 import { scenarioConfigFromEnv } from "../../scenarios/lib/env.js";
 import { credentialIn, envSecretProblem } from "../k6operator/env-secrets.js";
 import { imageRefProblem } from "../k6operator/image-ref.js";
-import { DEFAULT_CLIENTS } from "../k6operator/limits.js";
 import {
   ARCHIVE_FILE,
   DEFAULT_RUN_ID_LENGTH,
@@ -19,6 +18,7 @@ import {
 } from "../k6operator/manifest.js";
 import { COLLECTOR_FILE, collectorPod, runScript } from "../k6operator/run-script.js";
 import { agentReadme, type ServerPodOptions, SNIPPET_FILE, serverPodSnippet } from "../k6operator/server-pod.js";
+import { DEFAULT_CLIENTS } from "../k6operator/testrun-limits.js";
 import { K6_OPERATOR_COMMAND, K6_OPERATOR_OPTIONS } from "../options/k6-operator.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";

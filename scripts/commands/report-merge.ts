@@ -2,14 +2,14 @@
 // distributed k6 run. Prints the Markdown; with --out also writes merged.md and merged.json there.
 import { existsSync, lstatSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
+import { DiskFullError, isDiskFull } from "../../common/disk-full.js";
 import { REPORT_OPTIONS } from "../options/report.js";
 import { parseOption } from "../options/spec.js";
-import { MergeInputError, mergeSummaries, renderMergedMarkdown } from "../report/merge.js";
-import { renderMergedHtml } from "../report/merge-html.js";
-import { agentSampleFiles, readAgentSamples, readRunnerSummaries } from "../report/merge-input.js";
-import { type MergedMemory, mergeMemory } from "../report/merge-memory.js";
-import { renderMemoryMarkdown } from "../report/merge-memory-render.js";
+import { type MergedMemory, mergeMemory } from "../report/merge/agent-memory.js";
+import { renderMemoryMarkdown } from "../report/merge/agent-memory-render.js";
+import { agentSampleFiles, readAgentSamples, readRunnerSummaries } from "../report/merge/inputs.js";
+import { renderMergedHtml } from "../report/merge/merged-html.js";
+import { MergeInputError, mergeSummaries, renderMergedMarkdown } from "../report/merge/merged-report.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { UsageError, writableDirFlag } from "../util/usage.js";

@@ -1,18 +1,17 @@
 // `catchup-bench report <run>`: re-render report.md and report.html from a run's results.json and
 // samples (never re-measures), print the Markdown, and judge the regression guard when --ceiling is given.
 import type { CommandModule } from "yargs";
-import { DiskFullError } from "../../fixtures/disk-full.js";
+import { DiskFullError } from "../../common/disk-full.js";
 import { type GuardRaw, guardFromFlags } from "../options/guard.js";
 import { parseMinEffect } from "../options/min-effect.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
-import { writeJudgedReports } from "../report/judged.js";
-import { ReportInputError, RunInProgressError, readResults } from "../report/write.js";
+import { ReportInputError, RunInProgressError, readResults, writeJudgedReports } from "../report/write.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { UsageError } from "../util/usage.js";
 import type { GuardConfig } from "../verdicts/cells.js";
-import { runMatrices } from "../verdicts/guard.js";
+import { runMatrices } from "../verdicts/guard-verdict.js";
 import { minEffectFromConfig } from "../verdicts/practical.js";
 import { runMergeReport } from "./report-merge.js";
 import { emitReport, type SummaryFlags } from "./summary-out.js";

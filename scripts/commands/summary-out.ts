@@ -2,7 +2,7 @@
 // (or, with --json, the summary as JSON), so `report RUN > comment.md` is the comment; paths, the guard's
 // lines and the closing line go to stderr; the summary block to --summary-md and $GITHUB_STEP_SUMMARY.
 import { appendFileSync } from "node:fs";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { writeFileAtomic } from "../../common/atomic-file.js";
 import { UsageError } from "../util/usage.js";
 
 export interface Written {

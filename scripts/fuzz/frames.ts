@@ -2,7 +2,7 @@
 // frames (and waits) that one fuzz connection sends to an Effect RPC WebSocket server. The same seed
 // gives the same frames byte for byte, so a failing run can be replayed. No sockets, clocks or I/O here;
 // scripts/fuzz/run.ts executes the steps.
-import { randomFloats } from "../../fixtures/prng.js";
+import { randomFloats } from "../../common/prng.js";
 // The unary probe tag doubles as the fuzzer's sentinel: any healthy server answers it.
 import { PROBE_TAG as CONFIG_TAG, SUBSCRIBE_TAG } from "../../scenarios/lib/protocol.js";
 

@@ -1,24 +1,25 @@
 // The fuzz run: start the bundled server (compiled, inspector on loopback) on a small temp fixture,
 // keep a healthy client running, warm up, take a post-GC heap baseline, fuzz for N seconds with C
 // frame lanes plus raw-socket faults, drop every fuzz connection, take the post-GC heap again, and
-// judge the run (verdict.ts).
+// judge the run (fuzz-verdict.ts).
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import type { Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { randomFloats } from "../../common/prng.js";
 import { generateFixture } from "../../fixtures/generate.js";
-import { randomFloats } from "../../fixtures/prng.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 import { connectInspector, type InspectorClient } from "../sampler/inspector.js";
 import { isAlive } from "../sampler/procfs.js";
 import { EXIT } from "../util/exit-codes.js";
+import { onStopSignals } from "../util/stop-signals.js";
 import { emptyTally, runLane } from "./connection.js";
 import { connectionSeed, FrameFuzzer } from "./frames.js";
+import { type Check, FD_SLACK, type FuzzFigures, HEAP_TOLERANCE, judgeFuzz } from "./fuzz-verdict.js";
 import { emptyHalfOpenTally, openHalfOpen } from "./half-open.js";
 import { emptyHealthyReport, startHealthyClient } from "./healthy.js";
 import { startTarget } from "./server.js";
-import { type Check, FD_SLACK, type FuzzFigures, HEAP_TOLERANCE, judgeFuzz } from "./verdict.js";
 
 export interface FuzzOptions {
   seconds: number;
@@ -184,12 +185,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
       process.exit(code);
     })();
   };
-  const onSigint = () => onSignal("SIGINT");
-  const onSigterm = () => onSignal("SIGTERM");
-  if (options.handleSignals) {
-    process.on("SIGINT", onSigint);
-    process.on("SIGTERM", onSigterm);
-  }
+  const offSignals = options.handleSignals ? onStopSignals(onSignal) : () => undefined;
   try {
     let db = options.fixture;
     if (db === undefined) {
@@ -248,8 +244,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     await inspector?.close().catch(() => {});
     await target?.stop();
     rmSync(tmp, { recursive: true, force: true });
-    process.off("SIGINT", onSigint);
-    process.off("SIGTERM", onSigterm);
+    offSignals();
     figures.durationMs = performance.now() - started;
   }
   const verdict = judgeFuzz(figures);

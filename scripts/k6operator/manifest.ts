@@ -11,7 +11,12 @@
 // run's Jobs: k6-operator creates NAME-initializer once and does not retry a failed create,
 // grafana/k6-operator v1.6.0 internal/controller/k6_initialize.go:41-44), the
 // runners write into /results/RUN_ID/, and the summaries carry it (`--merge` refuses a stale one).
-import { CONFIGMAP_LIMIT, MIN_RUNNER_K6, RUNNER_SECURITY_CONTEXT, SINGLE_VU_SCRIPTS as SINGLE_VU } from "./limits.js";
+import {
+  CONFIGMAP_LIMIT,
+  MIN_RUNNER_K6,
+  RUNNER_SECURITY_CONTEXT,
+  SINGLE_VU_SCRIPTS as SINGLE_VU,
+} from "./testrun-limits.js";
 
 export const ARCHIVE_FILE = "archive.tar";
 export const RESULTS_MOUNT = "/results";

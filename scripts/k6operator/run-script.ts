@@ -6,7 +6,7 @@
 // so on a ReadWriteMany volume the runners may not be able to write. The collector (root, on the
 // same claim) makes /results/RUN_ID and hands it to uid 12345 before the TestRun starts, then stays
 // so `kubectl cp` has a running container to copy the results out of; run.sh removes it.
-import { COLLECTOR_IMAGE, K6_IMAGE_UID } from "./limits.js";
+
 import {
   configMapName,
   type OperatorOptions,
@@ -16,6 +16,7 @@ import {
   shellQuote,
   shipCommands,
 } from "./manifest.js";
+import { COLLECTOR_IMAGE, K6_IMAGE_UID } from "./testrun-limits.js";
 
 export const COLLECTOR_FILE = "collector.json";
 /** The collector outlives any wait of run.sh (RUN_TIMEOUT_S is capped below it), then stops by itself. */

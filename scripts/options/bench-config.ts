@@ -6,7 +6,7 @@ import { THREAD_CASES } from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
 import { type BenchConfig, type ConfigFileRecord, MEMORY_MODES, type TargetSpec } from "../bench/config.js";
 import type { CompletionRule } from "../driver/session-spec.js";
-import { parseRefFlags, refVariantNames } from "../refs/plan.js";
+import { parseRefFlags, refVariantNames } from "../refs/checkout-plan.js";
 import type { Delivery } from "../target/bundled.js";
 import { listFlag, UsageError } from "../util/usage.js";
 import { BENCH_OPTIONS, DEFAULT_EVENTS, DEFAULT_PROJECTS, QUICK } from "./bench.js";

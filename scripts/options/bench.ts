@@ -58,7 +58,7 @@ export const BENCH_OPTIONS = {
     max: 1000,
     default: 8,
     defaultText: "8 (1 with --quick)",
-    describe: "trials (rounds) per latency case: each round runs every variant once, in rotated order",
+    describe: "trials per variant and latency case, one per round (a round runs every variant once, in rotated order)",
     group: MATRIX,
   },
   "ack-delay-ms": {
@@ -104,7 +104,7 @@ export const BENCH_OPTIONS = {
     max: 1000,
     default: 3,
     defaultText: "3 (1 with --quick)",
-    describe: "trials (rounds) per memory cell, each on a fresh server, variants in rotated order",
+    describe: "trials per variant and memory cell, one per round, each on a fresh server (variants in rotated order)",
     group: MEMORY,
   },
   "memory-sequential": {
@@ -242,7 +242,7 @@ export const BENCH_OPTIONS = {
     min: 1,
     max: 100,
     default: 1,
-    describe: "trials (rounds) per storm cell, each on a fresh server, variants in rotated order",
+    describe: "trials per variant and storm cell, one per round, each on a fresh server (variants in rotated order)",
     group: STORM,
   },
   variants: {

@@ -2,7 +2,7 @@
 
 import { UsageError } from "../util/usage.js";
 import { GUARD_MIN_PAIRS, type GuardConfig } from "../verdicts/cells.js";
-import { defaultGuard, GUARD_METRICS } from "../verdicts/guard.js";
+import { defaultGuard, GUARD_METRICS } from "../verdicts/guard-verdict.js";
 import type { MinEffect } from "../verdicts/practical.js";
 import { parseMinEffect } from "./min-effect.js";
 import { type OptionTable, parseOption } from "./spec.js";

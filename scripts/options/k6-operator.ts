@@ -1,5 +1,5 @@
 // `k6-operator` flags: the one table from which yargs, --help, docs/cli.md and validation come.
-import { DEFAULT_RUNNER_IMAGE, MIN_RUNNER_K6 } from "../k6operator/limits.js";
+import { DEFAULT_RUNNER_IMAGE, MIN_RUNNER_K6 } from "../k6operator/testrun-limits.js";
 import type { CommandSpec } from "./spec.js";
 
 export const K6_OPERATOR_OPTIONS = {

@@ -1,6 +1,6 @@
 // `bench`'s flags for measuring versions of a server by git ref (--repo/--ref/--swap). Declared here
 // for help and docs/cli.md; the rules between them live in scripts/refs/plan.ts (parseRefFlags).
-import { DEFAULT_BUILD_TIMEOUT_MS, DEFAULT_KEEP_CHECKOUTS, WORKTREE } from "../refs/plan.js";
+import { DEFAULT_BUILD_TIMEOUT_MS, DEFAULT_KEEP_CHECKOUTS, WORKTREE } from "../refs/checkout-plan.js";
 import type { OptionTable } from "./spec.js";
 
 export const REFS_OPTIONS = (group: string) =>

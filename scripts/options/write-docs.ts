@@ -1,7 +1,7 @@
 // `npm run docs:cli`: writes docs/cli.md and the config file's JSON Schema from the options tables
 // (atomically: a temp file, then rename).
 import { fileURLToPath } from "node:url";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { writeFileAtomic } from "../../common/atomic-file.js";
 import { benchConfigSchema, SCHEMA_FILE } from "./config-file.js";
 import { renderCliDoc } from "./docs.js";
 

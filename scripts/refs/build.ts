@@ -4,7 +4,8 @@
 import { once } from "node:events";
 import { createWriteStream, readFileSync } from "node:fs";
 import { spawnProcess } from "../target/process.js";
-import { lastLines } from "./plan.js";
+import { onStopSignals } from "../util/stop-signals.js";
+import { lastLines } from "./checkout-plan.js";
 
 export class BuildFailed extends Error {
   override readonly name = "BuildFailed";
@@ -43,10 +44,7 @@ export async function runBuild(b: BuildRun): Promise<number> {
     stoppedBy = why;
     void proc.stop(2000);
   };
-  const onSigint = () => stop("SIGINT");
-  const onSigterm = () => stop("SIGTERM");
-  process.on("SIGINT", onSigint);
-  process.on("SIGTERM", onSigterm);
+  const offSignals = onStopSignals(stop);
   const timeout = setTimeout(() => stop("timeout"), b.timeoutMs);
   const exit = await proc.exited;
   clearTimeout(timeout);
@@ -56,8 +54,7 @@ export async function runBuild(b: BuildRun): Promise<number> {
   if (proc.child.stdout?.readableEnded === false || proc.child.stderr?.readableEnded === false) {
     await Promise.race([once(proc.child, "close"), new Promise((r) => setTimeout(r, 2000).unref())]);
   }
-  process.off("SIGINT", onSigint);
-  process.off("SIGTERM", onSigterm);
+  offSignals();
   log.end();
   await logClosed;
   const ms = performance.now() - started;

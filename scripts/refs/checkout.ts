@@ -18,14 +18,12 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join, resolve } from "node:path";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { writeFileAtomic } from "../../common/atomic-file.js";
 import type { RefRecord } from "../results/ref.js";
 import { isAlive } from "../sampler/procfs.js";
 import { UsageError } from "../util/usage.js";
 import { runBuild } from "./build.js";
 import { bytesText, cacheSummary, defaultCacheBytes, diskRefusal, estimateCheckout } from "./cache-size.js";
-import { freeBytes, treeBytes } from "./disk.js";
-import { git, RefsError, requireGit } from "./git.js";
 import {
   type BuildRecord,
   type CacheBound,
@@ -37,7 +35,9 @@ import {
   keyCommit,
   type RefsRequest,
   WORKTREE,
-} from "./plan.js";
+} from "./checkout-plan.js";
+import { freeBytes, treeBytes } from "./disk.js";
+import { git, RefsError, requireGit } from "./git.js";
 
 export { RefsError } from "./git.js";
 
@@ -357,18 +357,23 @@ function readRecord(file: string): BuildRecord | null {
   }
 }
 
-/**
- * Resolves, checks out and builds every --ref (and the swapped baseline), in variant order.
- * UsageError: a missing directory, not a repository, an unknown revision, a --swap file missing
- * from --swap-from. RefsError: git missing or failing. BuildFailed: a build that failed, timed
- * out or was interrupted (its log is kept).
- */
-export async function prepareRefs(req: RefsRequest, log: (line: string) => void): Promise<PreparedRef[]> {
-  const repo = openRepo(req.repo);
-  mkdirSync(join(repo.layout.root, "state"), { recursive: true });
-  for (const key of sweepStale(repo))
-    log(`refs: removed the unfinished checkout ${key.slice(0, 12)} a killed run left`);
+/** A variant to prepare: its name, the revision asked for, what it resolved to, its --swap. */
+interface RefVariant {
+  name: string;
+  ref: string;
+  resolved: Resolved;
+  swap: RefRecord["swap"];
+}
 
+/** A build of a checkout, done now or cached. */
+interface BuildDone {
+  buildMs: number;
+  log: string;
+  cached: boolean;
+}
+
+/** Set-up: every --ref resolved, in variant order (the swapped baseline first, when there is one). */
+function resolveVariants(repo: Repo, req: RefsRequest): RefVariant[] {
   const resolved = new Map<string, Resolved>();
   for (const r of req.refs) {
     resolved.set(
@@ -381,7 +386,7 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
           })(),
     );
   }
-  const variants: { name: string; ref: string; resolved: Resolved; swap: RefRecord["swap"] }[] = [];
+  const variants: RefVariant[] = [];
   if (req.swap) {
     const cand = req.refs[0];
     const c = cand ? resolved.get(cand.name) : undefined;
@@ -397,11 +402,11 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
   }
   for (const r of req.refs)
     variants.push({ name: r.name, ref: r.rev, resolved: resolved.get(r.name) as Resolved, swap: null });
+  return variants;
+}
 
-  const keyOf = (v: { resolved: Resolved }) => checkoutKey(v.resolved.checkoutCommit, req.build);
-  const keys = [...new Set(variants.map(keyOf))];
-  const builds = new Map<string, { buildMs: number; log: string; cached: boolean }>();
-  const checkouts = new Map<string, Checkout>();
+/** Set-up: no other live run is preparing these checkouts. */
+function refuseIfLocked(repo: Repo, keys: readonly string[]): void {
   for (const key of keys) {
     const owner = readPid(repo.layout.lock(key));
     if (owner !== null && owner !== process.pid && isAlive(owner)) {
@@ -410,69 +415,68 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
       );
     }
   }
-  refuseIfDiskFull(
-    repo,
-    keys.filter((k) => !existsSync(repo.layout.checkoutDone(k))),
-  );
-  try {
-    for (const key of keys) writeFileSync(repo.layout.lock(key), `${process.pid}\n`);
-    for (const key of keys) {
-      const names = variants.filter((v) => keyOf(v) === key).map((v) => v.name);
-      const label = `${names.join(", ")} (${key.slice(0, 12)})`;
-      let checkout = ensureCheckout(repo, key);
-      const record = req.build === null ? null : readRecord(repo.layout.buildRecord(key));
-      if (req.build !== null && checkout.cached && record?.command !== req.build) {
-        // The key names the build command, so a cached checkout without this command's finished
-        // build holds an unknown state (a build whose record was lost): a build starts from a clean tree.
-        removeCheckout(repo, key);
-        checkout = ensureCheckout(repo, key);
-      }
-      const dir = checkout.dir;
-      checkouts.set(key, checkout);
-      log(
-        checkout.cached
-          ? `refs: ${label}: checkout cached (${dir})`
-          : `refs: ${label}: checked out in ${seconds(checkout.checkoutMs ?? 0)} (${dir})`,
-      );
-      // In use by this run until it ends, and most recently used.
-      markUsing(repo.layout.using(key, process.pid));
-      const now = new Date();
-      utimesSync(repo.layout.checkoutDone(key), now, now);
-      if (req.build === null) {
-        if (!checkout.cached) writeFileSync(repo.layout.size(key), `${treeBytes(dir)}\n`);
-        continue;
-      }
-      if (record && record.command === req.build) {
-        builds.set(key, { buildMs: record.buildMs, log: record.log, cached: true });
-        log(
-          `refs: ${label}: build cached, nothing to build (built ${record.finishedAt} in ${seconds(record.buildMs)})`,
-        );
-        continue;
-      }
-      const logFile = repo.layout.buildLog(key);
-      mkdirSync(join(repo.layout.root, "logs"), { recursive: true });
-      mkdirSync(join(repo.layout.root, "builds"), { recursive: true });
-      log(`refs: ${label}: building in ${dir}: ${req.build} (log ${logFile})`);
-      writeFileSync(repo.layout.building(key), `${process.pid}\n`);
-      let buildMs: number;
-      try {
-        buildMs = await runBuild({ command: req.build, cwd: dir, log: logFile, timeoutMs: req.buildTimeoutMs, label });
-      } catch (e) {
-        // A half-built checkout is not reused: the next run checks it out afresh. Only this build's
-        // checkout goes; other commands' builds of the same commit have checkouts of their own.
-        removeCheckout(repo, key);
-        throw e;
-      }
-      const done: BuildRecord = { command: req.build, buildMs, log: logFile, finishedAt: new Date().toISOString() };
-      writeFileAtomic(repo.layout.buildRecord(key), `${JSON.stringify(done, null, 2)}\n`);
-      rmSync(repo.layout.building(key), { force: true });
-      writeFileSync(repo.layout.size(key), `${treeBytes(dir)}\n`);
-      builds.set(key, { buildMs, log: logFile, cached: false });
-      log(`refs: ${label}: built in ${seconds(buildMs)}`);
-    }
-  } finally {
-    for (const key of keys) rmSync(repo.layout.lock(key), { force: true });
+}
+
+/** Run, first step: the checkout of key, fresh or cached, marked in use by this run and most recently used. */
+function checkOut(repo: Repo, req: RefsRequest, key: string, label: string, log: (line: string) => void) {
+  let checkout = ensureCheckout(repo, key);
+  const record = req.build === null ? null : readRecord(repo.layout.buildRecord(key));
+  if (req.build !== null && checkout.cached && record?.command !== req.build) {
+    // The key names the build command, so a cached checkout without this command's finished
+    // build holds an unknown state (a build whose record was lost): a build starts from a clean tree.
+    removeCheckout(repo, key);
+    checkout = ensureCheckout(repo, key);
   }
+  log(
+    checkout.cached
+      ? `refs: ${label}: checkout cached (${checkout.dir})`
+      : `refs: ${label}: checked out in ${seconds(checkout.checkoutMs ?? 0)} (${checkout.dir})`,
+  );
+  markUsing(repo.layout.using(key, process.pid));
+  const now = new Date();
+  utimesSync(repo.layout.checkoutDone(key), now, now);
+  return { checkout, record };
+}
+
+/** Run, second step: the build of a checkout (with --build), unless this command's build is cached. */
+async function buildCheckout(
+  repo: Repo,
+  req: RefsRequest & { build: string },
+  key: string,
+  label: string,
+  checkout: Checkout,
+  record: BuildRecord | null,
+  log: (line: string) => void,
+): Promise<BuildDone> {
+  if (record && record.command === req.build) {
+    log(`refs: ${label}: build cached, nothing to build (built ${record.finishedAt} in ${seconds(record.buildMs)})`);
+    return { buildMs: record.buildMs, log: record.log, cached: true };
+  }
+  const dir = checkout.dir;
+  const logFile = repo.layout.buildLog(key);
+  mkdirSync(join(repo.layout.root, "logs"), { recursive: true });
+  mkdirSync(join(repo.layout.root, "builds"), { recursive: true });
+  log(`refs: ${label}: building in ${dir}: ${req.build} (log ${logFile})`);
+  writeFileSync(repo.layout.building(key), `${process.pid}\n`);
+  let buildMs: number;
+  try {
+    buildMs = await runBuild({ command: req.build, cwd: dir, log: logFile, timeoutMs: req.buildTimeoutMs, label });
+  } catch (e) {
+    // A half-built checkout is not reused: the next run checks it out afresh. Only this build's
+    // checkout goes; other commands' builds of the same commit have checkouts of their own.
+    removeCheckout(repo, key);
+    throw e;
+  }
+  const done: BuildRecord = { command: req.build, buildMs, log: logFile, finishedAt: new Date().toISOString() };
+  writeFileAtomic(repo.layout.buildRecord(key), `${JSON.stringify(done, null, 2)}\n`);
+  rmSync(repo.layout.building(key), { force: true });
+  writeFileSync(repo.layout.size(key), `${treeBytes(dir)}\n`);
+  log(`refs: ${label}: built in ${seconds(buildMs)}`);
+  return { buildMs, log: logFile, cached: false };
+}
+
+/** Drain: the cache trimmed to its bounds (this run's checkouts kept), and its size said. */
+function trimCache(repo: Repo, req: RefsRequest, keys: readonly string[], log: (line: string) => void): void {
   const bound = {
     keep: req.keepCheckouts,
     maxBytes:
@@ -495,31 +499,70 @@ export async function prepareRefs(req: RefsRequest, log: (line: string) => void)
       boundGiven: typeof req.checkoutCacheBytes === "number",
     }),
   );
+}
 
-  return variants.map((v): PreparedRef => {
-    const key = keyOf(v);
-    const b = builds.get(key);
-    const c = checkouts.get(key) as Checkout;
-    return {
-      name: v.name,
-      dir: c.dir,
-      record: {
-        ref: v.ref,
-        commit: v.resolved.commit,
-        dirty: v.resolved.dirty,
-        diffDigest: v.resolved.diffDigest,
-        swap: v.swap,
-        checkoutCommit: v.resolved.checkoutCommit,
-        checkout: c.dir,
-        checkoutMs: c.checkoutMs,
-        checkoutCached: c.cached,
-        build: req.build,
-        buildMs: b ? Math.round(b.buildMs) : null,
-        buildLog: b?.log ?? null,
-        buildCached: b?.cached ?? false,
-      },
-    };
-  });
+/** What results.json records of a prepared variant. */
+function preparedRef(v: RefVariant, req: RefsRequest, c: Checkout, b: BuildDone | undefined): PreparedRef {
+  return {
+    name: v.name,
+    dir: c.dir,
+    record: {
+      ref: v.ref,
+      commit: v.resolved.commit,
+      dirty: v.resolved.dirty,
+      diffDigest: v.resolved.diffDigest,
+      swap: v.swap,
+      checkoutCommit: v.resolved.checkoutCommit,
+      checkout: c.dir,
+      checkoutMs: c.checkoutMs,
+      checkoutCached: c.cached,
+      build: req.build,
+      buildMs: b ? Math.round(b.buildMs) : null,
+      buildLog: b?.log ?? null,
+      buildCached: b?.cached ?? false,
+    },
+  };
+}
+
+/**
+ * Resolves, checks out and builds every --ref (and the swapped baseline), in variant order.
+ * UsageError: a missing directory, not a repository, an unknown revision, a --swap file missing
+ * from --swap-from. RefsError: git missing or failing. BuildFailed: a build that failed, timed
+ * out or was interrupted (its log is kept).
+ */
+export async function prepareRefs(req: RefsRequest, log: (line: string) => void): Promise<PreparedRef[]> {
+  const repo = openRepo(req.repo);
+  mkdirSync(join(repo.layout.root, "state"), { recursive: true });
+  for (const key of sweepStale(repo))
+    log(`refs: removed the unfinished checkout ${key.slice(0, 12)} a killed run left`);
+  const variants = resolveVariants(repo, req);
+  const keyOf = (v: { resolved: Resolved }) => checkoutKey(v.resolved.checkoutCommit, req.build);
+  const keys = [...new Set(variants.map(keyOf))];
+  const builds = new Map<string, BuildDone>();
+  const checkouts = new Map<string, Checkout>();
+  refuseIfLocked(repo, keys);
+  refuseIfDiskFull(
+    repo,
+    keys.filter((k) => !existsSync(repo.layout.checkoutDone(k))),
+  );
+  try {
+    for (const key of keys) writeFileSync(repo.layout.lock(key), `${process.pid}\n`);
+    for (const key of keys) {
+      const names = variants.filter((v) => keyOf(v) === key).map((v) => v.name);
+      const label = `${names.join(", ")} (${key.slice(0, 12)})`;
+      const { checkout, record } = checkOut(repo, req, key, label, log);
+      checkouts.set(key, checkout);
+      if (req.build === null) {
+        if (!checkout.cached) writeFileSync(repo.layout.size(key), `${treeBytes(checkout.dir)}\n`);
+        continue;
+      }
+      builds.set(key, await buildCheckout(repo, { ...req, build: req.build }, key, label, checkout, record, log));
+    }
+  } finally {
+    for (const key of keys) rmSync(repo.layout.lock(key), { force: true });
+  }
+  trimCache(repo, req, keys, log);
+  return variants.map((v) => preparedRef(v, req, checkouts.get(keyOf(v)) as Checkout, builds.get(keyOf(v))));
 }
 
 const sum = (xs: number[]) => xs.reduce((a, b) => a + b, 0);

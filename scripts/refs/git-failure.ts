@@ -1,7 +1,7 @@
 // What a failing git command says to the user: git's own last stderr lines (its first line is often
 // only progress, e.g. "Preparing worktree (detached HEAD …)", the cause comes after it), and for the
 // failures a user can fix, what to try. Pure.
-import { lastLines } from "./plan.js";
+import { lastLines } from "./checkout-plan.js";
 
 /** Lines of git's stderr shown in a failure: enough for its error and fatal lines. */
 export const GIT_STDERR_LINES = 12;

@@ -224,7 +224,7 @@ export function memoryChart(
 
 /**
  * Every chart of a report: one per latency case, and one per memory cell holding all its trials
- * (rounds), trial k of the baseline paired with trial k of the candidate.
+ * (one per round), trial k of the baseline paired with trial k of the candidate.
  */
 export function reportCharts(model: ReportModel, samplesOf: (file: string | null) => SampleSeries): Chart[] {
   const roles = model.roles ?? (model.single ? { baseline: model.single, candidate: model.single } : null);

@@ -5,7 +5,7 @@
 import type { MemoryRow, Results, TargetCrash } from "../results/schema.js";
 import { oneLine } from "../util/escape.js";
 import { mib } from "../util/format.js";
-import { mdText } from "./inert.js";
+import { mdText } from "./markup.js";
 
 /** At most this many characters of one error kind are shown. */
 export const KIND_CHARS = 240;

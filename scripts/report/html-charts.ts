@@ -6,7 +6,7 @@
 
 import type { Chart, MemoryChart } from "./charts.js";
 import { RSS_SPLIT_CHART_JS } from "./rss-split-chart.js";
-import { STORM_CHART_JS } from "./storm.js";
+import { STORM_CHART_JS } from "./storm-section.js";
 
 type Escape = (text: string) => string;
 

@@ -5,27 +5,17 @@
 import type { Chart, MemoryChart } from "./charts.js";
 import { failuresMarkdown } from "./failures.js";
 import { CHART_CSS, CHART_JS, chartFigure, memoryFigure } from "./html-charts.js";
-import { leakCharts, leakHtml } from "./leak.js";
-import { loadLine } from "./load.js";
-import {
-  attributionOf,
-  autoSampleText,
-  guardSummary,
-  latencyCells,
-  memoryCells,
-  memoryRoundsText,
-  metricTables,
-  probeCells,
-  rssSplitCellsOf,
-  VERDICT_NOTE,
-} from "./markdown.js";
+import { leakCharts, leakHtml } from "./leak-section.js";
+import { loadLine } from "./load-section.js";
+import { escapeHtml, htmlTable } from "./markup.js";
 import type { ReportModel } from "./model.js";
-import { splitNote } from "./rss-split.js";
 import { type RssSplitChart, rssSplitFigure } from "./rss-split-chart.js";
-import { stormCharts, stormHtml } from "./storm.js";
+import { splitNote } from "./rss-split-section.js";
+import { stormCharts, stormHtml } from "./storm-section.js";
 import { summaryHtml, summaryOf } from "./summary.js";
-import { escapeHtml, htmlTable } from "./tables.js";
+import { attributionOf, latencyCells, memoryCells, metricTables, probeCells, rssSplitCellsOf } from "./table-data.js";
 import { targetsHtml } from "./targets.js";
+import { autoSampleText, guardSummary, memoryRoundsText, VERDICT_NOTE } from "./verdict-wording.js";
 
 export interface HtmlAssets {
   uplotJs: string;

@@ -1,13 +1,13 @@
 // results.json -> the report model: every figure the Markdown and HTML renderers show, computed once.
 // Pure and deterministic (bootstrap seeds derive from metric names), so a report re-renders byte for byte.
 
-import { describeRef } from "../refs/plan.js";
+import { describeRef } from "../refs/checkout-plan.js";
 import { memoryCellName } from "../results/cell-names.js";
-import type { LeakRow } from "../results/leak.js";
+import type { LeakRow } from "../results/leak-record.js";
 import type { RefRecord } from "../results/ref.js";
 import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results/schema.js";
-import type { StormRow } from "../results/storm.js";
-import type { StormVerdict } from "../results/verdict.js";
+import type { StormRow } from "../results/storm-record.js";
+import type { StormVerdict } from "../results/verdict-record.js";
 import { size } from "../util/format.js";
 import { maxValue, median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import {
@@ -20,11 +20,11 @@ import {
 } from "../verdicts/cells.js";
 import { caseRatios, cellKey, type Roles, rolesOf } from "../verdicts/metrics.js";
 import { type MinEffect, minEffectFromConfig } from "../verdicts/practical.js";
-import { runStormVerdicts } from "../verdicts/storm.js";
+import { runStormVerdicts } from "../verdicts/storm-verdict.js";
 import { type Conditions, conditionsOf } from "./conditions.js";
 import { type FailureReport, failureReport } from "./failures.js";
-import { type LoadModel, loadModel } from "./load.js";
-import { type SplitAtPeak, splitAtPeak } from "./rss-split.js";
+import { type LoadModel, loadModel } from "./load-section.js";
+import { type SplitAtPeak, splitAtPeak } from "./rss-split-section.js";
 import { type TargetsModel, targetsModel } from "./targets.js";
 
 export interface Pair<T> {

@@ -3,11 +3,11 @@
 // committed-but-unused heap, external and the remainder on top, whose upper edge is the RSS the
 // target reported at that tick; array buffers (bytes allocated, not resident) as a dashed line. A stretch with no heap answer is a break, as in the
 // heap line of the memory chart.
-import { remainderOf } from "../results/rss-split.js";
+import { remainderOf } from "../results/rss-split-record.js";
 import type { SampleLine } from "../results/schema.js";
 import { size } from "../util/format.js";
 import type { MemoryCellModel } from "./model.js";
-import { SPLIT_COMPONENTS } from "./rss-split.js";
+import { SPLIT_COMPONENTS } from "./rss-split-section.js";
 
 const MIB = 1024 * 1024;
 

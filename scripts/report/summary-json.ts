@@ -1,7 +1,7 @@
 // `--json`: the summary as data (pure), for a CI step to read: the verdicts and headline figures of
 // every cell, the sentences, the closing line and the guard's decision. Ratios candidate/baseline.
 import { cellName } from "../results/cell-names.js";
-import type { CellVerdict } from "../results/verdict.js";
+import type { CellVerdict } from "../results/verdict-record.js";
 import type { ReportModel } from "./model.js";
 import { closingLine, summaryOf } from "./summary.js";
 

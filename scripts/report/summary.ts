@@ -4,17 +4,18 @@
 // verdict class. At most about 30 lines; everything else goes below it, folded.
 
 import { cellName, memoryCellName } from "../results/cell-names.js";
-import type { Metric } from "../results/metrics.js";
-import { type CellVerdict, isIndicative } from "../results/verdict.js";
+import type { Metric } from "../results/metric-names.js";
+import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { escapeText } from "../util/escape.js";
-import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
+import { arrow, chunkSet, mib, ms } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
 import { MIN_PAIRS } from "../verdicts/cells.js";
 import { minEffectText } from "../verdicts/practical.js";
 import type { Conditions } from "./conditions.js";
-import { mdText } from "./inert.js";
+import { escapeHtml, htmlTable, mdTable, mdText } from "./markup.js";
 import type { ReportModel } from "./model.js";
-import { escapeHtml, htmlTable, mdTable } from "./tables.js";
+import { verdictOf } from "./table-data.js";
+import { ratioWithInterval, verdictWord } from "./verdict-wording.js";
 
 export interface SummaryTable {
   header: string[];
@@ -53,52 +54,6 @@ function conditionsLine(c: Conditions): string {
   return `${parts.join("; ")}.`;
 }
 
-/** "0.596 (0.580–0.612)", ", indicative" below 8 pairs, "(1 pair, indicative)" without an interval. */
-export function ratioWithInterval(v: CellVerdict | undefined, verdictBeside = false): string {
-  if (!v || v.median === null) return "n/a";
-  // Beside its verdict word, which then carries the row's one "(indicative)".
-  const mark = v.indicative && !(verdictBeside && markedIndicative(v)) ? ", indicative" : "";
-  if (v.ciLow === null || v.ciHigh === null)
-    return `${ratio(v.median)} (${v.pairs} pair${v.pairs === 1 ? "" : "s"}${mark})`;
-  return `${ratio(v.median)} (${ratio(v.ciLow)}–${ratio(v.ciHigh)}${mark})`;
-}
-
-/** A verdict in one or two words, as the headline tables show it; "(indicative)" where isIndicative says so. */
-export function verdictWord(v: CellVerdict | undefined): string {
-  if (!v) return "n/a";
-  return markedIndicative(v) ? `${verdictName(v)} (indicative)` : verdictName(v);
-}
-
-/**
- * Whether a verdict is shown with "indicative": one resting on fewer than 8 pairs that no sign test
- * decided; not "missing", "too few pairs" or a cell too small to rank at all, which claim nothing.
- */
-export function markedIndicative(v: CellVerdict): boolean {
-  const unranked =
-    v.verdict === "missing" || v.verdict === "too-few-pairs" || (v.verdict === "noise" && v.pairs < MIN_PAIRS);
-  return isIndicative(v) && !unranked;
-}
-
-export function verdictName(v: CellVerdict): string {
-  switch (v.verdict) {
-    case "no-practical-change":
-      return "no practical change";
-    case "too-few-pairs":
-      return "too few pairs";
-    case "higher":
-      return v.expected ? "higher (expected)" : "higher";
-    case "pass":
-    case "fail":
-      return v.verdict.toUpperCase();
-    default:
-      return v.verdict;
-  }
-}
-
-function find(model: ReportModel, metric: Metric, cell: string): CellVerdict | undefined {
-  return model.metrics.find((m) => m.metric === metric)?.cells.find((v) => v.cell === cell);
-}
-
 function latencyTable(model: ReportModel): SummaryTable | null {
   const r = model.roles;
   if (!r || model.latency.length === 0) return null;
@@ -112,8 +67,8 @@ function latencyTable(model: ReportModel): SummaryTable | null {
     "verdict",
   ];
   const rows = model.latency.map((k) => {
-    const ack = find(model, "acknowledgedMs", k.case);
-    const rec = find(model, "completionMs", k.case);
+    const ack = verdictOf(model, "acknowledgedMs", k.case);
+    const rec = verdictOf(model, "completionMs", k.case);
     const words =
       acknowledged && verdictWord(ack) !== verdictWord(rec)
         ? `${verdictWord(ack)} / ${verdictWord(rec)}`
@@ -150,7 +105,7 @@ function memoryTable(model: ReportModel): SummaryTable | null {
   ];
   const rows = model.memory.map((m) => {
     const id = `${m.scriptBytes}x${m.clients}/${m.mode}`;
-    const verdicts = MEMORY_HEADLINE.map((h) => ({ h, v: find(model, h.metric, id) }));
+    const verdicts = MEMORY_HEADLINE.map((h) => ({ h, v: verdictOf(model, h.metric, id) }));
     const words = verdicts.map(({ v }) => verdictWord(v));
     const same = words.every((w) => w === words[0]);
     // "noise (indicative)" three times says "noise (all three, indicative)" once.

@@ -4,8 +4,7 @@
 import type { Results, VariantInfo } from "../results/schema.js";
 import { escapeText } from "../util/escape.js";
 import { maxValue, minValue } from "../util/stats.js";
-import { mdText } from "./inert.js";
-import { escapeHtml, htmlTable, mdTable } from "./tables.js";
+import { escapeHtml, htmlTable, mdTable, mdText } from "./markup.js";
 
 export interface TargetRow {
   variant: string;

@@ -1,18 +1,22 @@
 // The edge of the reports: read results.json and the sample files of a run directory, render
 // report.md and report.html, and write both atomically (temp file, then rename). Never re-measures.
+
 import { existsSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { tempPathFor } from "../../fixtures/atomic-file.js";
-import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
+import { tempPathFor, writeFileAtomic } from "../../common/atomic-file.js";
+import { DiskFullError, isDiskFull } from "../../common/disk-full.js";
 import { freeDeadRunReserve, resultsFromJsonl } from "../results/journal.js";
 import { ownerAlive } from "../results/journal-owner.js";
 import { READABLE_RESULTS_SCHEMAS, type Results, type SampleLine, upgradeResults } from "../results/schema.js";
+import type { GuardConfig } from "../verdicts/cells.js";
+import { type GuardDecision, judge } from "../verdicts/guard-verdict.js";
+import type { MinEffect } from "../verdicts/practical.js";
 import { reportCharts, type SampleSeries } from "./charts.js";
 import { type HtmlAssets, renderHtml } from "./html.js";
 import { renderMarkdown, summaryBlock } from "./markdown.js";
 import { buildModel, type ModelOptions } from "./model.js";
-import { resultsSchemaProblem } from "./results-schema.js";
+import { resultsSchemaProblem } from "./results-check.js";
 import { type SummaryJson, summaryJson } from "./summary-json.js";
 
 /** A run directory that cannot be reported (missing or foreign results.json). */
@@ -259,4 +263,27 @@ export async function writeReports(
     throw new ReportInputError(`cannot write the reports into ${runDir} (${code}); the run's results are unchanged`);
   }
   return { markdown, mdPath, htmlPath, results, summary, json };
+}
+
+// Reports and the guard's decision written together, the one way bench and `report --ceiling` both
+// do it: the guard lines go into report.md (its guard section) and into guard.txt, byte for byte the
+// same whichever command wrote them.
+export type JudgedReports = Awaited<ReturnType<typeof writeReports>> & { guard: GuardDecision | null };
+
+/** Renders report.md and report.html of a run, judged by `guard` when given (then also guard.txt). */
+export async function writeJudgedReports(
+  runDir: string,
+  given: Results | undefined,
+  guard: GuardConfig | null,
+  minEffect?: MinEffect,
+): Promise<JudgedReports> {
+  const results = given ?? readResults(runDir);
+  const decision = guard ? judge(results, guard) : null;
+  const written = await writeReports(runDir, results, {
+    ...(guard ? { guard } : {}),
+    ...(minEffect ? { minEffect } : {}),
+    guardLines: decision?.lines ?? null,
+  });
+  if (decision) writeFileAtomic(join(runDir, "guard.txt"), `${decision.lines.join("\n")}\n`);
+  return { ...written, guard: decision };
 }

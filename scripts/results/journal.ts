@@ -3,13 +3,13 @@
 // reader never sees half of it.
 import { closeSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
-import { DiskFullError, isDiskFull } from "../../fixtures/disk-full.js";
+import { writeFileAtomic } from "../../common/atomic-file.js";
+import { DiskFullError, isDiskFull } from "../../common/disk-full.js";
 import { redactJson } from "../util/redact.js";
 import { appendWholeLines } from "../util/whole-lines.js";
-import type { AttributionRow } from "./attribution.js";
+import type { AttributionRow } from "./attribution-record.js";
 import { currentOwner } from "./journal-owner.js";
-import type { LeakRow } from "./leak.js";
+import type { LeakRow } from "./leak-record.js";
 import {
   type LatencyRow,
   type MemoryRow,
@@ -22,7 +22,7 @@ import {
   upgradeResults,
   type VariantInfo,
 } from "./schema.js";
-import type { StormRow } from "./storm.js";
+import type { StormRow } from "./storm-record.js";
 
 /** A run directory that already holds files: a run never writes into another run's folder. */
 export class RunDirNotEmptyError extends Error {

@@ -3,13 +3,13 @@
 // upgradeResults to read the older version (or drop it from READABLE_RESULTS_SCHEMAS).
 
 import type { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
-import type { AttributionInfo, AttributionRow } from "./attribution.js";
-import type { LeakRow } from "./leak.js";
-import type { RunLoad, TrialLoad } from "./load.js";
+import type { AttributionInfo, AttributionRow } from "./attribution-record.js";
+import type { LeakRow } from "./leak-record.js";
+import type { RunLoad, TrialLoad } from "./load-record.js";
 import type { RefRecord } from "./ref.js";
-import type { RssSplit } from "./rss-split.js";
-import type { StormRow } from "./storm.js";
-import type { CellVerdict, StormVerdict } from "./verdict.js";
+import type { RssSplit } from "./rss-split-record.js";
+import type { StormRow } from "./storm-record.js";
+import type { CellVerdict, StormVerdict } from "./verdict-record.js";
 
 /**
  * @2: a memory row's sampleIntervalMs is the RSS lane's achieved interval only (the sampler has two

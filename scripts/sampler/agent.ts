@@ -6,12 +6,12 @@
 // most that much. Signals and the command line stay in commands/sample.ts; this is callable code.
 import { lstatSync } from "node:fs";
 import { hostname } from "node:os";
-import { isDiskFull } from "../../fixtures/disk-full.js";
+import { isDiskFull } from "../../common/disk-full.js";
 import { appendWholeLines, cutToLastNewline } from "../util/whole-lines.js";
 import { cpuTimeMsOrNull } from "./cpu.js";
 import type { InspectorClient } from "./inspector.js";
 import { readVmHwm, resetVmHwm } from "./procfs.js";
-import { postGcHeap, type SamplerSummary, startSampler } from "./sampler.js";
+import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "./sampler.js";
 import { stampWall } from "./wall-clock.js";
 
 /** Which file format the agent writes: the bench's samples lines, plus "wall", "hwm"/"cpuMs" and "agent"/"end" lines. */
@@ -78,25 +78,15 @@ function fileErrorLine(file: string, e: NodeJS.ErrnoException): string {
   return `${disk}cannot write ${file} (${e.code ?? e.message}); sampling stopped, the file keeps every whole line written`;
 }
 
-/** Starts sampling; rejects when the file exists already or the target cannot be sampled. */
-export async function startAgent(options: AgentOptions): Promise<Agent> {
+/** Set-up: the exclusive samples file and the sampler writing it, wall-stamped, its first line the agent's. */
+async function openAgentSampler(
+  options: AgentOptions,
+  origin: number,
+  hwmReset: boolean,
+  failed: (e: NodeJS.ErrnoException) => void,
+): Promise<Sampler> {
   const { pid, inspector, file } = options;
-  // Never over another run's samples: nothing measured is lost to a repeated command line.
-  const problem = agentFileProblem(file);
-  if (problem) throw new AgentFileError(problem);
-  let fileError: string | null = null;
-  const failed = (e: NodeJS.ErrnoException) => {
-    fileError ??= fileErrorLine(file, e);
-  };
-  let hwmReset = false;
-  try {
-    resetVmHwm(pid);
-    hwmReset = true;
-  } catch {
-    // not permitted (another user's process): VmHWM then covers the process's whole life, and the file says so
-  }
-  const origin = performance.now();
-  let sampler: Awaited<ReturnType<typeof startSampler>>;
+  let sampler: Sampler;
   try {
     sampler = await startSampler({
       pid,
@@ -130,13 +120,17 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     procIntervalMs: options.procIntervalMs,
     hwmReset,
   });
+  return sampler;
+}
 
-  let procBusy = false;
+/** Run: VmHWM and CPU time lines every procIntervalMs, one reading at a time. */
+function procLines(sampler: Sampler, pid: number) {
+  let busy = false;
   /** The highest VmHWM a line of the file holds: the end line never says less than the file. */
   let highestHwm: number | null = null;
-  const recordProc = async () => {
-    if (procBusy || !sampler.running) return;
-    procBusy = true;
+  const record = async () => {
+    if (busy || !sampler.running) return;
+    busy = true;
     try {
       let hwm: number | null = null;
       try {
@@ -150,12 +144,45 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
         if (hwm !== null) highestHwm = Math.max(highestHwm ?? 0, hwm);
       }
     } finally {
-      procBusy = false;
+      busy = false;
     }
   };
-  void recordProc();
-  const procTimer = setInterval(() => void recordProc(), options.procIntervalMs);
+  return { record, highestHwm: () => highestHwm };
+}
 
+/** Drain: the full GC asked for at the end, after the lanes stopped (a full GC holds the inspector, and that stall is ours). */
+async function gcAtEnd(inspector: InspectorClient | null): Promise<{ postGc: number | null; gcError: string | null }> {
+  if (!inspector || inspector.isClosed)
+    return { postGc: null, gcError: inspector ? "the inspector closed" : "no inspector (RSS only)" };
+  try {
+    return { postGc: await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS }), gcError: null };
+  } catch (e) {
+    return { postGc: null, gcError: (e as Error).message };
+  }
+}
+
+/** Starts sampling; rejects when the file exists already or the target cannot be sampled. */
+export async function startAgent(options: AgentOptions): Promise<Agent> {
+  const { pid, inspector, file } = options;
+  // Never over another run's samples: nothing measured is lost to a repeated command line.
+  const problem = agentFileProblem(file);
+  if (problem) throw new AgentFileError(problem);
+  let fileError: string | null = null;
+  const failed = (e: NodeJS.ErrnoException) => {
+    fileError ??= fileErrorLine(file, e);
+  };
+  let hwmReset = false;
+  try {
+    resetVmHwm(pid);
+    hwmReset = true;
+  } catch {
+    // not permitted (another user's process): VmHWM then covers the process's whole life, and the file says so
+  }
+  const origin = performance.now();
+  const sampler = await openAgentSampler(options, origin, hwmReset, failed);
+  const proc = procLines(sampler, pid);
+  void proc.record();
+  const procTimer = setInterval(() => void proc.record(), options.procIntervalMs);
   const endedBySelf = sampler.ended.then((s) => s.error ?? "stopped");
 
   /**
@@ -171,6 +198,46 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
     } catch (e) {
       failed(e as NodeJS.ErrnoException);
     }
+  };
+
+  /** Stop and drain: the last figures, the lanes stopped, the GC at the end, the end line. */
+  const finish = async (gcAsked: boolean, reason: string): Promise<AgentResult> => {
+    clearInterval(procTimer);
+    // The last VmHWM and CPU figures go in before the lanes stop.
+    await proc.record();
+    const summary = await sampler.stop();
+    let postGc: number | null = null;
+    let gcError: string | null = null;
+    if (gcAsked) {
+      ({ postGc, gcError } = await gcAtEnd(inspector));
+      appendLine({ phase: "gc", heapUsed: postGc, reason: "gc-at-end", ...(gcError ? { error: gcError } : {}) });
+    }
+    let hwm = summary.hwmRssBytes;
+    try {
+      hwm = readVmHwm(pid) ?? hwm;
+    } catch {
+      // gone
+    }
+    // A reading taken after the process ended (or never) must not undercut one already written.
+    const highestHwm = proc.highestHwm();
+    if (highestHwm !== null) hwm = Math.max(hwm ?? 0, highestHwm);
+    appendLine({
+      phase: "end",
+      reason: fileError ?? summary.error ?? reason,
+      rssSamples: summary.rssSamples,
+      heapSamples: summary.heapSamples,
+      peakRssBytes: summary.peakRssBytes,
+      peakHeapBytes: summary.peakHeapBytes,
+      hwmRssBytes: hwm,
+      hwmReset,
+      postGcHeapBytes: postGc,
+      targetCpuMs: summary.targetCpuMs,
+      interval: summary.interval,
+      heapInterval: summary.heapInterval,
+      missedSlots: summary.missedSlots,
+    });
+    await inspector?.close(1_000);
+    return { summary: { ...summary, hwmRssBytes: hwm }, postGcHeapBytes: postGc, gcError, fileError };
   };
 
   let result: Promise<AgentResult> | null = null;
@@ -191,53 +258,8 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
         return null;
       }
     },
-    stop({ gcAtEnd, reason }) {
-      result ??= (async () => {
-        clearInterval(procTimer);
-        // The last VmHWM and CPU figures go in before the lanes stop.
-        await recordProc();
-        const summary = await sampler.stop();
-        let postGc: number | null = null;
-        let gcError: string | null = null;
-        if (gcAtEnd) {
-          // After the lanes stopped, as in the bench: a full GC holds the inspector, and that stall is ours.
-          if (!inspector || inspector.isClosed)
-            gcError = inspector ? "the inspector closed" : "no inspector (RSS only)";
-          else {
-            try {
-              postGc = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
-            } catch (e) {
-              gcError = (e as Error).message;
-            }
-          }
-          appendLine({ phase: "gc", heapUsed: postGc, reason: "gc-at-end", ...(gcError ? { error: gcError } : {}) });
-        }
-        let hwm = summary.hwmRssBytes;
-        try {
-          hwm = readVmHwm(pid) ?? hwm;
-        } catch {
-          // gone
-        }
-        // A reading taken after the process ended (or never) must not undercut one already written.
-        if (highestHwm !== null) hwm = Math.max(hwm ?? 0, highestHwm);
-        appendLine({
-          phase: "end",
-          reason: fileError ?? summary.error ?? reason,
-          rssSamples: summary.rssSamples,
-          heapSamples: summary.heapSamples,
-          peakRssBytes: summary.peakRssBytes,
-          peakHeapBytes: summary.peakHeapBytes,
-          hwmRssBytes: hwm,
-          hwmReset,
-          postGcHeapBytes: postGc,
-          targetCpuMs: summary.targetCpuMs,
-          interval: summary.interval,
-          heapInterval: summary.heapInterval,
-          missedSlots: summary.missedSlots,
-        });
-        await inspector?.close(1_000);
-        return { summary: { ...summary, hwmRssBytes: hwm }, postGcHeapBytes: postGc, gcError, fileError };
-      })();
+    stop({ gcAtEnd: gcAsked, reason }) {
+      result ??= finish(gcAsked, reason);
       return result;
     },
   };

@@ -1,7 +1,7 @@
 // Pure: allocation sites of a V8 sampling heap profile (HeapProfiler.getSamplingProfile's `profile`).
 // A site is the frame that allocated plus its caller, so a native frame ("JSON.stringify", no url) is
 // named with the JavaScript function that called it. Bytes are the nodes' selfSize summed per site.
-import type { HeapSite, SiteFrame } from "../results/attribution.js";
+import type { HeapSite, SiteFrame } from "../results/attribution-record.js";
 
 export interface CdpCallFrame {
   functionName: string;

@@ -3,7 +3,7 @@
 // found through /proc/PID/task/PID/children, and the children it already reaped, through cutime and
 // cstime). Synchronous, a few small reads: it runs between trials, never inside a timed part.
 import { readFileSync } from "node:fs";
-import type { LoadSnapshot } from "../results/load.js";
+import type { LoadSnapshot } from "../results/load-record.js";
 
 /** The "cpu" line of /proc/stat: busy (user + nice + system), steal and every field summed (ticks). */
 export function parseProcStatCpu(text: string): { busy: number; steal: number; total: number; cores: number } | null {

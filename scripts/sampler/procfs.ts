@@ -3,7 +3,7 @@
 // because COMMAND may be a wrapper (`sh -c`, `npm run`, `npx`). Reads are synchronous and small.
 import { closeSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, writeFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
-import { isAlive } from "../../fixtures/process-alive.js";
+import { isAlive } from "../../common/process-alive.js";
 
 // Liveness is read from /proc too; it is defined beside the fixture generator, which needs it as well.
 export { isAlive };

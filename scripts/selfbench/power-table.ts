@@ -2,7 +2,7 @@
 // one named cell), how each run's per-cell verdicts count (a FAIL in the named cell is a detection,
 // a FAIL anywhere else a false alarm), binomial intervals for the rates, and the table.
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
-import type { CellVerdict } from "../results/verdict.js";
+import type { CellVerdict } from "../results/verdict-record.js";
 import { median } from "../util/stats.js";
 
 /** The case a delay goes into, and the memory cell a hold goes into. */

@@ -13,11 +13,11 @@ import { cpus, loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { writeFileAtomic } from "../../fixtures/atomic-file.js";
+import { writeFileAtomic } from "../../common/atomic-file.js";
 import { fixtureCacheDir } from "../../fixtures/options.js";
 import { runDirName } from "../bench/machine.js";
 import type { Results } from "../results/schema.js";
-import type { CellVerdict } from "../results/verdict.js";
+import type { CellVerdict } from "../results/verdict-record.js";
 import {
   baselineFigures,
   type Kind,

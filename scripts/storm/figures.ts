@@ -1,7 +1,7 @@
 // Storm figures from the sessions' own timestamps: how many clients caught up, why the others failed,
 // the completion distribution and the moment the last one caught up. Pure: no sockets, no clock.
 
-import type { StormFailureKind, StormFigures } from "../results/storm.js";
+import type { StormFailureKind, StormFigures } from "../results/storm-record.js";
 import { quantileSorted } from "../util/stats.js";
 
 /** One client of a storm as the driver saw it; times in ms since the storm started (its first connect). */

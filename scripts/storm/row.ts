@@ -1,4 +1,4 @@
-import type { StormFigures, StormRow } from "../results/storm.js";
+import type { StormFigures, StormRow } from "../results/storm-record.js";
 // The results row of one storm cell (N clients at once against one fresh server of one variant).
 
 /** A storm row from its figures and measurements. */

@@ -137,18 +137,12 @@ const until = (cond: () => boolean, timeoutMs: number, pollMs = 20): Promise<boo
     check();
   });
 
-/** Starts a process in its own group with a reaper; throws if it cannot be spawned. */
-export function spawnProcess(options: SpawnOptions): TargetProcess {
-  const graceMs = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
-  const stderrChars = options.stderrChars ?? 65_536;
-  const [file, ...args] = options.argv;
-  if (!file) throw new Error("spawnProcess: empty argv");
-  const piped = (options.output ?? "pipe") === "pipe";
-  let exit: ExitInfo | null = null;
-  // The reaper first: it holds our pipe from before the process exists, so there is no moment when
-  // the process runs unguarded. It learns the process group on the pipe; until then (and for anything
-  // that left the group) it finds the process by the token in its environment.
-  const token = randomBytes(8).toString("hex");
+/**
+ * Set-up, first step: the reaper. It holds our pipe from before the process exists, so there is no
+ * moment when the process runs unguarded. It learns the process group on the pipe; until then (and
+ * for anything that left the group) it finds the process by the token in its environment.
+ */
+function startReaper(token: string, graceMs: number) {
   const reaper = spawn(process.execPath, [REAPER_MAIN, token, String(graceMs)], {
     stdio: ["pipe", "ignore", "ignore"],
     detached: true,
@@ -157,13 +151,26 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
   reaper.stdin?.on("error", () => undefined); // a dismissed reaper's pipe is not ours to report
   (reaper.stdin as unknown as { unref?: () => void } | null)?.unref?.();
   reaper.once("error", () => undefined); // reported below, if the process is spawned without it
-  let reaperDismissed = false;
-  const dismissReaper = () => {
-    if (reaperDismissed) return;
-    reaperDismissed = true;
+  let dismissed = false;
+  const dismiss = () => {
+    if (dismissed) return;
+    dismissed = true;
     reaper.kill("SIGTERM");
   };
   if (reaper.pid === undefined) throw new Error(`cannot start the reaper (${process.execPath} ${REAPER_MAIN})`);
+  return {
+    dismiss,
+    /** Tells the reaper a line ("pgid N", "pid N") while it is still on guard. */
+    tell: (line: string) => {
+      if (!dismissed) reaper.stdin?.write(`${line}\n`);
+    },
+  };
+}
+
+/** Set-up, second step: the process in a group of its own, carrying the reaper's token. */
+function spawnInGroup(options: SpawnOptions, token: string, dismissReaper: () => void) {
+  const [file, ...args] = options.argv as [string, ...string[]];
+  const piped = (options.output ?? "pipe") === "pipe";
   let child: ChildProcess;
   try {
     child = spawn(file, args, {
@@ -179,6 +186,7 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
   }
   child.stdin?.on("error", () => undefined); // EPIPE from a process that ignores its stdin is not ours to report
   let spawnError: Error | null = null;
+  let exit: ExitInfo | null = null;
   // A process that cannot be spawned (ENOENT) reports "error" and never "exit".
   child.once("error", (e) => {
     spawnError = e;
@@ -189,23 +197,21 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
     dismissReaper();
     throw new Error(`cannot start ${file}: ${spawnError ?? "spawn failed (no such file, or not executable)"}`);
   }
-  // From now on the reaper stops the whole group (and the tree below its leader) when our pipe closes.
-  reaper.stdin?.write(`pgid ${pgid}\n`);
-
-  const adopted = new Set<number>();
   const exited = new Promise<ExitInfo>((resolve) => {
     child.once("exit", (code, signal) => {
       exit = { code, signal };
       resolve(exit);
     });
   });
-  // "close": every holder of its output pipes is gone and the last lines have been read.
-  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  return { child, pgid, exited, exitInfo: () => exit };
+}
 
+/** Run: the child's output read line by line, kept in tails and told to listeners. */
+function readOutput(child: ChildProcess, stderrChars: number, onLine: SpawnOptions["onLine"]) {
   const stderr = new Tail(stderrChars);
   const output = new Tail(65_536);
   const listeners = new Set<(line: string, stream: StreamName) => void>();
-  if (options.onLine) listeners.add(options.onLine);
+  if (onLine) listeners.add(onLine);
   const read = (stream: NodeJS.ReadableStream | null, name: StreamName) => {
     if (!stream) return;
     const lines = new LineSplitter();
@@ -225,12 +231,58 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
   };
   read(child.stdout, "stdout");
   read(child.stderr, "stderr");
+  return { stderr, output, listeners };
+}
+
+/**
+ * Stop: SIGTERM, SIGKILL after the grace, then drain the last output lines. `finished` runs once
+ * nothing is left running.
+ */
+async function stopAndDrain(
+  p: Pick<TargetProcess, "child" | "exited" | "exitInfo" | "running" | "signal">,
+  grace: number,
+  closed: Promise<void>,
+  finished: () => void,
+): Promise<ExitInfo> {
+  if (p.running()) {
+    p.signal("SIGTERM");
+    if (!(await until(() => !p.running(), grace))) {
+      p.signal("SIGKILL");
+      await until(() => !p.running(), 2000);
+    }
+  }
+  finished();
+  // The last output lines (for stderrTail) arrive until "close"; a process outside the group
+  // holding the pipes (adopted, already signalled) must not hold us long.
+  await Promise.race([closed, until(() => false, 1000)]);
+  // Whatever still holds its pipes must not keep the harness's event loop (and so the harness) alive.
+  for (const stream of [p.child.stdin, p.child.stdout, p.child.stderr]) stream?.destroy();
+  // The top-level exit has been seen by now (not running); "exit" can trail the group's end briefly.
+  return (
+    p.exitInfo() ??
+    (await Promise.race([p.exited, until(() => false, 1000).then(() => ({ code: null, signal: null }))]))
+  );
+}
+
+/** Starts a process in its own group with a reaper; throws if it cannot be spawned. */
+export function spawnProcess(options: SpawnOptions): TargetProcess {
+  const graceMs = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
+  if (!options.argv[0]) throw new Error("spawnProcess: empty argv");
+  const token = randomBytes(8).toString("hex");
+  const reaper = startReaper(token, graceMs);
+  const { child, pgid, exited, exitInfo } = spawnInGroup(options, token, reaper.dismiss);
+  // From now on the reaper stops the whole group (and the tree below its leader) when our pipe closes.
+  reaper.tell(`pgid ${pgid}`);
+  const adopted = new Set<number>();
+  // "close": every holder of its output pipes is gone and the last lines have been read.
+  const closed = new Promise<void>((resolve) => child.once("close", () => resolve()));
+  const { stderr, output, listeners } = readOutput(child, options.stderrChars ?? 65_536, options.onLine);
 
   // The normal stop reaches what the reaper reaches: the group, adopted pids and the token's carriers.
   const marker = `${REAPER_ENV_PREFIX}${token}=`;
   const marked = () => processesWithEnv(marker).filter((p) => p !== process.pid && isAlive(p));
   const running = () =>
-    exit === null || groupMembers(pgid).length > 0 || [...adopted].some(isAlive) || marked().length > 0;
+    exitInfo() === null || groupMembers(pgid).length > 0 || [...adopted].some(isAlive) || marked().length > 0;
   const signal = (sig: NodeJS.Signals) => {
     // Members of the group get the group's signal only: a second SIGTERM would cut a wrapper's cleanup trap short.
     const inGroup = new Set(groupMembers(pgid));
@@ -242,38 +294,14 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
   };
   const finished = () => {
     live.delete(proc);
-    dismissReaper();
+    reaper.dismiss();
   };
-
   let stopping: Promise<ExitInfo> | null = null;
-  const stop = (grace = graceMs): Promise<ExitInfo> => {
-    stopping ??= (async () => {
-      if (running()) {
-        signal("SIGTERM");
-        if (!(await until(() => !running(), grace))) {
-          signal("SIGKILL");
-          await until(() => !running(), 2000);
-        }
-      }
-      finished();
-      // The last output lines (for stderrTail) arrive until "close"; a process outside the group
-      // holding the pipes (adopted, already signalled) must not hold us long.
-      await Promise.race([closed, until(() => false, 1000)]);
-      // Whatever still holds its pipes must not keep the harness's event loop (and so the harness) alive.
-      for (const stream of [child.stdin, child.stdout, child.stderr]) stream?.destroy();
-      // The top-level exit has been seen by now (not running); "exit" can trail the group's end briefly.
-      return (
-        exit ?? (await Promise.race([exited, until(() => false, 1000).then(() => ({ code: null, signal: null }))]))
-      );
-    })();
-    return stopping;
-  };
-
   const proc: TargetProcess = {
     pid: pgid,
     child,
     exited,
-    exitInfo: () => exit,
+    exitInfo,
     stderrTail: (n = 15) => stderr.lines(n).join("\n"),
     outputTail: (chars = 2000) => output.text().slice(-chars),
     onLine: (listener) => {
@@ -283,12 +311,15 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
     adopt: (pid) => {
       if (pid === pgid || adopted.has(pid)) return;
       adopted.add(pid);
-      if (!reaperDismissed) reaper.stdin?.write(`pid ${pid}\n`);
+      reaper.tell(`pid ${pid}`);
     },
     marked,
     running,
     signal,
-    stop,
+    stop: (grace = graceMs) => {
+      stopping ??= stopAndDrain(proc, grace, closed, finished);
+      return stopping;
+    },
     kill: () => {
       signal("SIGKILL");
     },

@@ -3,7 +3,7 @@
 // the same input always gives the same output, so a report renders byte for byte the same.
 // The PRNG (mulberry32: Tommy Ettinger, public domain; 32 bits of state, passes gjrand's tests for the
 // short streams used here) is the one the fixture generator uses.
-import { randomFloats } from "../../fixtures/prng.js";
+import { randomFloats } from "../../common/prng.js";
 
 /** Sorts a copy ascending; NaN is rejected by callers before this point. */
 function sorted(values: readonly number[]): number[] {

@@ -4,9 +4,9 @@
 // and the smallest change the cell could have shown. A pooled figure is only ever a summary line:
 // pooling hides a regression confined to one cell.
 import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
-import { HEADLINE_MEMORY_METRICS, METRICS, type Metric, type StormMetric, unitOf } from "../results/metrics.js";
+import { HEADLINE_MEMORY_METRICS, METRICS, type Metric, type StormMetric, unitOf } from "../results/metric-names.js";
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
-import type { CellVerdict } from "../results/verdict.js";
+import type { CellVerdict } from "../results/verdict-record.js";
 import { type Interval, median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import { withBusyReason } from "./disturbance.js";
 import { isLatencyMetric, metricRatios, type Roles, rolesOf } from "./metrics.js";
@@ -140,7 +140,7 @@ function ratioText(x: number): string {
 /** Decides one cell. Pure; exported for the tests of each rule. */
 export function decideCell(
   input: {
-    /** A storm metric's verdict is returned under this name too; storm.ts types it as such. */
+    /** A storm metric's verdict is returned under this name too; storm-verdict.ts types it as such. */
     metric: Metric | StormMetric;
     cell: string;
     summary: RatioSummary | null;

@@ -4,7 +4,7 @@
 // cell's trials of the round, reaches the threshold (in cores). No /proc here: the readings come in
 // as numbers (scripts/sampler/machine-load.ts reads them).
 
-import type { LoadFigures, LoadSnapshot, QuietWait, RoundLoad, TrialLoad } from "../results/load.js";
+import type { LoadFigures, LoadSnapshot, QuietWait, RoundLoad, TrialLoad } from "../results/load-record.js";
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
 
 /** Default threshold: others' CPU + steal averaged over a window, in cores (a quarter of one core). */

@@ -5,8 +5,8 @@
 // change sign, so their ratio means nothing. A candidate without a verdict (too few cycles, a
 // failed cycle before ten were measured, no leak rows) leaves the run without a verdict.
 
-import type { LeakRow } from "../results/leak.js";
-import { LEAK_METRIC } from "../results/metrics.js";
+import type { LeakRow } from "../results/leak-record.js";
+import { LEAK_METRIC } from "../results/metric-names.js";
 
 export interface LeakGuard {
   lines: string[];

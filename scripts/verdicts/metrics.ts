@@ -1,7 +1,7 @@
 // The metrics compared as paired ratios (candidate/baseline; lower is better for all of them), and how
 // trials pair up: trial i of the baseline with trial i of the candidate in the same case or memory cell.
 
-import { LATENCY_METRICS, type LatencyMetric, METRICS, type Metric } from "../results/metrics.js";
+import { LATENCY_METRICS, type LatencyMetric, METRICS, type Metric } from "../results/metric-names.js";
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
 import { pairedRatios } from "../util/stats.js";
 

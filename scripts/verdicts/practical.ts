@@ -52,7 +52,7 @@ function absoluteText(value: number, unit: FloorUnit): string {
 /**
  * The widest |ratio - 1| that is still below the floor: a change is below it when it misses either
  * the relative or the absolute size (belowFloor's rule), so the larger tolerance applies. Without a
- * baseline only the relative floor does. `unit`: the metric's own (unitOf in results/metrics.ts).
+ * baseline only the relative floor does. `unit`: the metric's own (unitOf in results/metric-names.ts).
  */
 export function floorTolerance(baseline: number | null, unit: FloorUnit, floor: MinEffect): number {
   const abs = unit === "bytes" ? floor.bytes : floor.ms;

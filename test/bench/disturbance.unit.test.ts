@@ -1,7 +1,7 @@
 // Load awareness, the pure part: windows from counter readings, others' CPU in cores, disturbed
 // rounds per cell, the "machine busy" reason of a noise verdict, and --wait-quiet's bounded loop.
 import { describe, expect, it } from "vitest";
-import type { LoadSnapshot, TrialLoad } from "../../scripts/results/load.js";
+import type { LoadSnapshot, TrialLoad } from "../../scripts/results/load-record.js";
 import type { LatencyRow, MemoryRow, Results } from "../../scripts/results/schema.js";
 import { parseProcStatCpu, parseTreeTicks } from "../../scripts/sampler/machine-load.js";
 import {

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
 import { BENCH_THREADS, ensureFixture, privateCopy } from "../../scripts/bench/fixtures.js";
-import { sweepStaleWorkDirs } from "../../scripts/bench/run.js";
+import { sweepStaleWorkDirs } from "../../scripts/bench/run-fixtures.js";
 
 let dir: string | undefined;
 afterEach(() => {

@@ -6,8 +6,8 @@ import { describe, expect, it } from "vitest";
 import { emptyRow } from "../../scripts/bench/memory.js";
 import { clearOfBand, createMemoryRounds, memoryCellNeeds, withinFloor } from "../../scripts/bench/memory-rounds.js";
 import { type MemoryCell, type MemoryTrial, memoryRound } from "../../scripts/bench/plan.js";
-import { memoryRoundsText } from "../../scripts/report/markdown.js";
 import type { ReportModel } from "../../scripts/report/model.js";
+import { memoryRoundsText } from "../../scripts/report/verdict-wording.js";
 import type { MemoryRow, Results } from "../../scripts/results/schema.js";
 
 const MIB = 1024 * 1024;

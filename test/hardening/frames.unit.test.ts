@@ -1,7 +1,7 @@
 // The fuzz frame generator is pure and seeded: these tests pin reproducibility and that each kind
 // really produces the malformed traffic its name promises.
 import { describe, expect, it } from "vitest";
-import { randomFloats } from "../../fixtures/prng.js";
+import { randomFloats } from "../../common/prng.js";
 import {
   DEFAULT_WEIGHTS,
   FRAME_KINDS,

@@ -3,8 +3,8 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { FRAME_KINDS } from "../../scripts/fuzz/frames.js";
+import { formatFuzzReport } from "../../scripts/fuzz/fuzz-verdict.js";
 import { runFuzz } from "../../scripts/fuzz/run.js";
-import { formatFuzzReport } from "../../scripts/fuzz/verdict.js";
 import { HALF_OPEN_KINDS } from "../../scripts/fuzz/wsframe.js";
 import { runCli } from "./support/harness.js";
 

@@ -1,6 +1,6 @@
 // The fuzz verdict is pure: each pass criterion fails when its figure is bad.
 import { describe, expect, it } from "vitest";
-import { type FuzzFigures, formatFuzzReport, judgeFuzz } from "../../scripts/fuzz/verdict.js";
+import { type FuzzFigures, formatFuzzReport, judgeFuzz } from "../../scripts/fuzz/fuzz-verdict.js";
 import { encodeClientFrame, OPCODE } from "../../scripts/fuzz/wsframe.js";
 
 function passing(): FuzzFigures {

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { readRunnerSummaries, summaryFiles } from "../../scripts/report/merge-input.js";
+import { readRunnerSummaries, summaryFiles } from "../../scripts/report/merge/inputs.js";
 
 const dir = mkdtempSync(join(tmpdir(), "catchup-merge-input-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,8 +7,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { emptySessionResult, type SessionResult } from "../../scenarios/lib/session.js";
-import { asRunnerSummary, MergeInputError, mergeSummaries, type RunnerSummary } from "../../scripts/report/merge.js";
-import { readRunnerSummaries, summaryFiles } from "../../scripts/report/merge-input.js";
+import { readRunnerSummaries, summaryFiles } from "../../scripts/report/merge/inputs.js";
+import {
+  asRunnerSummary,
+  MergeInputError,
+  mergeSummaries,
+  type RunnerSummary,
+} from "../../scripts/report/merge/merged-report.js";
 import { RESULTS_SCHEMA } from "../../scripts/results/schema.js";
 
 const dir = mkdtempSync(join(tmpdir(), "catchup-merge-runs-"));

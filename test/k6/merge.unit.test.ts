@@ -9,7 +9,7 @@ import {
   type NamedSummary,
   type RunnerSummary,
   renderMergedMarkdown,
-} from "../../scripts/report/merge.js";
+} from "../../scripts/report/merge/merged-report.js";
 
 const NOT_RUN: SessionResult = {
   ok: false,

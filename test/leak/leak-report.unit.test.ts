@@ -1,14 +1,14 @@
 // Leak rows in the guard, the report table and the chart data; and the leak flags' rules.
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/options/bench-config.js";
-import { leakCharts, leakMarkdown } from "../../scripts/report/leak.js";
-import type { LeakPoint, LeakRow } from "../../scripts/results/leak.js";
+import { leakCharts, leakMarkdown } from "../../scripts/report/leak-section.js";
+import type { LeakPoint, LeakRow } from "../../scripts/results/leak-record.js";
 import { RESULTS_SCHEMA, type Results } from "../../scripts/results/schema.js";
 import { EXIT } from "../../scripts/util/exit-codes.js";
 import { UsageError } from "../../scripts/util/usage.js";
-import { judge } from "../../scripts/verdicts/guard.js";
-import { leakRow } from "../../scripts/verdicts/leak.js";
+import { judge } from "../../scripts/verdicts/guard-verdict.js";
 import { judgeLeak } from "../../scripts/verdicts/leak-guard.js";
+import { leakRow } from "../../scripts/verdicts/leak-verdict.js";
 import { testRunInfo } from "../support/run-info.js";
 
 /** A straight line of post-GC heap with a fixed wobble (+-2 KiB), `slope` bytes per cycle. */

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { ResultsFile, resultsFromJsonl } from "../../scripts/results/journal.js";
-import { leakRow } from "../../scripts/verdicts/leak.js";
+import { leakRow } from "../../scripts/verdicts/leak-verdict.js";
 import { testRunInfo } from "../support/run-info.js";
 
 const dir = mkdtempSync(join(tmpdir(), "catchup-leak-results-"));

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "no
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { prepareRefs } from "../../scripts/refs/checkout.js";
-import { cacheLayout, type RefsRequest } from "../../scripts/refs/plan.js";
+import { cacheLayout, type RefsRequest } from "../../scripts/refs/checkout-plan.js";
 import { git, repoWithFixture, type TestRepo } from "./support.js";
 
 let dir: string;

@@ -3,7 +3,6 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/options/bench-config.js";
 import { defaultCacheBytes, diskRefusal, estimateCheckout } from "../../scripts/refs/cache-size.js";
-import { gitFailureMessage } from "../../scripts/refs/git-failure.js";
 import {
   checkoutsToEvict,
   DEFAULT_KEEP_CHECKOUTS,
@@ -12,7 +11,8 @@ import {
   parseCleanCheckouts,
   parseRefFlags,
   refVariantNames,
-} from "../../scripts/refs/plan.js";
+} from "../../scripts/refs/checkout-plan.js";
+import { gitFailureMessage } from "../../scripts/refs/git-failure.js";
 import type { RefRecord } from "../../scripts/results/ref.js";
 import { UsageError } from "../../scripts/util/usage.js";
 

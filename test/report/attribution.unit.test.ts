@@ -3,9 +3,9 @@
 // extra heap, labels with the shared directory dropped, and the per-cell section's lines.
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/options/bench-config.js";
-import { attributionSections, diffSites, extraSites, siteLabel } from "../../scripts/report/attribution.js";
+import { attributionSections, diffSites, extraSites, siteLabel } from "../../scripts/report/attribution-section.js";
 import type { MemoryCellModel } from "../../scripts/report/model.js";
-import type { AttributionRow, HeapSite } from "../../scripts/results/attribution.js";
+import type { AttributionRow, HeapSite } from "../../scripts/results/attribution-record.js";
 import { heapSites, type SamplingHeapProfileNode } from "../../scripts/sampler/heap-sites.js";
 
 const MiB = 1024 * 1024;

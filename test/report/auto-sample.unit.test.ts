@@ -5,8 +5,8 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { randomFloats } from "../../fixtures/prng.js";
-import { createAutoSampler } from "../../scripts/bench/auto-sample.js";
+import { randomFloats } from "../../common/prng.js";
+import { createAutoRounds } from "../../scripts/bench/auto-rounds.js";
 import type { LatencyTrial } from "../../scripts/bench/plan.js";
 import type { LatencyRow, Results } from "../../scripts/results/schema.js";
 import { cellsToResample } from "../../scripts/verdicts/cells.js";
@@ -59,7 +59,7 @@ function run(r: Results, trials: LatencyTrial[], ratio: number, random: () => nu
 }
 
 function sampler(r: Results, budgetSeconds: number, clock: { t: number }) {
-  return createAutoSampler({
+  return createAutoRounds({
     budgetSeconds,
     guard: GUARD,
     variants: ["legacy", "batched", "A2"],

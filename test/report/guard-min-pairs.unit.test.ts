@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../scripts/util/exit-codes.js";
 import { GUARD_MIN_PAIRS } from "../../scripts/verdicts/cells.js";
-import { judge } from "../../scripts/verdicts/guard.js";
+import { judge } from "../../scripts/verdicts/guard-verdict.js";
 import { syntheticResults } from "./synthetic-run.js";
 
 const dirs: string[] = [];

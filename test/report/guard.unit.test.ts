@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../scripts/util/exit-codes.js";
-import { judge } from "../../scripts/verdicts/guard.js";
+import { judge } from "../../scripts/verdicts/guard-verdict.js";
 import { syntheticResults } from "./synthetic-run.js";
 
 const dirs: string[] = [];

@@ -2,7 +2,7 @@
 // (a million latency rows; a merge of a 300,000-row runner summary).
 import { describe, expect, it } from "vitest";
 import type { SessionResult } from "../../scenarios/lib/session.js";
-import { mergeSummaries, type RunnerSummary } from "../../scripts/report/merge.js";
+import { mergeSummaries, type RunnerSummary } from "../../scripts/report/merge/merged-report.js";
 import { buildModel } from "../../scripts/report/model.js";
 import { type LatencyRow, RESULTS_SCHEMA, type Results } from "../../scripts/results/schema.js";
 import { maxValue, minValue } from "../../scripts/util/stats.js";

@@ -5,9 +5,9 @@
 import { describe, expect, it } from "vitest";
 import type { SessionResult } from "../../scenarios/lib/session.js";
 import { emptyRow } from "../../scripts/bench/memory.js";
-import { mdText } from "../../scripts/report/inert.js";
 import { renderMarkdown } from "../../scripts/report/markdown.js";
-import { mergeSummaries, type RunnerSummary, renderMergedMarkdown } from "../../scripts/report/merge.js";
+import { mdText } from "../../scripts/report/markup.js";
+import { mergeSummaries, type RunnerSummary, renderMergedMarkdown } from "../../scripts/report/merge/merged-report.js";
 import { buildModel } from "../../scripts/report/model.js";
 import { type LatencyRow, RESULTS_SCHEMA, type Results } from "../../scripts/results/schema.js";
 import { testRunInfo } from "../support/run-info.js";

@@ -3,15 +3,15 @@
 // clock, the windows between them and their peaks, the figures, and inert rendering.
 import { describe, expect, it } from "vitest";
 import { phasesFromSummary } from "../../scenarios/lib/phase-marks.js";
-import { MergeInputError, type NamedSummary, type RunnerSummary } from "../../scripts/report/merge.js";
 import {
   memoryFigures,
   mergeMemory,
   parseAgentSamples,
   phaseWindows,
   runPhases,
-} from "../../scripts/report/merge-memory.js";
-import { renderMemoryHtml, renderMemoryMarkdown } from "../../scripts/report/merge-memory-render.js";
+} from "../../scripts/report/merge/agent-memory.js";
+import { renderMemoryHtml, renderMemoryMarkdown } from "../../scripts/report/merge/agent-memory-render.js";
+import { MergeInputError, type NamedSummary, type RunnerSummary } from "../../scripts/report/merge/merged-report.js";
 
 const WALL0 = 1_800_000_000_000;
 const line = (o: Record<string, unknown>) => JSON.stringify({ ...o, wall: WALL0 + (o.t as number) });

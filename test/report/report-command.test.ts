@@ -41,7 +41,7 @@ describe("report command", () => {
   });
 
   it("writes guard.txt and the guard section byte for byte as bench does", async () => {
-    const { renderReport } = await import("../../scripts/bench/report.js");
+    const { writeJudgedReports: renderReport } = await import("../../scripts/report/write.js");
     const { DEFAULT_MIN_EFFECT } = await import("../../scripts/verdicts/practical.js");
     const dir = runDir({ swapped: true, trials: 8 });
     const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));

@@ -3,9 +3,9 @@
 // the stacked-area data whose top edge is the tick's RSS, broken at a heap gap.
 import { describe, expect, it } from "vitest";
 import type { MemoryCellModel } from "../../scripts/report/model.js";
-import { componentOf, splitAtPeak, splitCells, splitNote } from "../../scripts/report/rss-split.js";
 import { rssSplitChart } from "../../scripts/report/rss-split-chart.js";
-import type { RssSplit } from "../../scripts/results/rss-split.js";
+import { componentOf, splitAtPeak, splitCells, splitNote } from "../../scripts/report/rss-split-section.js";
+import type { RssSplit } from "../../scripts/results/rss-split-record.js";
 import type { MemoryRow, SampleLine } from "../../scripts/results/schema.js";
 
 const MIB = 1024 * 1024;

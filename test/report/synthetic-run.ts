@@ -3,7 +3,7 @@
 // measuring. Figures imitate the reference study's shape: legacy 2/2/3/4 chunks, batched 1/1/1/1.
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { randomFloats } from "../../fixtures/prng.js";
+import { randomFloats } from "../../common/prng.js";
 import {
   type LatencyCase,
   type LatencyRow,

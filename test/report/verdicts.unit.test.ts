@@ -9,7 +9,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { EXIT } from "../../scripts/util/exit-codes.js";
 import { median, summariseRatios } from "../../scripts/util/stats.js";
 import { decideCell, detectableChange, metricVerdicts, verdictsOf } from "../../scripts/verdicts/cells.js";
-import { judge } from "../../scripts/verdicts/guard.js";
+import { judge } from "../../scripts/verdicts/guard-verdict.js";
 import { metricRatios, rolesOf } from "../../scripts/verdicts/metrics.js";
 import { syntheticResults } from "./synthetic-run.js";
 

@@ -4,7 +4,7 @@
 // keeps collected objects) and not in the live one. Real inspector, real sampler, real profiler.
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import type { HeapSite } from "../../scripts/results/attribution.js";
+import type { HeapSite } from "../../scripts/results/attribution-record.js";
 import { startHeapProfiling } from "../../scripts/sampler/heap-profiler.js";
 import { heapSites } from "../../scripts/sampler/heap-sites.js";
 import { connectInspector, inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";

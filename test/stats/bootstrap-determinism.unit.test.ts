@@ -1,6 +1,6 @@
 // The seeded PRNG and bootstrap are reproducible: same seed, same numbers; a report re-renders byte for byte.
 import { describe, expect, it } from "vitest";
-import { randomFloats } from "../../fixtures/prng.js";
+import { randomFloats } from "../../common/prng.js";
 import { bootstrapMedianCI, bootstrapRatioCI, seedFromString } from "../../scripts/util/stats.js";
 
 describe("randomFloats (mulberry32)", () => {

@@ -6,9 +6,9 @@
 // distribution is its centre, and exp is monotone). Baselines vary (log-normal) to show pairing
 // cancels them. Deterministic: every simulation has its own seed.
 import { describe, expect, it } from "vitest";
-import { randomFloats } from "../../fixtures/prng.js";
-import { intervalCell } from "../../scripts/report/markdown.js";
-import type { CellVerdict } from "../../scripts/results/verdict.js";
+import { randomFloats } from "../../common/prng.js";
+import { intervalCell } from "../../scripts/report/verdict-wording.js";
+import type { CellVerdict } from "../../scripts/results/verdict-record.js";
 import { bootstrapRatioCI, pairedRatios, summariseRatios } from "../../scripts/util/stats.js";
 import { decideCell } from "../../scripts/verdicts/cells.js";
 

@@ -1,8 +1,8 @@
 // Leak rows from per-cycle readings: warm-up excluded, verdict from the lower bound of the slope.
 import { describe, expect, it } from "vitest";
-import { randomFloats } from "../../fixtures/prng.js";
-import type { LeakPoint } from "../../scripts/results/leak.js";
-import { leakRow } from "../../scripts/verdicts/leak.js";
+import { randomFloats } from "../../common/prng.js";
+import type { LeakPoint } from "../../scripts/results/leak-record.js";
+import { leakRow } from "../../scripts/verdicts/leak-verdict.js";
 
 function series(cycles: number, bytesPerCycle: number, noise: number, seed = 1): LeakPoint[] {
   const next = randomFloats(seed);

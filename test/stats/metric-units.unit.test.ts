@@ -10,14 +10,14 @@ import {
   METRICS,
   STORM_METRIC_NAMES,
   STORM_METRICS,
-} from "../../scripts/results/metrics.js";
-import type { StormRow } from "../../scripts/results/storm.js";
+} from "../../scripts/results/metric-names.js";
+import type { StormRow } from "../../scripts/results/storm-record.js";
 import { summariseRatios } from "../../scripts/util/stats.js";
 import { decideCell } from "../../scripts/verdicts/cells.js";
-import { leakRow } from "../../scripts/verdicts/leak.js";
 import { judgeLeak } from "../../scripts/verdicts/leak-guard.js";
+import { leakRow } from "../../scripts/verdicts/leak-verdict.js";
 import { DEFAULT_MIN_EFFECT } from "../../scripts/verdicts/practical.js";
-import { stormVerdicts } from "../../scripts/verdicts/storm.js";
+import { stormVerdicts } from "../../scripts/verdicts/storm-verdict.js";
 
 /** The unit a metric's name declares: "...Ms" and "...MsP99" are ms, "...Bytes" bytes. */
 function unitByName(metric: string): "ms" | "bytes" {

@@ -1,7 +1,7 @@
 // bench:power's pure part: sizes as given, which verdicts count as detections and which as false
 // alarms, the Wilson interval of a rate, and the table's rows.
 import { describe, expect, it } from "vitest";
-import type { CellVerdict } from "../../scripts/results/verdict.js";
+import type { CellVerdict } from "../../scripts/results/verdict-record.js";
 import {
   observationsOf,
   parseSizes,

@@ -1,7 +1,7 @@
 // The Theil–Sen slope and Sen's interval: exact on a line, robust to an outlier, and a 95% interval
 // that contains the true slope in about 95% of simulated leak series.
 import { describe, expect, it } from "vitest";
-import { randomFloats } from "../../fixtures/prng.js";
+import { randomFloats } from "../../common/prng.js";
 import { theilSen } from "../../scripts/verdicts/slope.js";
 
 /** A standard normal draw from two uniforms (Box–Muller). */

@@ -4,9 +4,9 @@
 // The deadline is recorded per row and stated in the report beside the timeouts it caused.
 import { describe, expect, it } from "vitest";
 import { DEFAULT_STORM_TIMEOUT_MS } from "../../scripts/bench/config.js";
-import { stormSessionSpec } from "../../scripts/bench/storm.js";
+import { stormSessionSpec } from "../../scripts/bench/storm-cells.js";
 import { resolveConfig } from "../../scripts/options/bench-config.js";
-import { stormMarkdown } from "../../scripts/report/storm.js";
+import { stormMarkdown } from "../../scripts/report/storm-section.js";
 import { stormRow } from "../../scripts/storm/row.js";
 
 describe("the storm's session deadline", () => {

@@ -2,15 +2,15 @@
 // cell) and judged per cell by the guard; a pair that does not count is named, never dropped; a cell
 // with missing pairs gets no verdict unless --allow-missing; the A/A copy gives each cell its band.
 import { describe, expect, it } from "vitest";
-import { stormMarkdown } from "../../scripts/report/storm.js";
-import { LEAK_METRIC } from "../../scripts/results/metrics.js";
+import { stormMarkdown } from "../../scripts/report/storm-section.js";
+import { LEAK_METRIC } from "../../scripts/results/metric-names.js";
 import type { Results } from "../../scripts/results/schema.js";
-import type { StormRow } from "../../scripts/results/storm.js";
+import type { StormRow } from "../../scripts/results/storm-record.js";
 import { stormRow } from "../../scripts/storm/row.js";
 import { EXIT } from "../../scripts/util/exit-codes.js";
 import { decideCell, guardFromConfig } from "../../scripts/verdicts/cells.js";
-import { defaultGuard, judge, runMatrices } from "../../scripts/verdicts/guard.js";
-import { runStormVerdicts, stormCellKey, stormPairs, stormVerdicts } from "../../scripts/verdicts/storm.js";
+import { defaultGuard, judge, runMatrices } from "../../scripts/verdicts/guard-verdict.js";
+import { runStormVerdicts, stormCellKey, stormPairs, stormVerdicts } from "../../scripts/verdicts/storm-verdict.js";
 
 const MIB = 1024 * 1024;
 const roles = { baseline: "legacy", candidate: "batched" };
