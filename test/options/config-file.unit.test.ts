@@ -17,22 +17,11 @@ import {
   withConfig,
 } from "../../scripts/options/config-file.js";
 import { starterConfig } from "../../scripts/options/starter-config.js";
-import { UsageError } from "../../scripts/util/usage.js";
+import { usageError } from "../support/usage-error.js";
 
 const SCHEMA = fileURLToPath(new URL("../../catchup-bench.schema.json", import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), "catchup-config-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
-
-/** The message of the UsageError fn throws. */
-function usage(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(UsageError);
-    return (e as Error).message;
-  }
-  throw new Error("no usage error");
-}
 
 const flags = (json: unknown) => configFlags(json, BENCH_OPTIONS, "/x/catchup-bench.config.json", "/x");
 
@@ -61,24 +50,24 @@ describe("a config file's keys", () => {
   });
 
   it("refuse an unknown key with the nearest one and the keys there are", () => {
-    const message = usage(() => flags({ "scrip-bytes": 1024 }));
+    const message = usageError(() => flags({ "scrip-bytes": 1024 }));
     expect(message).toMatch(
       /^\/x\/catchup-bench\.config\.json: unknown key "scrip-bytes" \(did you mean "script-bytes"\?\); the keys are the bench flags without their dashes: cases, trials, /,
     );
   });
 
   it("refuse a wrong type or an out-of-range value, naming the key and what it takes", () => {
-    expect(usage(() => flags({ trials: "8" }))).toBe(
+    expect(usageError(() => flags({ trials: "8" }))).toBe(
       '/x/catchup-bench.config.json: key "trials" must be an integer from 1 to 1000 (got "8")',
     );
-    expect(usage(() => flags({ trials: 0 }))).toBe(
+    expect(usageError(() => flags({ trials: 0 }))).toBe(
       '/x/catchup-bench.config.json: key "trials" must be an integer from 1 to 1000 (got 0)',
     );
-    expect(usage(() => flags({ variants: ["legacy", "fast"] }))).toMatch(
+    expect(usageError(() => flags({ variants: ["legacy", "fast"] }))).toMatch(
       /key "variants" must be an array of "legacy", "batched" \(got \["legacy","fast"\]\)$/,
     );
-    expect(usage(() => flags({ memory: "no" }))).toMatch(/key "memory" must be true or false \(got "no"\)$/);
-    expect(usage(() => flags([1, 2]))).toMatch(/must hold one JSON object of bench options/);
+    expect(usageError(() => flags({ memory: "no" }))).toMatch(/key "memory" must be true or false \(got "no"\)$/);
+    expect(usageError(() => flags([1, 2]))).toMatch(/must hold one JSON object of bench options/);
   });
 
   it("give way to the flags given on the command line", () => {
@@ -106,15 +95,15 @@ describe("loading the config", () => {
 
   it("refuses a --config that is missing, not JSON, or names another config", () => {
     const cwd = mkdtempSync(join(dir, "bad-"));
-    expect(usage(() => loadConfigFile(BENCH_OPTIONS, "nope.json", cwd))).toMatch(
+    expect(usageError(() => loadConfigFile(BENCH_OPTIONS, "nope.json", cwd))).toMatch(
       /^--config .*nope\.json: cannot read it \(ENOENT\)/,
     );
     writeFileSync(join(cwd, "broken.json"), "{trials: 4}");
-    expect(usage(() => loadConfigFile(BENCH_OPTIONS, "broken.json", cwd))).toMatch(
+    expect(usageError(() => loadConfigFile(BENCH_OPTIONS, "broken.json", cwd))).toMatch(
       /^--config .*broken\.json: not JSON/,
     );
     writeFileSync(join(cwd, "nested.json"), '{"config": "other.json"}');
-    expect(usage(() => loadConfigFile(BENCH_OPTIONS, "nested.json", cwd))).toMatch(/key "config" cannot be set/);
+    expect(usageError(() => loadConfigFile(BENCH_OPTIONS, "nested.json", cwd))).toMatch(/key "config" cannot be set/);
   });
 });
 

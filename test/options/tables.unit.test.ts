@@ -17,19 +17,9 @@ import { FUZZ_COMMAND, FUZZ_OPTIONS } from "../../scripts/options/fuzz.js";
 import { defaultShown, readFlags } from "../../scripts/options/spec.js";
 import { resolveToken } from "../../scripts/options/token.js";
 import { applyOptions } from "../../scripts/options/yargs.js";
-import { UsageError } from "../../scripts/util/usage.js";
+import { usageError } from "../support/usage-error.js";
 
 const CLI_DOC = fileURLToPath(new URL("../../docs/cli.md", import.meta.url));
-
-function usageError(fn: () => unknown): string {
-  try {
-    fn();
-  } catch (e) {
-    expect(e).toBeInstanceOf(UsageError);
-    return (e as Error).message;
-  }
-  throw new Error("expected a UsageError");
-}
 
 describe("readFlags", () => {
   it.each(["0x10", "1e3", "0b11", "0o7", "Infinity", " 7", "7 ", "", "1_000", "10.0"])(
