@@ -81,6 +81,15 @@ describe("installed with npm install --save-dev <tarball>", () => {
     expect(existsSync(join(installed, "fixtures"))).toBe(false);
   }, 240_000);
 
+  it("runs clinic only when the project has clinic.js: else exit 2, one line naming the install", async () => {
+    const r = await npx(["clinic", "doctor"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split("\n")).toHaveLength(1);
+    expect(r.stderr).toMatch(/clinic\.js is not installed .*npm install --save-dev clinic@13\.0\.0/);
+    const reports = join(project, "reports");
+    expect(existsSync(reports) ? readdirSync(reports).filter((f) => f.startsWith("clinic-")) : []).toEqual([]);
+  });
+
   it("measures a server of the project through --target", async () => {
     const target = (name: string, ms: number) =>
       `${name}=node server/targets/slow-case.mjs --port {port} --base-ms ${ms}`;
