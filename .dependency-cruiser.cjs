@@ -7,7 +7,7 @@
 //   bench/                              orchestration: latency, memory, leak and storm cells, refs
 //   report/                             rendering
 //   verdicts/                           pure judging
-//   storm/ -> driver/ -> target/ -> sampler/; refs/ -> target/     instruments
+//   storm/, seed/ -> driver/ -> target/ -> sampler/; refs/ -> target/     instruments
 //   results/, util/                     the schema and the journal; small pure utilities
 const LAYERS = [
   ["entry", "^scripts/(cli\\.ts$|commands/|selfbench/)"],
@@ -17,6 +17,7 @@ const LAYERS = [
   ["report", "^scripts/report/"],
   ["verdicts", "^scripts/verdicts/"],
   ["storm", "^scripts/storm/"],
+  ["seed", "^scripts/seed/"],
   ["driver", "^scripts/driver/"],
   ["refs", "^scripts/refs/"],
   ["target", "^scripts/target/"],
@@ -82,6 +83,14 @@ module.exports = {
       severity: "error",
       from: { path: "^common/" },
       to: { path: "^(scripts|fixtures|scenarios|server-under-test|test)/" },
+    },
+    {
+      name: "bindings-self-contained",
+      comment:
+        "a shipped binding is a user's kind of module: it imports nothing of the harness (its contract is types)",
+      severity: "error",
+      from: { path: "^bindings/" },
+      to: { path: "^(scripts|fixtures|scenarios|server-under-test|test|common)/" },
     },
     {
       name: "fixtures-self-contained",

@@ -5,7 +5,7 @@ import type { DriverName } from "../driver/clients.js";
 import type { CompletionRule } from "../driver/session-spec.js";
 import type { RefsRequest } from "../refs/checkout-plan.js";
 import type { RefRecord } from "../results/ref.js";
-import type { LatencyCase, MemoryMode } from "../results/schema.js";
+import type { LatencyCase, MemoryMode, SeedRecord } from "../results/schema.js";
 import type { Delivery } from "../target/bundled.js";
 import type { GuardConfig } from "../verdicts/cells.js";
 import type { MinEffect } from "../verdicts/practical.js";
@@ -31,7 +31,26 @@ export type TargetSpec =
       cwd?: string;
       /** What a --ref variant is: its revision, commit, build (recorded in results.json). */
       ref?: RefRecord;
+      /** Set by the load phase (--binding): the state every trial starts from. */
+      seeded?: SeededState;
     };
+
+/** A variant seeded through a binding (bench/seed-phase.ts). */
+export interface SeededState {
+  /** The template state folder, by the path of the fixture it was seeded from. */
+  templates: Readonly<Record<string, string>>;
+  /** The token the binding issued (null: the run's --token). */
+  token: string | null;
+  records: SeedRecord[];
+}
+
+/** --binding: how foreign variants are seeded (null: they serve a copy of the fixture file, {db}). */
+export interface BindingConfig {
+  /** A shipped binding's name or a module's path; null: no load phase. */
+  module: string | null;
+  /** --binding-option key=value pairs, handed to the binding. */
+  options: Readonly<Record<string, string>>;
+}
 
 /** What every client session sends and expects (a SessionSpec's settings, before the case's cursor). */
 export interface ProtocolConfig {
@@ -181,6 +200,7 @@ export interface BenchConfig {
   guardMetrics: string[];
   /** --min-effect: the practical floor below which any verdict is "no practical change". */
   minEffect: MinEffect;
+  binding: BindingConfig;
 }
 
 /**
@@ -210,7 +230,8 @@ export function recordedConfig(c: BenchConfig): Record<string, unknown> {
     failFast: c.run.failFast,
     driver: c.targets.driver,
     seed: c.fixtures.seed,
-    targets: c.targets.targets,
+    // A seeded variant's templates and token are this run's, not its config.
+    targets: c.targets.targets.map((t) => (t.kind === "command" ? { ...t, seeded: undefined } : t)),
     urlPath: c.protocol.urlPath,
     sequences: c.fixtures.sequences,
     token: c.protocol.token,
@@ -244,6 +265,8 @@ export function recordedConfig(c: BenchConfig): Record<string, unknown> {
     stormTrials: c.storm.trials,
     stormTimeoutMs: c.storm.timeoutMs,
     configFile: c.run.configFile,
+    binding: c.binding.module,
+    bindingOptions: c.binding.options,
     memorySequentialSeconds: c.memory.sequentialSeconds,
     pin: c.memory.pin,
     disturbedCores: c.run.disturbedCores,

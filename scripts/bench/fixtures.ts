@@ -1,12 +1,13 @@
 // The bench's fixtures: the default ones (built into fixtures/ when missing or stale, through the
 // fixture generator) or the one named by --fixture (validated, never built). Each target gets a private
 // copy, so a target that writes to its store cannot change the fixture or another target's run.
-import { copyFileSync, existsSync, mkdirSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { GENERATOR_VERSION, generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
 import { defaultFixturePath, FIXTURE_LIMITS } from "../../fixtures/options.js";
 import type { FixtureMeta } from "../../fixtures/schema.js";
+import type { TargetSpec } from "./config.js";
 
 export interface FixtureRef {
   /** The file targets' copies are made from (the run's pinned copy once pinned: fixture-pin.ts). */
@@ -103,12 +104,20 @@ export function userFixture(path: string): FixtureRef {
 }
 
 let copies = 0;
-/** A private copy of a fixture in workDir, for one target process. */
-export function privateCopy(fixture: FixtureRef, workDir: string, label: string): string {
+/**
+ * A private copy, in workDir, of what one target process starts from: the variant's seeded state
+ * folder for this fixture (--binding), else the fixture file.
+ */
+export function privateCopy(fixture: FixtureRef, spec: TargetSpec, workDir: string, label: string): string {
   mkdirSync(workDir, { recursive: true });
-  const dest = join(workDir, `${label.replace(/[^A-Za-z0-9._-]/g, "_")}-${++copies}.sqlite`);
-  copyFileSync(fixture.path, dest);
-  return dest;
+  const base = join(workDir, `${label.replace(/[^A-Za-z0-9._-]/g, "_")}-${++copies}`);
+  const template = spec.kind === "command" ? spec.seeded?.templates[fixture.path] : undefined;
+  if (template) {
+    cpSync(template, base, { recursive: true });
+    return base;
+  }
+  copyFileSync(fixture.path, `${base}.sqlite`);
+  return `${base}.sqlite`;
 }
 
 /**

@@ -117,7 +117,7 @@ async function session(
   target: Target,
   c: LatencyTrial["case"],
 ): Promise<SessionFigures & { targetCpuMs: number | null }> {
-  const spec = caseSessionSpec(ctx.protocol, target.url, c, ctx.fixture.meta, 0);
+  const spec = caseSessionSpec(ctx.protocol, target, c, ctx.fixture.meta, 0);
   // The server's CPU time over the session (read before and after it, outside the timed part).
   const cpuBefore = await cpuTimeMsOrNull(target.pid);
   const { rows } = await ctx.runClients(1, spec);
@@ -129,16 +129,22 @@ async function session(
   return { ...row, targetCpuMs };
 }
 
+/** The token a variant's clients send: the one its seed issued, else the run's. */
+export function tokenFor(protocol: ProtocolConfig, spec: TargetSpec): string {
+  return (spec.kind === "command" ? spec.seeded?.token : null) ?? protocol.token;
+}
+
 /** What every cell passes to startTarget: the run's readiness, stop and interrupt settings. */
 export function targetOptions(
   ctx: { protocol: ProtocolConfig; launch: TargetsConfig; signal?: AbortSignal },
+  spec: TargetSpec,
   db: string,
   inspect: boolean,
 ): Omit<TargetOptions, "warmUpSession"> {
   return {
     db,
     urlPath: ctx.protocol.urlPath,
-    token: ctx.protocol.token,
+    token: tokenFor(ctx.protocol, spec),
     headers: ctx.protocol.headers,
     startTimeoutMs: ctx.launch.startTimeoutMs,
     inspect,
@@ -158,9 +164,10 @@ async function warmTarget(ctx: LatencyContext, variant: string): Promise<Target>
   if (!spec) throw new Error(`no target named ${variant}`);
   const after = afterSequenceFor("snapshot", ctx.fixture.meta);
   const target = await startTarget(spec, {
-    ...targetOptions(ctx, privateCopy(ctx.fixture, ctx.workDir, variant), false),
+    ...targetOptions(ctx, spec, privateCopy(ctx.fixture, spec, ctx.workDir, variant), false),
     warmUpSession: async (url) => {
-      const { rows } = await ctx.runClients(1, sessionSpec(ctx.protocol, url, after, 0));
+      const server = { url, token: tokenFor(ctx.protocol, spec) };
+      const { rows } = await ctx.runClients(1, sessionSpec(ctx.protocol, server, after, 0));
       return rows[0] ?? failed("the driver returned no session");
     },
   });

@@ -51,6 +51,8 @@ export interface TargetOptions {
 export interface Target {
   readonly name: string;
   readonly url: string;
+  /** The token its clients send (options.token). */
+  readonly token: string;
   readonly port: number;
   /** The process that owns the listening socket (the one to sample), not necessarily the spawned one. */
   readonly pid: number;
@@ -292,6 +294,7 @@ export async function startTarget(spec: TargetSpec, options: TargetOptions): Pro
   return {
     name: spec.name,
     url,
+    token: options.token,
     port,
     pid,
     inspector,

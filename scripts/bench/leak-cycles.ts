@@ -85,7 +85,7 @@ export async function runLeak(ctx: LeakContext): Promise<LeakRow[]> {
       try {
         // Ready once it upgrades a WebSocket (no warm-up session: the warm-up cycles are the warm-up).
         r.target = await startTarget(spec, {
-          ...targetOptions(ctx, privateCopy(ctx.fixture, ctx.workDir, `leak-${spec.name}`), true),
+          ...targetOptions(ctx, spec, privateCopy(ctx.fixture, spec, ctx.workDir, `leak-${spec.name}`), true),
           warmUpSession: null,
         });
         r.untrack = ctx.track(r.target);
@@ -137,7 +137,7 @@ async function runCycle(
   };
   try {
     const before = fdCount(target.pid);
-    const spec = sessionSpec(ctx.protocol, target.url, after, ctx.protocol.holdMs);
+    const spec = sessionSpec(ctx.protocol, target, after, ctx.protocol.holdMs);
     const { rows } = await ctx.runClients(clients, spec);
     const bad = rows.findIndex((row) => !row.ok);
     if (bad >= 0) return await fail(`client ${bad + 1}: ${rows[bad]?.error}`);

@@ -127,6 +127,7 @@ export function variantInfos(targets: TargetSpec[]): VariantInfo[] {
         : t.command,
     role: i === 0 ? "baseline" : "candidate",
     ...(t.kind === "command" ? t.ref : undefined),
+    ...(t.kind === "command" && t.seeded ? { seed: t.seeded.records } : undefined),
   }));
 }
 

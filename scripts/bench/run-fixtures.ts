@@ -78,16 +78,22 @@ export function sourceOf(f: FixtureRef): string {
   return f.source ?? f.path;
 }
 
-/** A fixture without threads (one built before threads, or with --threads 0) has no thread cases to run. */
-function runnableCases(
+/**
+ * A fixture without threads (one built before threads, or with --threads 0), or seeded by a binding
+ * that writes none, has no thread cases to run.
+ */
+export function runnableCases(
   fixture: FixtureRef | null,
   cases: RunFixtures["cases"],
   log: (line: string) => void,
+  binding?: string,
 ): RunFixtures["cases"] {
   const runnable = fixture && fixture.meta.threads === 0 ? cases.filter((c) => !isThreadCase(c)) : cases;
   if (runnable.length < cases.length) {
     log(
-      `thread cases skipped: fixture ${fixture ? sourceOf(fixture) : ""} has no threads (build one with: npm run fixture -- --threads N)`,
+      binding
+        ? `thread cases skipped: binding ${binding} writes no threads`
+        : `thread cases skipped: fixture ${fixture ? sourceOf(fixture) : ""} has no threads (build one with: npm run fixture -- --threads N)`,
     );
   }
   return runnable;

@@ -16,6 +16,7 @@ import { createProgress, type Progress } from "./progress.js";
 import { withRefTargets } from "./ref-targets.js";
 import { createRunContext, type RunContext } from "./run-context.js";
 import { buildRunFixtures } from "./run-fixtures.js";
+import { seedTargets } from "./seed-phase.js";
 
 export interface BenchIO {
   /** catchup-bench's own folder: its version and commit, as the report names the harness. */
@@ -52,10 +53,15 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const cwd = io.cwd ?? process.cwd();
   preflight(config, cwd, (line) => log(`catchup-bench: warning: ${line}`), log);
   // --repo/--ref: check out and build each revision first (an unknown revision is a usage error).
-  const launch = await withRefTargets(config.targets, log);
+  const refTargets = await withRefTargets(config.targets, log);
   const progress = io.progress ?? createProgress();
-  if (launch.driver === "k6") requireK6();
-  const fixtures = buildRunFixtures(config, (line) => progress.log(line));
+  if (refTargets.driver === "k6") requireK6();
+  const built = buildRunFixtures(config, (line) => progress.log(line));
+  // --binding: the load phase seeds each foreign variant's own state before any trial.
+  const { launch, fixtures } = await seedTargets(config, refTargets, built, { root: io.root, cwd, log }).catch((e) => {
+    rmSync(built.workDir, { recursive: true, force: true });
+    throw e;
+  });
   const ctx = createRunContext({ config, launch, progress, fixtures, io: { ...io, cwd } });
   const phases = PHASES.map((phase) => phase(ctx));
   const kinds = phases.flatMap((p) => p.kinds);

@@ -6,10 +6,21 @@ import type { LatencyCase, MemoryMode } from "../results/schema.js";
 import type { ProtocolConfig } from "./config.js";
 import { afterSequenceFor, isThreadCase } from "./plan.js";
 
-export function sessionSpec(config: ProtocolConfig, url: string, after: number | null, holdMs: number): SessionSpec {
+/** Where a session goes: the target's URL and the token it takes (a seeded server's own, else --token). */
+export interface SessionServer {
+  url: string;
+  token: string;
+}
+
+export function sessionSpec(
+  config: ProtocolConfig,
+  server: SessionServer,
+  after: number | null,
+  holdMs: number,
+): SessionSpec {
   return {
-    url,
-    token: config.token,
+    url: server.url,
+    token: server.token,
     headers: config.headers,
     subscribeTag: config.subscribeTag,
     subscribePayload: subscribePayloadFor(config.subscribePayload, after),
@@ -35,13 +46,13 @@ export interface CaseMeta {
  */
 export function caseSessionSpec(
   config: ProtocolConfig,
-  url: string,
+  server: SessionServer,
   c: LatencyCase | MemoryMode,
   meta: CaseMeta,
   holdMs: number,
 ): SessionSpec {
   const after = afterSequenceFor(c, meta);
-  const spec = sessionSpec(config, url, after, holdMs);
+  const spec = sessionSpec(config, server, after, holdMs);
   if (!isThreadCase(c)) return spec;
   return {
     ...spec,

@@ -19,7 +19,7 @@ import { type CrashReport, crashOf, exitedWithin, targetOptions } from "./latenc
 import { startTarget, type Target } from "./launch.js";
 import { closingHeap } from "./memory.js";
 import { afterSequenceFor, rotation } from "./plan.js";
-import { sessionSpec } from "./sessions.js";
+import { type SessionServer, sessionSpec } from "./sessions.js";
 
 const GC_TIMEOUT_MS = 10_000;
 
@@ -78,10 +78,10 @@ export function stormPlan(
  */
 export function stormSessionSpec(
   ctx: Pick<StormContext, "storm" | "protocol">,
-  url: string,
+  server: SessionServer,
   after: number | null,
 ): SessionSpec {
-  return { ...sessionSpec(ctx.protocol, url, after, ctx.protocol.holdMs), timeoutMs: ctx.storm.timeoutMs };
+  return { ...sessionSpec(ctx.protocol, server, after, ctx.protocol.holdMs), timeoutMs: ctx.storm.timeoutMs };
 }
 
 export function stormCellId(c: StormCell): string {
@@ -121,7 +121,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
   let target: Target;
   try {
     target = await startTarget(spec, {
-      ...targetOptions(ctx, privateCopy(fixture, ctx.workDir, `storm-${cell.variant}`), true),
+      ...targetOptions(ctx, spec, privateCopy(fixture, spec, ctx.workDir, `storm-${cell.variant}`), true),
       warmUpSession: null,
     });
   } catch (e) {
@@ -147,7 +147,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
       file: join(ctx.runDir, samplesFile),
       origin,
     });
-    const resume = stormSessionSpec(ctx, target.url, afterSequenceFor("memory", fixture.meta));
+    const resume = stormSessionSpec(ctx, target, afterSequenceFor("memory", fixture.meta));
     const snapshotPayload = subscribePayloadFor(
       ctx.protocol.subscribePayload,
       afterSequenceFor("snapshot", fixture.meta),

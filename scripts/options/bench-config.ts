@@ -10,6 +10,7 @@ import { parseRefFlags, refVariantNames } from "../refs/checkout-plan.js";
 import type { Delivery } from "../target/bundled.js";
 import { listFlag, UsageError } from "../util/usage.js";
 import { BENCH_OPTIONS, DEFAULT_EVENTS, DEFAULT_PROJECTS, QUICK } from "./bench.js";
+import { bindingFromFlags } from "./binding.js";
 import { guardFromFlags } from "./guard.js";
 import { given, readFlags } from "./spec.js";
 import { type Env, resolveToken } from "./token.js";
@@ -306,5 +307,6 @@ export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFi
     guard: guard.guard,
     guardMetrics: guard.metrics,
     minEffect: guard.minEffect,
+    binding: bindingFromFlags(raw, f, targets),
   };
 }

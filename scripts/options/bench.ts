@@ -268,7 +268,20 @@ export const BENCH_OPTIONS = {
   target: {
     type: "string",
     repeatable: true,
-    describe: "foreign target NAME=COMMAND, repeatable, first is the baseline; {port} and {db} are filled in",
+    describe:
+      "foreign target NAME=COMMAND, repeatable, first is the baseline; {port}, {db} (a copy of the fixture) and {state} (a copy of the seeded state, with --binding) are filled in",
+    group: TARGETS,
+  },
+  binding: {
+    type: "string",
+    describe:
+      "seed each foreign server from the fixture through its own API before the trials: a shipped binding's name (t3code) or a module's path (docs/bindings.md); its start command takes {state}",
+    group: TARGETS,
+  },
+  "binding-option": {
+    type: "string",
+    repeatable: true,
+    describe: "KEY=VALUE handed to the binding, repeatable (a shipped binding's page lists its keys)",
     group: TARGETS,
   },
   "start-timeout-ms": {

@@ -5,6 +5,7 @@
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
+import { looksLikeModulePath } from "../seed/load-binding.js";
 import { readRegularFile } from "../util/regular-file.js";
 import { UsageError } from "../util/usage.js";
 import { BENCH_OPTIONS } from "./bench.js";
@@ -143,7 +144,9 @@ export function configFlags(json: unknown, table: OptionTable, file: string, bas
       if (e instanceof UsageError) throw new UsageError(wrong());
       throw e;
     }
-    out[key] = PATH_FLAGS.includes(key) && typeof raw === "string" && !isAbsolute(raw) ? resolve(baseDir, raw) : raw;
+    const isPath =
+      PATH_FLAGS.includes(key) || (key === "binding" && typeof raw === "string" && looksLikeModulePath(raw));
+    out[key] = isPath && typeof raw === "string" && !isAbsolute(raw) ? resolve(baseDir, raw) : raw;
   }
   return out;
 }

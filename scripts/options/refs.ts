@@ -24,7 +24,7 @@ export const REFS_OPTIONS = (group: string) =>
     },
     start: {
       type: "string",
-      describe: "start command run in each checkout; {port} and {db} are filled in",
+      describe: "start command run in each checkout; {port}, {db} and {state} are filled in (as in --target)",
       group,
     },
     "build-timeout-ms": {

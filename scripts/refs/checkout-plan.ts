@@ -1,7 +1,7 @@
 // The --repo/--ref/--swap flags -> a RefsRequest, and the pure parts of a refs run: the cache layout,
 // cache keys, and what a variant records. No git, no files, no processes (see ./checkout.ts).
 import { createHash } from "node:crypto";
-import { join, posix } from "node:path";
+import { basename, dirname, join, posix } from "node:path";
 import type { RefRecord } from "../results/ref.js";
 import { intFlag, listFlag, numberFlag, UsageError } from "../util/usage.js";
 
@@ -243,6 +243,14 @@ export interface CacheLayout {
 }
 
 const short = (s: string): string => createHash("sha256").update(s).digest("hex").slice(0, 12);
+
+/**
+ * Where the states seeded from a checkout (bench/seed-phase.ts) are kept: beside it in the cache,
+ * <root>/templates/<key>/, so they go with it (removeCheckout, --clean-checkouts).
+ */
+export function templatesDirOf(checkout: string): string {
+  return join(dirname(dirname(checkout)), "templates", basename(checkout));
+}
 
 export function cacheLayout(gitCommonDir: string): CacheLayout {
   const root = join(gitCommonDir, "catchup-bench");

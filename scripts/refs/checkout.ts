@@ -34,6 +34,7 @@ import {
   checkoutsToEvict,
   keyCommit,
   type RefsRequest,
+  templatesDirOf,
   WORKTREE,
 } from "./checkout-plan.js";
 import { freeBytes, treeBytes } from "./disk.js";
@@ -171,6 +172,7 @@ export function removeCheckout(repo: Repo, key: string): void {
   rmSync(repo.layout.size(key), { force: true });
   rmSync(repo.layout.building(key), { force: true });
   rmSync(repo.layout.buildRecord(key), { force: true });
+  rmSync(templatesDirOf(dir), { recursive: true, force: true });
   for (const pid of usersOf(repo, key)) rmSync(repo.layout.using(key, pid), { force: true });
 }
 

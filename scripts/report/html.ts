@@ -13,7 +13,16 @@ import { type RssSplitChart, rssSplitFigure } from "./rss-split-chart.js";
 import { splitNote } from "./rss-split-section.js";
 import { stormCharts, stormHtml } from "./storm-section.js";
 import { summaryHtml, summaryOf } from "./summary.js";
-import { attributionOf, latencyCells, memoryCells, metricTables, probeCells, rssSplitCellsOf } from "./table-data.js";
+import {
+  attributionOf,
+  latencyCells,
+  memoryCells,
+  metricTables,
+  probeCells,
+  rssSplitCellsOf,
+  SEED_NOTE,
+  seedCells,
+} from "./table-data.js";
 import { targetsHtml } from "./targets.js";
 import { autoSampleText, guardSummary, memoryRoundsText, VERDICT_NOTE } from "./verdict-wording.js";
 
@@ -74,6 +83,13 @@ function attributionHtml(model: ReportModel): string {
 function probeHtml(model: ReportModel): string {
   const c = probeCells(model);
   return c ? htmlTable(c.header, c.rows, "num") : "<p>No probe figures.</p>";
+}
+
+function seedHtml(model: ReportModel): string {
+  const c = seedCells(model);
+  return c
+    ? `<h2>Seeding</h2>\n${htmlTable(c.header, c.rows, "num")}\n<p class="note">${escapeHtml(SEED_NOTE)}</p>`
+    : "";
 }
 
 /** Per metric: its per-cell verdict table and the pooled summary line under it. */
@@ -222,6 +238,7 @@ ${leakHtml(model.leak, r)}
 ${stormHtml(model.storm, r, model.stormVerdicts)}
 ${failures}
 ${targetsHtml(model.targets)}
+${seedHtml(model)}
 <h2>Environment</h2>
 <p>${escapeHtml(model.environment)}</p>
 <p>${escapeHtml(model.notMeasured)}</p>

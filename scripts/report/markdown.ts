@@ -19,7 +19,9 @@ import {
   metricTables,
   probeCells,
   rssSplitCellsOf,
+  SEED_NOTE,
   samplerCells,
+  seedCells,
 } from "./table-data.js";
 import { targetsMarkdown } from "./targets.js";
 import { autoSampleText, guardSummary, memoryRoundsText, VERDICT_NOTE } from "./verdict-wording.js";
@@ -164,6 +166,16 @@ export function detailsMarkdown(model: ReportModel, compact = false): string[] {
   }
   out.push(...failuresMarkdown(model.failureReport));
   out.push(...targetsMarkdown(model.targets));
+  const seeds = seedCells(model);
+  if (seeds)
+    out.push(
+      "## Seeding: each variant's state, through its own API",
+      "",
+      ...mdTable(seeds.header, seeds.rows),
+      "",
+      SEED_NOTE,
+      "",
+    );
   out.push("## Environment", "", `Environment: ${mdText(model.environment)}`, "", mdText(model.notMeasured), "");
   if (model.variantDescriptions.length > 0) {
     out.push(`Variants: ${model.variantDescriptions.map(mdText).join("; ")}.`, "");

@@ -5,7 +5,15 @@ import { describeRef } from "../refs/checkout-plan.js";
 import { memoryCellName } from "../results/cell-names.js";
 import type { LeakRow } from "../results/leak-record.js";
 import type { RefRecord } from "../results/ref.js";
-import type { IntervalStats, LatencyRow, MemoryRow, Results, RunFixture, RunInfo } from "../results/schema.js";
+import type {
+  IntervalStats,
+  LatencyRow,
+  MemoryRow,
+  Results,
+  RunFixture,
+  RunInfo,
+  SeedRecord,
+} from "../results/schema.js";
 import type { StormRow } from "../results/storm-record.js";
 import type { StormVerdict } from "../results/verdict-record.js";
 import { size } from "../util/format.js";
@@ -91,6 +99,8 @@ export interface ReportModel {
   single: string | null;
   otherVariants: string[];
   variantDescriptions: string[];
+  /** The load phase (--binding): each variant's seeds, one per fixture. */
+  seeds: (SeedRecord & { variant: string })[];
   latency: LatencyCaseModel[];
   memory: MemoryCellModel[];
   /** Per metric, its per-cell verdicts and pooled summary line. */
@@ -401,6 +411,7 @@ export function buildModel(results: Results, options: ModelOptions = {}): Report
       ),
     ),
     single,
+    seeds: results.variants.flatMap((v) => (v.seed ?? []).map((s) => ({ ...s, variant: v.name }))),
     guard,
     conditions: conditionsOf(results, fixture, (v) => variantConditions(v, results.run.projectRoot), minEffect),
     guardLines: options.guardLines ?? null,

@@ -181,6 +181,39 @@ export function samplerCells(model: ReportModel): Cells | null {
 }
 type Iv = { median: number; p99: number; max: number } | null;
 
+/** The load phase: each variant's seed per fixture (--binding). */
+export function seedCells(model: ReportModel): Cells | null {
+  if (model.seeds.length === 0) return null;
+  return {
+    header: [
+      "variant",
+      "fixture",
+      "binding",
+      "events written",
+      "seed time (s)",
+      "events/s",
+      "template (MiB)",
+      "cursor / latest",
+      "template made",
+    ],
+    rows: model.seeds.map((s) => [
+      s.variant,
+      s.fixture,
+      s.binding,
+      String(s.events),
+      (s.seedMs / 1000).toFixed(1),
+      String(Math.round(s.eventsPerSecond)),
+      mib(s.templateBytes),
+      `${s.cursorSequence} / ${s.latestSequence}`,
+      s.cached ? "by an earlier run" : "this run",
+    ]),
+  };
+}
+
+/** What the seeding table says under it. */
+export const SEED_NOTE =
+  "Each variant's server was seeded once per fixture through its own API by the binding, then checked through its own snapshot subscription (projects, script bytes, sequence); every trial started on a fresh copy of that state. Seed time: from the server's start on the prepared state to its stop; events/s: the writes alone.";
+
 /** A metric's verdict in one cell, if judged. */
 export function verdictOf(model: ReportModel, metric: Metric, cell: string): CellVerdict | undefined {
   return model.metrics.find((m) => m.metric === metric)?.cells.find((v) => v.cell === cell);

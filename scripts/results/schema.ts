@@ -164,6 +164,29 @@ export interface VariantInfo extends Partial<RefRecord> {
   role: "baseline" | "candidate";
   /** What the target's listening process ran on (/proc/PID/exe; its Node version), seen at its first start. */
   runtime?: { exe: string | null; node: string | null };
+  /** The load phase (--binding): one seed per fixture, each the template every trial's state was copied from. */
+  seed?: SeedRecord[];
+}
+
+/** One seed of a variant's state through a binding (bench/seed-state.ts). */
+export interface SeedRecord {
+  /** The fixture's file name. */
+  fixture: string;
+  binding: string;
+  bindingSha256: string;
+  /** Fixture events written through the server's API. */
+  events: number;
+  /** From the server's start on the prepared state to its stop, ms (when this template was made). */
+  seedMs: number;
+  /** Events written per second, the writes alone. */
+  eventsPerSecond: number;
+  /** The template's size on disk. */
+  templateBytes: number;
+  /** The sequences the server assigned: the resume cursor and the last write. */
+  cursorSequence: number;
+  latestSequence: number;
+  /** True when an earlier run made this template (same build, fixture and binding). */
+  cached: boolean;
 }
 
 /** What auto-sampling did: its budget, the time it used, and the rounds each resampled cell took. */

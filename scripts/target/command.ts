@@ -1,20 +1,21 @@
-// A foreign target's command line: {port}/{db} substitution and `exec` semantics. Pure.
+// A foreign target's command line: {port}/{db}/{state} substitution and `exec` semantics. Pure.
 
 export class TargetError extends Error {
   override readonly name = "TargetError";
 }
 
 /**
- * Substitutes {port} and {db} in a foreign target's command. The db path is inserted as is (it may
- * sit inside the user's own quotes), so it must be made of shell-safe characters.
+ * Substitutes {port}, and {db} and {state} (both the target's private copy: of the fixture file, or
+ * of its seeded state folder), in a foreign target's command. The path is inserted as is (it may sit
+ * inside the user's own quotes), so it must be made of shell-safe characters.
  */
 export function fillCommand(command: string, port: number, db: string): string {
   if (!/^[A-Za-z0-9._/-]+$/.test(db)) {
     throw new TargetError(
-      `fixture copy path ${JSON.stringify(db)} has characters unsafe in a shell command; set TMPDIR to a plain path`,
+      `private copy path ${JSON.stringify(db)} has characters unsafe in a shell command; set TMPDIR (or the repository's path) to a plain path`,
     );
   }
-  return command.split("{port}").join(String(port)).split("{db}").join(db);
+  return command.split("{port}").join(String(port)).split("{db}").join(db).split("{state}").join(db);
 }
 
 // Words that make a command more than one simple command, or are builtins `exec` cannot run.

@@ -6,6 +6,7 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
+import type { TargetSpec } from "../../scripts/bench/config.js";
 import { BENCH_THREADS, ensureFixture, privateCopy } from "../../scripts/bench/fixtures.js";
 import { sweepStaleWorkDirs } from "../../scripts/bench/run-fixtures.js";
 
@@ -51,13 +52,24 @@ describe("ensureFixture", () => {
     expect(builds).toEqual(["missing", stale, stale, "corrupt", "corrupt", "corrupt"]);
   });
 
-  it("gives each target its own copy", () => {
+  it("gives each target its own copy: of the fixture, or of its variant's seeded state folder", () => {
     dir = mkdtempSync(join(tmpdir(), "bench-fx-"));
     const f = ensureFixture(dir, 5, 64, 3, 1);
-    const a = privateCopy(f, join(dir, "work"), "legacy");
-    const b = privateCopy(f, join(dir, "work"), "legacy");
+    const plain: TargetSpec = { name: "app", kind: "command", command: "srv {db}" };
+    const a = privateCopy(f, plain, join(dir, "work"), "legacy");
+    const b = privateCopy(f, plain, join(dir, "work"), "legacy");
     expect(a).not.toBe(b);
     expect(readFixtureMeta(a).contentSha256).toBe(f.meta.contentSha256);
+    const template = join(dir, "template");
+    mkdirSync(join(template, "data"), { recursive: true });
+    writeFileSync(join(template, "data", "store"), "seeded");
+    const seeded: TargetSpec = { ...plain, seeded: { templates: { [f.path]: template }, token: "t", records: [] } };
+    const s1 = privateCopy(f, seeded, join(dir, "work"), "app");
+    const s2 = privateCopy(f, seeded, join(dir, "work"), "app");
+    expect(s1).not.toBe(s2);
+    expect(readFileSync(join(s1, "data", "store"), "utf8")).toBe("seeded");
+    writeFileSync(join(s1, "data", "store"), "written by a trial");
+    expect(readFileSync(join(s2, "data", "store"), "utf8")).toBe("seeded");
   });
 });
 

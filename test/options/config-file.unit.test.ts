@@ -49,6 +49,14 @@ describe("a config file's keys", () => {
     });
   });
 
+  it("resolve a binding's path from the config's folder, and leave a shipped binding's name alone", () => {
+    expect(flags({ binding: "./bench/notes.mjs", "binding-option": ["node=/n"] })).toEqual({
+      binding: "/x/bench/notes.mjs",
+      "binding-option": ["node=/n"],
+    });
+    expect(flags({ binding: "t3code" })).toEqual({ binding: "t3code" });
+  });
+
   it("refuse an unknown key with the nearest one and the keys there are", () => {
     const message = usageError(() => flags({ "scrip-bytes": 1024 }));
     expect(message).toMatch(

@@ -52,21 +52,23 @@ describe("thread cases in the bench", () => {
 
   it("a thread case's session subscribes to the thread with the thread template; a shell case to the shell", () => {
     const config = resolveConfig({});
-    const thread = caseSessionSpec(config.protocol, "ws://h/ws", "thread-resume", meta, 0);
+    const thread = caseSessionSpec(config.protocol, { url: "ws://h/ws", token: "t" }, "thread-resume", meta, 0);
     expect(thread.subscribeTag).toBe("orchestration.subscribeThread");
     expect(thread.subscribePayload).toEqual({
       threadId: "thread-a",
       afterSequence: 321,
       requestCompletionMarker: true,
     });
-    const shell = caseSessionSpec(config.protocol, "ws://h/ws", "resume-many", meta, 0);
+    const shell = caseSessionSpec(config.protocol, { url: "ws://h/ws", token: "t" }, "resume-many", meta, 0);
     expect(shell.subscribeTag).toBe("orchestration.subscribeShell");
     expect(shell.subscribePayload).toEqual({ afterSequence: 500, requestCompletionMarker: true });
     const custom = resolveConfig({
       "thread-subscribe-tag": "x.thread",
       "thread-subscribe-payload": '{"id":"{thread}"}',
     });
-    expect(caseSessionSpec(custom.protocol, "ws://h/ws", "thread-snapshot", meta, 0)).toMatchObject({
+    expect(
+      caseSessionSpec(custom.protocol, { url: "ws://h/ws", token: "t" }, "thread-snapshot", meta, 0),
+    ).toMatchObject({
       subscribeTag: "x.thread",
       subscribePayload: { id: "thread-a" },
     });

@@ -14,11 +14,11 @@ describe("the storm's session deadline", () => {
     const c = resolveConfig({ storm: [500], "trial-timeout-ms": 60_000 });
     expect(c.storm.timeoutMs).toBe(DEFAULT_STORM_TIMEOUT_MS);
     expect(DEFAULT_STORM_TIMEOUT_MS).toBe(300_000);
-    const spec = stormSessionSpec(c, "ws://127.0.0.1:1/ws", 1000);
+    const spec = stormSessionSpec(c, { url: "ws://127.0.0.1:1/ws", token: "t" }, 1000);
     expect(spec.timeoutMs).toBe(300_000);
     expect(c.protocol.trialTimeoutMs).toBe(60_000);
     const set = resolveConfig({ storm: [500], "storm-timeout-ms": 90_000 });
-    expect(stormSessionSpec(set, "ws://127.0.0.1:1/ws", 1000).timeoutMs).toBe(90_000);
+    expect(stormSessionSpec(set, { url: "ws://127.0.0.1:1/ws", token: "t" }, 1000).timeoutMs).toBe(90_000);
   });
 
   it("is stated in the report beside the clients that ran past it", () => {

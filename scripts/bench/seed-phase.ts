@@ -1,0 +1,167 @@
+// The load phase (--binding): before any trial, each foreign variant's server is seeded once per
+// fixture through its own API, into a state folder that becomes the variant's template; every trial
+// then starts on a fresh copy of it (fixtures.ts privateState). A --ref variant's templates are
+// cached beside its build, keyed by fixture and binding. A seed that fails or disagrees with the
+// fixture stops the run: nothing is measured on a half-seeded server.
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { removeDeadOwners, writeFileAtomic } from "../../common/atomic-file.js";
+import { templatesDirOf } from "../refs/checkout-plan.js";
+import { type LoadedBinding, loadBinding } from "../seed/load-binding.js";
+import { TargetError } from "../target/command.js";
+import { registerSecret } from "../util/redact.js";
+import { onStopSignals } from "../util/stop-signals.js";
+import type { BenchConfig, SeededState, TargetSpec, TargetsConfig } from "./config.js";
+import type { FixtureRef } from "./fixtures.js";
+import { type RunFixtures, runnableCases } from "./run-fixtures.js";
+import { type SeedOptions, type SeedResult, seedState } from "./seed-state.js";
+
+export interface SeedIO {
+  /** The package's root (shipped bindings live in its bindings/). */
+  root: string;
+  cwd: string;
+  log(line: string): void;
+}
+
+/** Seeds every foreign variant when --binding is set; returns the targets and fixtures the run then uses. */
+export async function seedTargets(
+  config: BenchConfig,
+  launch: TargetsConfig,
+  fixtures: RunFixtures,
+  io: SeedIO,
+): Promise<{ launch: TargetsConfig; fixtures: RunFixtures }> {
+  if (config.binding.module === null) return { launch, fixtures };
+  const loaded = await loadBinding(config.binding.module, io.root, io.cwd);
+  // Ctrl-C/SIGTERM stop the seed (and the server it started); nothing of it is kept.
+  const abort = new AbortController();
+  const offSignals = onStopSignals((sig) => abort.abort(new TargetError(`seed: interrupted by ${sig}`)));
+  try {
+    return await seedAll(config, launch, fixtures, { ...io, signal: abort.signal }, loaded);
+  } finally {
+    offSignals();
+  }
+}
+
+async function seedAll(
+  config: BenchConfig,
+  launch: TargetsConfig,
+  fixtures: RunFixtures,
+  io: SeedIO & { signal: AbortSignal },
+  loaded: LoadedBinding,
+): Promise<{ launch: TargetsConfig; fixtures: RunFixtures }> {
+  const distinct = [...new Map(allFixtures(fixtures).map((f) => [f.path, f])).values()];
+  const results = new Map<string, Map<string, SeedResult>>();
+  const targets: TargetSpec[] = [];
+  for (const spec of launch.targets) {
+    if (spec.kind !== "command") {
+      targets.push(spec);
+      continue;
+    }
+    const byFixture = new Map<string, SeedResult>();
+    for (const fixture of distinct) {
+      const r = await cachedOrSeeded(spec, fixture, { config, launch, loaded, workDir: fixtures.workDir, io });
+      if (r.token) registerSecret(r.token);
+      byFixture.set(fixture.path, r);
+    }
+    results.set(spec.name, byFixture);
+    const seeded: SeededState = {
+      templates: Object.fromEntries([...byFixture].map(([path, r]) => [path, r.template])),
+      token: [...byFixture.values()][0]?.token ?? null,
+      records: [...byFixture.values()].map((r) => r.record),
+    };
+    targets.push({ ...spec, seeded });
+  }
+  const threads = loaded.binding.kinds.includes("thread");
+  const seeded = withSeededSequences(fixtures, results, threads);
+  return {
+    launch: { ...launch, targets },
+    fixtures: { ...seeded, cases: runnableCases(seeded.latency, fixtures.cases, io.log, loaded.binding.name) },
+  };
+}
+
+function allFixtures(f: RunFixtures): FixtureRef[] {
+  return [f.latency, ...f.memory.values(), f.leak, ...f.storm.values()].filter((x): x is FixtureRef => x !== null);
+}
+
+/** A --ref variant's template from an earlier run, or a new seed (kept for later runs when it is a --ref's). */
+async function cachedOrSeeded(
+  spec: Extract<TargetSpec, { kind: "command" }>,
+  fixture: FixtureRef,
+  o: Omit<SeedOptions, "stateDir">,
+): Promise<SeedResult> {
+  const key = `${fixture.meta.contentSha256.slice(0, 12)}-${o.loaded.digest.slice(0, 12)}`;
+  const cacheDir = spec.ref ? join(templatesDirOf(spec.ref.checkout), key) : null;
+  const name = basename(fixture.source ?? fixture.path);
+  if (cacheDir && existsSync(join(cacheDir, "seed.json"))) {
+    const kept = JSON.parse(readFileSync(join(cacheDir, "seed.json"), "utf8")) as Omit<SeedResult, "template">;
+    o.io.log(`seed: ${spec.name} on ${name}: template from an earlier run (${cacheDir})`);
+    return { ...kept, template: join(cacheDir, "state"), record: { ...kept.record, cached: true } };
+  }
+  // A cached template is built beside the cache (one rename puts it in place); any other in the run's work folder.
+  const parent = cacheDir ? join(dirname(cacheDir), "tmp") : o.workDir;
+  mkdirSync(parent, { recursive: true });
+  removeDeadOwners(parent, /^seed-(\d+)-/); // a harness killed mid-seed left its folder
+  const dir = mkdtempSync(join(parent, `seed-${process.pid}-`));
+  try {
+    const r = await seedState(spec, fixture, { ...o, stateDir: join(dir, "state") });
+    if (!cacheDir) return r;
+    const { template: _, ...kept } = r;
+    writeFileAtomic(join(dir, "seed.json"), `${JSON.stringify(kept, null, 2)}\n`);
+    rmSync(cacheDir, { recursive: true, force: true });
+    renameSync(dir, cacheDir);
+    return { ...r, template: join(cacheDir, "state") };
+  } catch (e) {
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+}
+
+/**
+ * The fixtures with the sequences the servers assigned. Every variant must agree on them (one set of
+ * cases is run against all); a binding that writes no threads leaves the fixture without thread cases.
+ */
+function withSeededSequences(
+  fixtures: RunFixtures,
+  results: Map<string, Map<string, SeedResult>>,
+  threads: boolean,
+): RunFixtures {
+  const remap = new Map<string, FixtureRef>();
+  const seeded = (f: FixtureRef | null): FixtureRef | null => {
+    if (!f) return null;
+    const known = remap.get(f.path);
+    if (known) return known;
+    let first: { variant: string; r: SeedResult } | null = null;
+    for (const [variant, byFixture] of results) {
+      const r = byFixture.get(f.path);
+      if (!r) continue;
+      if (!first) first = { variant, r };
+      else if (r.sequences.cursor !== first.r.sequences.cursor || r.sequences.latest !== first.r.sequences.latest) {
+        throw new TargetError(
+          `seed: ${variant} assigned cursor ${r.sequences.cursor} / latest ${r.sequences.latest} on ${basename(f.source ?? f.path)}, but ${first.variant} assigned ${first.r.sequences.cursor} / ${first.r.sequences.latest}: the cases cannot be the same for both`,
+        );
+      }
+    }
+    const s = first?.r.sequences;
+    const meta = s
+      ? {
+          ...f.meta,
+          cursorSequence: s.cursor,
+          latestSequence: s.latest,
+          ...(threads
+            ? { threadCursorSequence: s.threadCursor, threadLatestSequence: s.threadLatest }
+            : { threads: 0 }),
+        }
+      : f.meta;
+    const ref = { ...f, meta };
+    remap.set(f.path, ref);
+    return ref;
+  };
+  const bySize = (m: Map<number, FixtureRef>) => new Map([...m].map(([b, f]) => [b, seeded(f) as FixtureRef]));
+  return {
+    ...fixtures,
+    latency: seeded(fixtures.latency),
+    memory: bySize(fixtures.memory),
+    leak: seeded(fixtures.leak),
+    storm: bySize(fixtures.storm),
+  };
+}

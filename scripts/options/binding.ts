@@ -1,0 +1,53 @@
+// --binding and --binding-option: the load phase's flags and the rules between them and the targets.
+import type { BindingConfig, TargetSpec } from "../bench/config.js";
+import { UsageError } from "../util/usage.js";
+import { given } from "./spec.js";
+
+const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
+
+/** --binding-option KEY=VALUE, repeatable; a key given twice is an error. */
+export function bindingOptions(words: readonly string[]): Record<string, string> {
+  const options: Record<string, string> = {};
+  for (const word of words) {
+    const eq = word.indexOf("=");
+    const key = eq < 0 ? word : word.slice(0, eq);
+    if (eq < 0 || !KEY_RE.test(key)) {
+      throw new UsageError(
+        `--binding-option must be KEY=VALUE with a key of letters, digits, ".", "_" or "-" (got ${JSON.stringify(word)})`,
+      );
+    }
+    if (key in options) throw new UsageError(`--binding-option ${key} is given twice`);
+    options[key] = word.slice(eq + 1);
+  }
+  return options;
+}
+
+/** The load phase's config; a usage error when the flags cannot work together. */
+export function bindingFromFlags(
+  raw: Record<string, unknown>,
+  f: { binding?: string; "binding-option"?: string[] },
+  targets: readonly TargetSpec[],
+): BindingConfig {
+  const options = bindingOptions(f["binding-option"] ?? []);
+  if (f.binding === undefined) {
+    if (Object.keys(options).length > 0) throw new UsageError("--binding-option goes with --binding");
+    return { module: null, options };
+  }
+  const foreign = targets.filter((t) => t.kind === "command");
+  if (foreign.length === 0) {
+    throw new UsageError(
+      "--binding seeds foreign servers (--target or --ref with --start); the bundled server reads the fixture itself",
+    );
+  }
+  for (const t of foreign) {
+    if (!t.command.includes("{state}")) {
+      throw new UsageError(
+        `--binding: the start command of ${t.name} has no {state}: put the state folder where the server keeps its store, e.g. --base-dir {state}`,
+      );
+    }
+  }
+  for (const flag of ["cursor", "latest"]) {
+    if (given(raw, flag)) throw new UsageError(`--${flag} goes without --binding: the seed gives the cursors`);
+  }
+  return { module: f.binding, options };
+}

@@ -1,0 +1,45 @@
+// TEST AID: a binding for notes-server.mjs, written as a user would write one for their own server,
+// from docs/bindings.md alone.
+
+/** @type {import("../../bindings/binding").Binding} */
+export default {
+  name: "notes",
+  kinds: ["project"],
+
+  async prepare({ stateDir, run }) {
+    const r = await run([
+      process.execPath,
+      new URL("notes-server.mjs", import.meta.url).pathname,
+      "init",
+      "--state",
+      stateDir,
+    ]);
+    if (r.code !== 0) throw new Error(`notes-server init exited ${r.code}: ${r.stderr}`);
+    return { token: JSON.parse(r.stdout).token };
+  },
+
+  async write(event, { rpc }) {
+    const p = event.payload;
+    if (event.type === "project.created") {
+      const scripts = p.scripts.map((s) => ({ id: s.id, name: s.name, command: s.command }));
+      const { seq } = await rpc.call("Notes.Put", {
+        project: { id: p.projectId, title: p.title, root: p.workspaceRoot, scripts },
+      });
+      return seq;
+    }
+    if (event.type === "project.meta-updated") {
+      const { seq } = await rpc.call("Notes.Rename", { id: p.projectId, title: p.title });
+      return seq;
+    }
+    throw new Error(`no command for a ${event.type} event`);
+  },
+
+  summarize(items) {
+    const state = items.find((i) => i.type === "state");
+    if (!state) throw new Error("no state item before the ready marker");
+    const scriptBytes = state.projects
+      .flatMap((p) => p.scripts)
+      .reduce((sum, s) => sum + Buffer.byteLength(s.command), 0);
+    return { projects: state.projects.length, scriptBytes, sequence: state.seq };
+  },
+};

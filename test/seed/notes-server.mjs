@@ -1,0 +1,148 @@
+// TEST AID: a small server that is not ours to change, standing in for a user's server in the load
+// phase's tests. A real Effect RPC server over WebSocket (the same @effect/rpc the bundled server
+// uses) with its own store and its own API, unlike the fixture's: an append-only JSON-lines log in a
+// state folder, a write RPC per change, and a watch stream. Plain JavaScript: it runs as is.
+//
+//   node notes-server.mjs init --state DIR           creates DIR's store, prints {"token": "..."}
+//   node notes-server.mjs serve --state DIR --port P  serves ws://127.0.0.1:P/rpc (Bearer token)
+//
+// RPCs: Notes.Put {project} -> {seq} (a whole project: id, title, root, scripts [{id, name, command}]),
+// Notes.Rename {id, title} -> {seq}, Notes.Watch {since?} streams {type:"state", seq, projects} (no
+// `since`) or {type:"change", seq, project} per change after `since`, then {type:"ready", seq};
+// Notes.Ping {} -> {ok: true}. NOTES_FAIL_AT=N makes the Nth write fail (a test's broken server).
+import { randomBytes } from "node:crypto";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import { join } from "node:path";
+import * as HttpMiddleware from "@effect/platform/HttpMiddleware";
+import * as HttpRouter from "@effect/platform/HttpRouter";
+import * as HttpServer from "@effect/platform/HttpServer";
+import * as HttpServerRequest from "@effect/platform/HttpServerRequest";
+import * as HttpServerResponse from "@effect/platform/HttpServerResponse";
+import * as NodeHttpServer from "@effect/platform-node/NodeHttpServer";
+import * as Rpc from "@effect/rpc/Rpc";
+import * as RpcGroup from "@effect/rpc/RpcGroup";
+import * as RpcSerialization from "@effect/rpc/RpcSerialization";
+import * as RpcServer from "@effect/rpc/RpcServer";
+import * as Effect from "effect/Effect";
+import * as Layer from "effect/Layer";
+import * as Schema from "effect/Schema";
+import * as Stream from "effect/Stream";
+
+const [command, ...rest] = process.argv.slice(2);
+const arg = (name) => {
+  const i = rest.indexOf(`--${name}`);
+  return i >= 0 ? rest[i + 1] : undefined;
+};
+const state = arg("state");
+if (!state || !["init", "serve"].includes(command)) {
+  process.stderr.write("usage: notes-server.mjs init|serve --state DIR [--port P]\n");
+  process.exit(2);
+}
+const logFile = join(state, "notes.jsonl");
+const tokenFile = join(state, "token");
+
+if (command === "init") {
+  mkdirSync(state, { recursive: true });
+  if (existsSync(logFile)) {
+    process.stderr.write(`notes-server: ${state} already holds a store\n`);
+    process.exit(1);
+  }
+  const token = randomBytes(16).toString("hex");
+  writeFileSync(tokenFile, token);
+  writeFileSync(logFile, "");
+  process.stdout.write(`${JSON.stringify({ token })}\n`);
+  process.exit(0);
+}
+
+// serve: the log replayed into the projects, then every write appended before it is answered.
+const token = readFileSync(tokenFile, "utf8").trim();
+const projects = new Map();
+let seq = 0;
+const apply = (change) => {
+  seq = change.seq;
+  if (change.op === "put") projects.set(change.project.id, change.project);
+  else projects.set(change.id, { ...projects.get(change.id), title: change.title });
+};
+const changes = readFileSync(logFile, "utf8").split("\n").filter(Boolean).map(JSON.parse);
+for (const c of changes) apply(c);
+const failAt = Number(process.env.NOTES_FAIL_AT ?? 0);
+let writes = 0;
+const write = (change) =>
+  Effect.suspend(() => {
+    if (++writes === failAt) return Effect.fail(`write ${writes} refused (NOTES_FAIL_AT)`);
+    const entry = { ...change, seq: seq + 1 };
+    appendFileSync(logFile, `${JSON.stringify(entry)}\n`);
+    changes.push(entry);
+    apply(entry);
+    return Effect.succeed({ seq });
+  });
+
+const Script = Schema.Struct({ id: Schema.String, name: Schema.String, command: Schema.String });
+const Project = Schema.Struct({
+  id: Schema.String,
+  title: Schema.String,
+  root: Schema.String,
+  scripts: Schema.Array(Script),
+});
+const Seq = Schema.Struct({ seq: Schema.Number });
+class NotesRpcs extends RpcGroup.make(
+  Rpc.make("Notes.Put", { payload: { project: Project }, success: Seq, error: Schema.String }),
+  Rpc.make("Notes.Rename", {
+    payload: { id: Schema.String, title: Schema.String },
+    success: Seq,
+    error: Schema.String,
+  }),
+  Rpc.make("Notes.Watch", {
+    payload: { since: Schema.optional(Schema.Number) },
+    success: Schema.Unknown,
+    stream: true,
+  }),
+  Rpc.make("Notes.Ping", { success: Schema.Struct({ ok: Schema.Boolean }) }),
+) {}
+
+const handlers = NotesRpcs.toLayer({
+  "Notes.Put": ({ project }) => write({ op: "put", project }),
+  "Notes.Rename": ({ id, title }) =>
+    projects.has(id) ? write({ op: "rename", id, title }) : Effect.fail(`no project ${id}`),
+  "Notes.Watch": ({ since }) => {
+    const items =
+      since === undefined
+        ? [{ type: "state", seq, projects: [...projects.values()] }]
+        : changes
+            .filter((c) => c.seq > since)
+            .map((c) => ({ type: "change", seq: c.seq, project: projects.get(c.project?.id ?? c.id) }));
+    return Stream.concat(Stream.fromIterable([...items, { type: "ready", seq }]), Stream.never);
+  },
+  "Notes.Ping": () => Effect.succeed({ ok: true }),
+});
+
+const auth = HttpMiddleware.make((app) =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest;
+    if (request.headers.authorization !== `Bearer ${token}`)
+      return HttpServerResponse.text("unauthorized\n", { status: 401 });
+    return yield* app;
+  }),
+);
+
+const Http = HttpRouter.Default.serve(auth).pipe(
+  Layer.provide(
+    RpcServer.layer(NotesRpcs).pipe(
+      Layer.provide(handlers),
+      Layer.provide(RpcServer.layerProtocolWebsocket({ path: "/rpc" })),
+      Layer.provide(RpcSerialization.layerJson),
+    ),
+  ),
+  Layer.provideMerge(NodeHttpServer.layer(createServer, { port: Number(arg("port") ?? 0), host: "127.0.0.1" })),
+);
+// Said once the routes are attached, not when the port is bound.
+const Ready = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const { address } = yield* HttpServer.HttpServer;
+    const where = address._tag === "TcpAddress" ? address.port : 0;
+    process.stderr.write(`notes-server: ${projects.size} projects at seq ${seq}, listening on port ${where}\n`);
+  }),
+);
+for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(0));
+Effect.runFork(Layer.launch(Ready.pipe(Layer.provide(Http))));
