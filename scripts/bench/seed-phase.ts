@@ -10,11 +10,18 @@ import { templatesDirOf } from "../refs/checkout-plan.js";
 import { type LoadedBinding, loadBinding } from "../seed/load-binding.js";
 import { TargetError } from "../target/command.js";
 import { registerSecret } from "../util/redact.js";
-import { onStopSignals } from "../util/stop-signals.js";
+import { onStopSignals, type StopSignal } from "../util/stop-signals.js";
 import type { BenchConfig, SeededState, TargetSpec, TargetsConfig } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
 import { type RunFixtures, runnableCases } from "./run-fixtures.js";
 import { type SeedOptions, type SeedResult, seedState } from "./seed-state.js";
+
+/** Ctrl-C/SIGTERM during the load phase: the run ends as the signal would (exit 130/143). */
+export class SeedStopped extends TargetError {
+  constructor(readonly signal: StopSignal) {
+    super(`seed: stopped by ${signal}; nothing was measured`);
+  }
+}
 
 export interface SeedIO {
   /** The package's root (shipped bindings live in its bindings/). */
@@ -34,9 +41,11 @@ export async function seedTargets(
   const loaded = await loadBinding(config.binding.module, io.root, io.cwd);
   // Ctrl-C/SIGTERM stop the seed (and the server it started); nothing of it is kept.
   const abort = new AbortController();
-  const offSignals = onStopSignals((sig) => abort.abort(new TargetError(`seed: interrupted by ${sig}`)));
+  const offSignals = onStopSignals((sig) => abort.abort(new SeedStopped(sig)));
   try {
     return await seedAll(config, launch, fixtures, { ...io, signal: abort.signal }, loaded);
+  } catch (e) {
+    throw abort.signal.aborted ? abort.signal.reason : e;
   } finally {
     offSignals();
   }

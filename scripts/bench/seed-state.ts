@@ -89,6 +89,9 @@ export async function seedState(
       headers: o.config.protocol.headers,
       timeoutMs: o.config.protocol.trialTimeoutMs,
     }).catch((e: unknown) => fail((e as Error).message));
+    // A stop closes the connection: a write waiting on its reply ends at once.
+    const onAbort = () => conn.close();
+    o.io.signal.addEventListener("abort", onAbort);
     try {
       written = await writeAll(
         binding,
@@ -98,6 +101,7 @@ export async function seedState(
       );
       summary = await readBack(binding, conn, o.config, fail);
     } finally {
+      o.io.signal.removeEventListener("abort", onAbort);
       conn.close();
     }
     await stopCleanly(target, o.launch.stopGraceMs, fail);
@@ -178,13 +182,17 @@ async function writeAll(
   const t0 = performance.now();
   let events = 0;
   let last = 0;
+  // A stop ends the wait at once, whatever the binding is waiting on (one listener for the whole seed).
+  const stopped = rejectOnAbort(w.signal);
+  stopped.catch(() => undefined);
   try {
     for (const event of fixtureEvents(fixture.path)) {
       if (w.signal.aborted) throw w.signal.reason;
       if (!binding.kinds.includes(event.aggregateKind)) continue;
-      const assigned = await binding
-        .write(event, ctx)
-        .catch((e: unknown) => fail(`writing event ${event.sequence} (${event.type}): ${(e as Error).message}`));
+      const assigned = await Promise.race([binding.write(event, ctx), stopped]).catch((e: unknown) => {
+        if (w.signal.aborted) throw w.signal.reason;
+        return fail(`writing event ${event.sequence} (${event.type}): ${(e as Error).message}`);
+      });
       if (!Number.isSafeInteger(assigned) || assigned <= last) {
         fail(
           `writing event ${event.sequence} (${event.type}): the binding returned sequence ${String(assigned)}, not above ${last}`,
@@ -198,6 +206,10 @@ async function writeAll(
     progress.stop();
   }
   return { events, writeMs: performance.now() - t0, sequences: seq };
+}
+
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
 }
 
 function mapCursors(seq: SeededSequences, event: FixtureEvent, assigned: number, meta: FixtureRef["meta"]): void {

@@ -11,6 +11,7 @@ import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 import { TargetError } from "../bench/launch.js";
 import { refsExitCode } from "../bench/ref-targets.js";
 import { runBench } from "../bench/run.js";
+import { SeedStopped } from "../bench/seed-phase.js";
 import { DriverError } from "../driver/clients.js";
 import { BENCH_COMMAND, BENCH_OPTIONS } from "../options/bench.js";
 import { resolveConfig } from "../options/bench-config.js";
@@ -150,7 +151,8 @@ export const benchCommand: CommandModule = {
       if (e instanceof TargetError || e instanceof DriverError) {
         // A target's own text (its stderr tail) is escaped: no control characters reach the terminal.
         process.stderr.write(`catchup-bench: ${escapeLines(e.message)}\n`);
-        process.exitCode = EXIT.noResult;
+        process.exitCode =
+          e instanceof SeedStopped ? (e.signal === "SIGINT" ? EXIT.sigint : EXIT.sigterm) : EXIT.noResult;
         return;
       }
       throw e;

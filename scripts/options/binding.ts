@@ -29,11 +29,17 @@ export function bindingFromFlags(
   targets: readonly TargetSpec[],
 ): BindingConfig {
   const options = bindingOptions(f["binding-option"] ?? []);
+  const foreign = targets.filter((t) => t.kind === "command");
   if (f.binding === undefined) {
     if (Object.keys(options).length > 0) throw new UsageError("--binding-option goes with --binding");
+    const stateful = foreign.find((t) => t.command.includes("{state}"));
+    if (stateful) {
+      throw new UsageError(
+        `the start command of ${stateful.name} takes {state}, a seeded state: name the binding that seeds it with --binding (docs/bindings.md), or use {db} for a copy of the fixture`,
+      );
+    }
     return { module: null, options };
   }
-  const foreign = targets.filter((t) => t.kind === "command");
   if (foreign.length === 0) {
     throw new UsageError(
       "--binding seeds foreign servers (--target or --ref with --start); the bundled server reads the fixture itself",

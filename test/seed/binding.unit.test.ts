@@ -39,8 +39,12 @@ describe("--binding with the targets", () => {
     );
   });
 
-  it("refuses --cursor/--latest beside it, and --binding-option without it", () => {
+  it("refuses --cursor/--latest beside it, and --binding-option or {state} without it", () => {
     const t = [foreign("srv {state}")];
+    expect(usageError(() => bindingFromFlags({}, {}, t))).toMatch(
+      /the start command of app takes \{state\}.*--binding/,
+    );
+    expect(bindingFromFlags({}, {}, [foreign("srv {db}")])).toEqual({ module: null, options: {} });
     expect(usageError(() => bindingFromFlags({ cursor: 5 }, flags, t))).toMatch(/--cursor goes without --binding/);
     expect(usageError(() => bindingFromFlags({}, { "binding-option": ["a=1"] }, t))).toBe(
       "--binding-option goes with --binding",

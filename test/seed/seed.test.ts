@@ -9,8 +9,10 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
 import type { Results } from "../../scripts/results/schema.js";
-import { ROOT, startBench } from "../bench/bench-child.js";
+import { descendants } from "../../scripts/sampler/procfs.js";
+import { ROOT, startBench, survivorsAfter } from "../bench/bench-child.js";
 import { git } from "../refs/support.js";
+import { cmdline } from "../support/orphans.js";
 
 const SERVER = fileURLToPath(new URL("notes-server.mjs", import.meta.url));
 const BINDING = fileURLToPath(new URL("notes-binding.mjs", import.meta.url));
@@ -133,6 +135,32 @@ export default { ...notes, name: "lossy", async write(event, ctx) {
     expect(code).toBe(3);
     expect(stderr).toMatch(/seed: a on small\.sqlite: the server's snapshot holds 19 projects, the fixture 20/);
     expect(results).toBeNull();
+  });
+
+  it("Ctrl-C during the seed stops its server at once and exits 130, measuring nothing", async () => {
+    // A binding whose writes hang: the stop must not wait for a reply.
+    const stuck = join(dir, "stuck-binding.mjs");
+    writeFileSync(
+      stuck,
+      `import notes from ${JSON.stringify(BINDING)};
+export default { ...notes, name: "stuck", async write(event, ctx) {
+  if (event.sequence < 15) return notes.write(event, ctx);
+  process.stderr.write("stuck at event " + event.sequence + "\\n");
+  return new Promise(() => {});
+} };
+`,
+    );
+    const out = join(dir, "stopped");
+    const child = startBench([...notesArgs(), "--out", out, "--binding", stuck, "--target", `a=${start()}`]);
+    await child.waitFor(/stuck at event 15/, 30_000);
+    const tree = descendants(child.pid);
+    expect(tree.some((p) => cmdline(p).includes("notes-server.mjs serve"))).toBe(true);
+    child.child.kill("SIGINT");
+    const { code } = await child.exit(10_000);
+    expect(code, child.stderr()).toBe(130);
+    expect(child.stderr()).toMatch(/catchup-bench: seed: stopped by SIGINT; nothing was measured/);
+    expect(existsSync(join(out, "results.json"))).toBe(false);
+    expect(await survivorsAfter(tree, 2000)).toEqual([]);
   });
 
   it("refuses a module that is not a binding (exit 2, naming what it lacks)", async () => {
