@@ -5,6 +5,7 @@ import { requireK6 } from "../driver/clients.js";
 import type { SummaryJson } from "../report/summary-json.js";
 import { writeJudgedReports } from "../report/write.js";
 import type { Results } from "../results/schema.js";
+import { loadBinding } from "../seed/load-binding.js";
 import { verdictsOf } from "../verdicts/cells.js";
 import { roundLoads } from "../verdicts/disturbance.js";
 import type { GuardDecision } from "../verdicts/guard-verdict.js";
@@ -52,13 +53,15 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const log = io.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const cwd = io.cwd ?? process.cwd();
   preflight(config, cwd, (line) => log(`catchup-bench: warning: ${line}`), log);
+  // A module that is not a binding is a usage error before anything is checked out or built.
+  const binding = config.binding.module === null ? null : await loadBinding(config.binding.module, io.root, cwd);
   // --repo/--ref: check out and build each revision first (an unknown revision is a usage error).
   const refTargets = await withRefTargets(config.targets, log);
   const progress = io.progress ?? createProgress();
   if (refTargets.driver === "k6") requireK6();
   const built = buildRunFixtures(config, (line) => progress.log(line));
   // --binding: the load phase seeds each foreign variant's own state before any trial.
-  const { launch, fixtures } = await seedTargets(config, refTargets, built, { root: io.root, cwd, log }).catch((e) => {
+  const { launch, fixtures } = await seedTargets(config, refTargets, built, binding, log).catch((e) => {
     rmSync(built.workDir, { recursive: true, force: true });
     throw e;
   });

@@ -7,7 +7,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } 
 import { basename, dirname, join } from "node:path";
 import { removeDeadOwners, writeFileAtomic } from "../../common/atomic-file.js";
 import { templatesDirOf } from "../refs/checkout-plan.js";
-import { type LoadedBinding, loadBinding } from "../seed/load-binding.js";
+import type { LoadedBinding } from "../seed/load-binding.js";
 import { TargetError } from "../target/command.js";
 import { registerSecret } from "../util/redact.js";
 import { onStopSignals, type StopSignal } from "../util/stop-signals.js";
@@ -23,27 +23,25 @@ export class SeedStopped extends TargetError {
   }
 }
 
-export interface SeedIO {
-  /** The package's root (shipped bindings live in its bindings/). */
-  root: string;
-  cwd: string;
+interface SeedIO {
   log(line: string): void;
+  signal: AbortSignal;
 }
 
-/** Seeds every foreign variant when --binding is set; returns the targets and fixtures the run then uses. */
+/** Seeds every foreign variant through the binding (--binding); returns the targets and fixtures the run then uses. */
 export async function seedTargets(
   config: BenchConfig,
   launch: TargetsConfig,
   fixtures: RunFixtures,
-  io: SeedIO,
+  loaded: LoadedBinding | null,
+  log: (line: string) => void,
 ): Promise<{ launch: TargetsConfig; fixtures: RunFixtures }> {
-  if (config.binding.module === null) return { launch, fixtures };
-  const loaded = await loadBinding(config.binding.module, io.root, io.cwd);
+  if (loaded === null) return { launch, fixtures };
   // Ctrl-C/SIGTERM stop the seed (and the server it started); nothing of it is kept.
   const abort = new AbortController();
   const offSignals = onStopSignals((sig) => abort.abort(new SeedStopped(sig)));
   try {
-    return await seedAll(config, launch, fixtures, { ...io, signal: abort.signal }, loaded);
+    return await seedAll(config, launch, fixtures, { log, signal: abort.signal }, loaded);
   } catch (e) {
     throw abort.signal.aborted ? abort.signal.reason : e;
   } finally {
@@ -55,7 +53,7 @@ async function seedAll(
   config: BenchConfig,
   launch: TargetsConfig,
   fixtures: RunFixtures,
-  io: SeedIO & { signal: AbortSignal },
+  io: SeedIO,
   loaded: LoadedBinding,
 ): Promise<{ launch: TargetsConfig; fixtures: RunFixtures }> {
   const distinct = [...new Map(allFixtures(fixtures).map((f) => [f.path, f])).values()];

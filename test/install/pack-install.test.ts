@@ -64,10 +64,18 @@ describe("installed with npm install --save-dev <tarball>", () => {
       "dist/server-under-test/main.js",
       "scenarios/memory.js",
       "catchup-bench.schema.json",
+      "bindings/binding.d.ts",
+      "bindings/t3code.mjs",
     ])
       expect(existsSync(join(installed, f)), f).toBe(true);
     for (const f of ["test", "docs", "scripts", "server-under-test", "fixtures"])
       expect(existsSync(join(installed, f)), f).toBe(false);
+  });
+
+  it("knows its shipped bindings by name from the user's project", async () => {
+    const r = await npx(["bench", "--binding", "t3-code", "--target", "a=node server.mjs --port {port} --dir {state}"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--binding "t3-code": no such file, and not a shipped binding \(shipped: t3code\)/);
   });
 
   it("runs bench --quick from the project, reports in ./reports, fixtures in the cache", async () => {
