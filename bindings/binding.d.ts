@@ -1,7 +1,7 @@
 // The contract of a binding (docs/bindings.md): a small ES module that seeds one kind of server
 // from the fixture through the server's own API. The harness owns the order, the progress, the state
 // folders and the check; a binding only knows its server's CLI, commands and item shapes.
-// In a binding: /** @type {import("catchup-bench/bindings/binding").Binding} */
+// In a binding: /** @type {import("catchup-bench/bindings/binding.js").Binding} */
 
 /** One row of the fixture's event log, in sequence order, with its JSON parsed. */
 export interface FixtureEvent {

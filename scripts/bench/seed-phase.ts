@@ -3,7 +3,7 @@
 // then starts on a fresh copy of it (fixtures.ts privateState). A --ref variant's templates are
 // cached beside its build, keyed by fixture and binding. A seed that fails or disagrees with the
 // fixture stops the run: nothing is measured on a half-seeded server.
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { removeDeadOwners, writeFileAtomic } from "../../common/atomic-file.js";
 import { templatesDirOf } from "../refs/checkout-plan.js";
@@ -104,14 +104,20 @@ async function cachedOrSeeded(
     o.io.log(`seed: ${spec.name} on ${name}: template from an earlier run (${cacheDir})`);
     return { ...kept, template: join(cacheDir, "state"), record: { ...kept.record, cached: true } };
   }
-  // A cached template is built beside the cache (one rename puts it in place); any other in the run's work folder.
-  const parent = cacheDir ? join(dirname(cacheDir), "tmp") : o.workDir;
+  // Seeded in the run's work folder, outside any repository (a server may run git in its folders).
+  const dir = mkdtempSync(join(o.workDir, `seed-${spec.name.replace(/[^A-Za-z0-9._-]/g, "_")}-`));
+  const r = await seedState(spec, fixture, { ...o, stateDir: join(dir, "state") });
+  return cacheDir ? keep(r, cacheDir) : r;
+}
+
+/** Puts a --ref's template into the cache: copied beside it, then one rename puts it in place. */
+function keep(r: SeedResult, cacheDir: string): SeedResult {
+  const parent = join(dirname(cacheDir), "tmp");
   mkdirSync(parent, { recursive: true });
-  removeDeadOwners(parent, /^seed-(\d+)-/); // a harness killed mid-seed left its folder
+  removeDeadOwners(parent, /^seed-(\d+)-/); // a harness killed mid-copy left its folder
   const dir = mkdtempSync(join(parent, `seed-${process.pid}-`));
   try {
-    const r = await seedState(spec, fixture, { ...o, stateDir: join(dir, "state") });
-    if (!cacheDir) return r;
+    cpSync(r.template, join(dir, "state"), { recursive: true });
     const { template: _, ...kept } = r;
     writeFileAtomic(join(dir, "seed.json"), `${JSON.stringify(kept, null, 2)}\n`);
     rmSync(cacheDir, { recursive: true, force: true });

@@ -1,7 +1,7 @@
 // TEST AID: a binding for notes-server.mjs, written as a user would write one for their own server,
 // from docs/bindings.md alone.
 
-/** @type {import("../../bindings/binding").Binding} */
+/** @type {import("../../bindings/binding.js").Binding} */
 export default {
   name: "notes",
   kinds: ["project"],
