@@ -36,7 +36,7 @@ export interface PrepareContext {
   stateDir: string;
   /** The variant's working directory: its checkout for a --ref, else the harness's. */
   cwd: string;
-  /** --binding-option key=value pairs (or the config file's bindingOptions). */
+  /** --binding-option key=value pairs (the config file's "binding-option"). */
   options: Readonly<Record<string, string>>;
   /** Runs a command (no shell) in `cwd` with the harness's environment; throws when it cannot start or times out. */
   run(argv: readonly string[], opts?: { env?: Record<string, string>; timeoutMs?: number }): Promise<RunResult>;
