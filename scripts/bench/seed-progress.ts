@@ -10,13 +10,15 @@ export function seedProgress(label: string, total: number, log: (line: string) =
   const started = performance.now();
   const rate = (done: number) => Math.round(done / Math.max(0.001, (performance.now() - started) / 1000));
   if (process.stderr.isTTY) {
-    const bar = new cliProgress.SingleBar(
-      {
-        stream: process.stderr,
-        format: `seed ${label.replace(/[{}]/g, "")} [{bar}] {percentage}% | {value}/{total} events | {rate}/s | ETA {eta_formatted}`,
-      },
-      cliProgress.Presets.shades_classic,
-    );
+    const head = `seed ${label.replace(/[{}]/g, "")} [{bar}] {percentage}% | {value}/{total} events`;
+    // Before the first write there is no rate to estimate from: "ETA n/a", not "0s".
+    const format: cliProgress.GenericFormatter = (options, params, payload) =>
+      cliProgress.Format.Formatter(
+        { ...options, format: `${head}${params.value > 0 ? " | {rate}/s | ETA {eta_formatted}" : " | ETA n/a"}` },
+        params,
+        payload,
+      );
+    const bar = new cliProgress.SingleBar({ stream: process.stderr, format }, cliProgress.Presets.shades_classic);
     bar.start(total, 0, { rate: 0 });
     return { update: (done) => bar.update(done, { rate: rate(done) }), stop: () => bar.stop() };
   }
