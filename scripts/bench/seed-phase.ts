@@ -1,7 +1,8 @@
 // The load phase (--binding): before any trial, each foreign variant's server is seeded once per
 // fixture through its own API, into a state folder that becomes the variant's template; every trial
-// then starts on a fresh copy of it (fixtures.ts privateState). A --ref variant's templates are
-// cached beside its build, keyed by fixture and binding. A seed that fails or disagrees with the
+// then starts on a fresh copy of it (fixtures.ts privateCopy). A --ref variant's templates are
+// cached beside its build, keyed by fixture and binding (seed.json beside each keeps its sequences,
+// token and record). A seed that fails or disagrees with the
 // fixture stops the run: nothing is measured on a half-seeded server.
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
@@ -99,8 +100,8 @@ async function cachedOrSeeded(
   const key = `${fixture.meta.contentSha256.slice(0, 12)}-${o.loaded.digest.slice(0, 12)}`;
   const cacheDir = spec.ref ? join(templatesDirOf(spec.ref.checkout), key) : null;
   const name = basename(fixture.source ?? fixture.path);
-  if (cacheDir && existsSync(join(cacheDir, "seed.json"))) {
-    const kept = JSON.parse(readFileSync(join(cacheDir, "seed.json"), "utf8")) as Omit<SeedResult, "template">;
+  const kept = cacheDir ? keptSeed(cacheDir) : null;
+  if (cacheDir && kept) {
     o.io.log(`seed: ${spec.name} on ${name}: template from an earlier run (${cacheDir})`);
     return { ...kept, template: join(cacheDir, "state"), record: { ...kept.record, cached: true } };
   }
@@ -108,6 +109,21 @@ async function cachedOrSeeded(
   const dir = mkdtempSync(join(o.workDir, `seed-${spec.name.replace(/[^A-Za-z0-9._-]/g, "_")}-`));
   const r = await seedState(spec, fixture, { ...o, stateDir: join(dir, "state") });
   return cacheDir ? keep(r, cacheDir) : r;
+}
+
+/** A cached template's seed.json, or null when there is none or it is unreadable (then it is seeded again). */
+function keptSeed(cacheDir: string): Omit<SeedResult, "template"> | null {
+  try {
+    const kept = JSON.parse(readFileSync(join(cacheDir, "seed.json"), "utf8")) as Omit<SeedResult, "template">;
+    const ok =
+      kept.record &&
+      kept.sequences &&
+      Number.isSafeInteger(kept.sequences.latest) &&
+      existsSync(join(cacheDir, "state"));
+    return ok ? kept : null;
+  } catch {
+    return null;
+  }
 }
 
 /** Puts a --ref's template into the cache: copied beside it, then one rename puts it in place. */
