@@ -37,10 +37,11 @@ export type TargetSpec =
 
 /** A variant seeded through a binding (bench/seed-phase.ts). */
 export interface SeededState {
-  /** The template state folder, by the path of the fixture it was seeded from. */
-  templates: Readonly<Record<string, string>>;
-  /** The token the binding issued (null: the run's --token). */
-  token: string | null;
+  /**
+   * By the path of the fixture it was seeded from: the template state folder, and the token its
+   * prepare issued (null: the run's --token). Each seed prepares its own state, so each has its token.
+   */
+  templates: Readonly<Record<string, { dir: string; token: string | null }>>;
   records: SeedRecord[];
 }
 

@@ -103,21 +103,27 @@ export function userFixture(path: string): FixtureRef {
   return { path: full, meta: readFixtureMeta(full, { verify: true }) };
 }
 
+/** What one target process starts from: its store ({db}/{state}) and the token its clients send (null: --token). */
+export interface TargetState {
+  db: string;
+  token: string | null;
+}
+
 let copies = 0;
 /**
  * A private copy, in workDir, of what one target process starts from: the variant's seeded state
- * folder for this fixture (--binding), else the fixture file.
+ * folder for this fixture, with that seed's token (--binding), else the fixture file.
  */
-export function privateCopy(fixture: FixtureRef, spec: TargetSpec, workDir: string, label: string): string {
+export function privateCopy(fixture: FixtureRef, spec: TargetSpec, workDir: string, label: string): TargetState {
   mkdirSync(workDir, { recursive: true });
   const base = join(workDir, `${label.replace(/[^A-Za-z0-9._-]/g, "_")}-${++copies}`);
-  const template = spec.kind === "command" ? spec.seeded?.templates[fixture.path] : undefined;
-  if (template) {
-    cpSync(template, base, { recursive: true });
-    return base;
+  const seeded = spec.kind === "command" ? spec.seeded?.templates[fixture.path] : undefined;
+  if (seeded) {
+    cpSync(seeded.dir, base, { recursive: true });
+    return { db: base, token: seeded.token };
   }
   copyFileSync(fixture.path, `${base}.sqlite`);
-  return `${base}.sqlite`;
+  return { db: `${base}.sqlite`, token: null };
 }
 
 /**

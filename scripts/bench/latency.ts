@@ -7,7 +7,7 @@ import type { RunClients } from "../driver/session-spec.js";
 import type { LatencyRow, SessionFigures } from "../results/schema.js";
 import { cpuDelta, cpuTimeMsOrNull } from "../sampler/cpu.js";
 import type { ProtocolConfig, TargetSpec, TargetsConfig } from "./config.js";
-import { type FixtureRef, privateCopy } from "./fixtures.js";
+import { type FixtureRef, privateCopy, type TargetState } from "./fixtures.js";
 import { startTarget, type Target, type TargetOptions } from "./launch.js";
 import { afterSequenceFor, type LatencyTrial } from "./plan.js";
 import { caseSessionSpec, sessionSpec } from "./sessions.js";
@@ -129,22 +129,17 @@ async function session(
   return { ...row, targetCpuMs };
 }
 
-/** The token a variant's clients send: the one its seed issued, else the run's. */
-export function tokenFor(protocol: ProtocolConfig, spec: TargetSpec): string {
-  return (spec.kind === "command" ? spec.seeded?.token : null) ?? protocol.token;
-}
-
 /** What every cell passes to startTarget: the run's readiness, stop and interrupt settings. */
 export function targetOptions(
   ctx: { protocol: ProtocolConfig; launch: TargetsConfig; signal?: AbortSignal },
-  spec: TargetSpec,
-  db: string,
+  state: TargetState,
   inspect: boolean,
 ): Omit<TargetOptions, "warmUpSession"> {
   return {
-    db,
+    db: state.db,
     urlPath: ctx.protocol.urlPath,
-    token: tokenFor(ctx.protocol, spec),
+    // A seeded server's own token, else the run's.
+    token: state.token ?? ctx.protocol.token,
     headers: ctx.protocol.headers,
     startTimeoutMs: ctx.launch.startTimeoutMs,
     inspect,
@@ -163,10 +158,11 @@ async function warmTarget(ctx: LatencyContext, variant: string): Promise<Target>
   const spec = ctx.targets.get(variant);
   if (!spec) throw new Error(`no target named ${variant}`);
   const after = afterSequenceFor("snapshot", ctx.fixture.meta);
+  const state = privateCopy(ctx.fixture, spec, ctx.workDir, variant);
   const target = await startTarget(spec, {
-    ...targetOptions(ctx, spec, privateCopy(ctx.fixture, spec, ctx.workDir, variant), false),
+    ...targetOptions(ctx, state, false),
     warmUpSession: async (url) => {
-      const server = { url, token: tokenFor(ctx.protocol, spec) };
+      const server = { url, token: state.token ?? ctx.protocol.token };
       const { rows } = await ctx.runClients(1, sessionSpec(ctx.protocol, server, after, 0));
       return rows[0] ?? failed("the driver returned no session");
     },

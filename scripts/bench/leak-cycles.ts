@@ -85,7 +85,7 @@ export async function runLeak(ctx: LeakContext): Promise<LeakRow[]> {
       try {
         // Ready once it upgrades a WebSocket (no warm-up session: the warm-up cycles are the warm-up).
         r.target = await startTarget(spec, {
-          ...targetOptions(ctx, spec, privateCopy(ctx.fixture, spec, ctx.workDir, `leak-${spec.name}`), true),
+          ...targetOptions(ctx, privateCopy(ctx.fixture, spec, ctx.workDir, `leak-${spec.name}`), true),
           warmUpSession: null,
         });
         r.untrack = ctx.track(r.target);

@@ -296,10 +296,11 @@ async function startServer(ctx: MemoryContext, t: MemoryTrial): Promise<Started<
   try {
     // The bundled server opens its fixture read-only (fixtures/meta.ts openFixture) and never writes
     // it: it needs no copy. A foreign target might write to its store, so it gets its own.
-    const db = spec.kind === "bundled" ? fixture.path : privateCopy(fixture, spec, ctx.workDir, t.variant);
+    const state =
+      spec.kind === "bundled" ? { db: fixture.path, token: null } : privateCopy(fixture, spec, ctx.workDir, t.variant);
     t1 = performance.now();
     // Ready once it upgrades a WebSocket (no warm-up session: it would change the memory measured).
-    const target = await startTarget(spec, { ...targetOptions(ctx, spec, db, true), warmUpSession: null });
+    const target = await startTarget(spec, { ...targetOptions(ctx, state, true), warmUpSession: null });
     const untrack = ctx.track(target);
     if (ctx.pinning.enabled && ctx.pinning.target) pinThreads(target.pid, ctx.pinning.target);
     return { server: { target, untrack }, error: null, copyMs: t1 - t0, startMs: performance.now() - t1 };

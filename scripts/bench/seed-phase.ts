@@ -73,8 +73,7 @@ async function seedAll(
     }
     results.set(spec.name, byFixture);
     const seeded: SeededState = {
-      templates: Object.fromEntries([...byFixture].map(([path, r]) => [path, r.template])),
-      token: [...byFixture.values()][0]?.token ?? null,
+      templates: Object.fromEntries([...byFixture].map(([path, r]) => [path, { dir: r.template, token: r.token }])),
       records: [...byFixture.values()].map((r) => r.record),
     };
     targets.push({ ...spec, seeded });

@@ -121,7 +121,7 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
   let target: Target;
   try {
     target = await startTarget(spec, {
-      ...targetOptions(ctx, spec, privateCopy(fixture, spec, ctx.workDir, `storm-${cell.variant}`), true),
+      ...targetOptions(ctx, privateCopy(fixture, spec, ctx.workDir, `storm-${cell.variant}`), true),
       warmUpSession: null,
     });
   } catch (e) {

@@ -56,16 +56,21 @@ describe("ensureFixture", () => {
     dir = mkdtempSync(join(tmpdir(), "bench-fx-"));
     const f = ensureFixture(dir, 5, 64, 3, 1);
     const plain: TargetSpec = { name: "app", kind: "command", command: "srv {db}" };
-    const a = privateCopy(f, plain, join(dir, "work"), "legacy");
-    const b = privateCopy(f, plain, join(dir, "work"), "legacy");
+    const a = privateCopy(f, plain, join(dir, "work"), "legacy").db;
+    const b = privateCopy(f, plain, join(dir, "work"), "legacy").db;
     expect(a).not.toBe(b);
     expect(readFixtureMeta(a).contentSha256).toBe(f.meta.contentSha256);
     const template = join(dir, "template");
     mkdirSync(join(template, "data"), { recursive: true });
     writeFileSync(join(template, "data", "store"), "seeded");
-    const seeded: TargetSpec = { ...plain, seeded: { templates: { [f.path]: template }, token: "t", records: [] } };
-    const s1 = privateCopy(f, seeded, join(dir, "work"), "app");
-    const s2 = privateCopy(f, seeded, join(dir, "work"), "app");
+    const seeded: TargetSpec = {
+      ...plain,
+      seeded: { templates: { [f.path]: { dir: template, token: "t" } }, records: [] },
+    };
+    const first = privateCopy(f, seeded, join(dir, "work"), "app");
+    expect(first.token).toBe("t");
+    const s1 = first.db;
+    const s2 = privateCopy(f, seeded, join(dir, "work"), "app").db;
     expect(s1).not.toBe(s2);
     expect(readFileSync(join(s1, "data", "store"), "utf8")).toBe("seeded");
     writeFileSync(join(s1, "data", "store"), "written by a trial");

@@ -22,9 +22,8 @@ let dir: string;
 let fixture: string;
 let runs = 0;
 
-/** The protocol flags for notes-server, and a small latency-only run on the test fixture. */
+/** The protocol flags for notes-server, and a small latency run on the test fixture. */
 const notesArgs = (): string[] => [
-  "--no-memory",
   "--cases",
   "snapshot,resume-many,resume-none",
   "--trials",
@@ -45,9 +44,9 @@ const notesArgs = (): string[] => [
   "/rpc",
 ];
 
-async function bench(args: string[]) {
+async function bench(args: string[], memory: string[] = ["--no-memory"]) {
   const out = join(dir, `run-${++runs}`);
-  const child = startBench([...notesArgs(), "--out", out, ...args]);
+  const child = startBench([...notesArgs(), ...memory, "--out", out, ...args]);
   const { code } = await child.exit(90_000);
   const file = join(out, "results.json");
   const results = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Results) : null;
@@ -99,6 +98,17 @@ describe("bench --binding", () => {
     const report = readFileSync(join(dir, `run-${runs}`, "report.md"), "utf8");
     expect(report).toMatch(/## Seeding: each variant's state, through its own API/);
     expect(report).toMatch(/\| a \| small\.sqlite \| notes \| 50 \|.*\| 20 \/ 50 \| this run \|/);
+  });
+
+  it("gives each fixture's template its own token: memory cells on another fixture than the latency cases", async () => {
+    const memory = ["--memory-trials", "1", "--script-bytes", "1024", "--clients", "1", "--memory-sequential", "0"];
+    const fixtures = ["--fixtures-dir", join(dir, "fixtures")];
+    const { code, stderr, results } = await bench(["--binding", BINDING, "--target", `a=${start()}`, ...fixtures], memory);
+    expect(code, stderr).toBe(0);
+    expect(results?.variants[0]?.seed?.map((s) => s.fixture)).toEqual(["small.sqlite", "p1000-s1024-e1000.sqlite"]);
+    // notes-server issues a token per store: a trial that sent the other seed's token would get 401.
+    expect(results?.memory.length).toBe(2);
+    expect(results?.memory.every((m) => m.ok)).toBe(true);
   });
 
   it("stops before any trial, with one line naming the variant and the event, when a write fails", async () => {
