@@ -32,12 +32,19 @@ function clipMiddle(text: string, max: number): string {
 
 /**
  * What differs between two reports of the same failure, taken out so they group as one kind: Node's
- * inspector banner (a random ws:// URL on every start, and its help line: never the cause), the
- * ports picked per start, and the private fixture copy each target got in the run's work directory.
+ * inspector banner (a random ws:// URL on every start, and its help line: never the cause), a
+ * non-interactive bash's job-control complaints (a server that spawns a shell: never the cause, and
+ * as the last lines they would push the cause out of the clip), the ports picked per start, and the
+ * private fixture copy each target got in the run's work directory.
  */
 export function sameKind(text: string): string {
   return text
     .replace(/Debugger listening on ws:\/\/\S+( \| For help, see: https:\/\/nodejs\.org\/\S+)?( \| )?/g, "")
+    .replace(
+      /bash: (cannot set terminal process group \(\d+\): Inappropriate ioctl for device|no job control in this shell)( \| )?/g,
+      "",
+    )
+    .replace(/; last stderr lines:( \| )*$/, "")
     .replace(/\b(port|127\.0\.0\.1:)\s?\d{2,5}\b/g, (_m, p: string) => (p === "port" ? "port N" : "127.0.0.1:N"))
     .replace(/\/\S*\/catchup-bench-\d+-[^/\s]+\/[^\s:]+\.sqlite/g, "(the target's fixture copy)")
     .replace(/: \| /g, ": ")

@@ -141,6 +141,15 @@ describe("report.md of a run whose memory servers all crashed out of memory", ()
   });
 });
 
+describe("a target that refuses the token behind a shell's job-control noise", () => {
+  it("keeps the refusal, not bash's complaints, in the clip", () => {
+    const error = `target main at ws://127.0.0.1:39489/ws did not complete a warm-up session within its start timeout (1 attempt in 295 ms of 60000): connected; the server answered the WebSocket upgrade with HTTP 401: {"_tag":"EnvironmentAuthInvalidError","code":"auth_invalid","reason":"invalid_credential","traceId":"cceb26491e02429dcbe151212a049b42"}; last stderr lines:\nDebugger listening on ws://127.0.0.1:42079/88227c01-c0bd-4910-b191-0892b6adbdab\nFor help, see: https://nodejs.org/learn/getting-started/debugging\nbash: cannot set terminal process group (28100): Inappropriate ioctl for device\nbash: no job control in this shell`;
+    const kind = errorKinds(error)[0]?.kind ?? "";
+    expect(kind).toMatch(/invalid_credential/);
+    expect(kind).not.toMatch(/bash|last stderr lines/);
+  });
+});
+
 describe("a target that cannot start, 6 times over", () => {
   // Each start prints Node's inspector banner with a random URL, listens on another port and serves
   // another private copy of the fixture: the same failure, in six spellings.

@@ -103,7 +103,10 @@ describe("bench --binding", () => {
   it("gives each fixture's template its own token: memory cells on another fixture than the latency cases", async () => {
     const memory = ["--memory-trials", "1", "--script-bytes", "1024", "--clients", "1", "--memory-sequential", "0"];
     const fixtures = ["--fixtures-dir", join(dir, "fixtures")];
-    const { code, stderr, results } = await bench(["--binding", BINDING, "--target", `a=${start()}`, ...fixtures], memory);
+    const { code, stderr, results } = await bench(
+      ["--binding", BINDING, "--target", `a=${start()}`, ...fixtures],
+      memory,
+    );
     expect(code, stderr).toBe(0);
     expect(results?.variants[0]?.seed?.map((s) => s.fixture)).toEqual(["small.sqlite", "p1000-s1024-e1000.sqlite"]);
     // notes-server issues a token per store: a trial that sent the other seed's token would get 401.
