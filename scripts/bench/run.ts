@@ -69,6 +69,11 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const phases = PHASES.map((phase) => phase(ctx));
   const kinds = phases.flatMap((p) => p.kinds);
   progress.start(kinds.length, kinds, ctx.adaptive.reserves);
+  if (launch.targets.some((t) => t.kind === "command")) {
+    progress.log(
+      "catchup-bench: that estimate is the bundled server's pace; your server's own replaces it as trials finish",
+    );
+  }
   try {
     for (const phase of phases) await phase.run();
   } catch (e) {

@@ -109,9 +109,10 @@ describe("harness-level faults", () => {
       env(),
     );
     expect(r.code).toBe(3);
-    // The first line after the run's expected length.
-    const [expected, first] = r.stderr.split("\n");
+    // The first line after the run's expected length (and what pace it assumes, for foreign targets).
+    const [expected, pace, first] = r.stderr.split("\n");
     expect(expected).toMatch(/^catchup-bench: expected run time /);
+    expect(pace).toMatch(/that estimate is the bundled server's pace/);
     expect(first).toMatch(/target bad never became ready within 6000 ms/);
     expect(r.stderr).toContain("loading a very large model");
     expect(existsSync(join(out, "results.json"))).toBe(true);
