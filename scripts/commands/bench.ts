@@ -1,25 +1,19 @@
 // `catchup-bench bench`: the latency and memory matrix against the bundled server (legacy baseline,
 // batched candidate) or foreign targets. A thin layer over resolveConfig() and runBench()
-// (which checks the run can start, resolves --ref targets, then runs it).
+// (which checks the run can start, resolves --ref targets, then runs it). The harness itself is
+// loaded once the flags are read: a usage error never waits for it.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
 import { DiskFullError } from "../../common/disk-full.js";
-import { FixtureError } from "../../fixtures/meta.js";
 import { FixtureInputError } from "../../fixtures/options.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
-import { TargetError } from "../bench/launch.js";
-import { refsExitCode } from "../bench/ref-targets.js";
-import { runBench } from "../bench/run.js";
-import { SeedStopped } from "../bench/seed-phase.js";
 import { DriverError } from "../driver/clients.js";
 import { BENCH_COMMAND, BENCH_OPTIONS } from "../options/bench.js";
 import { resolveConfig } from "../options/bench-config.js";
 import { loadConfigFile, withConfig } from "../options/config-file.js";
 import { applyOptions } from "../options/yargs.js";
 import { parseCleanCheckouts } from "../refs/checkout-plan.js";
-import { cleanCheckouts, cleanText } from "../refs/clean.js";
-import { relativeToRoot } from "../report/model.js";
 import { RunDirNotEmptyError } from "../results/journal.js";
 import { StormLimitError } from "../storm/limits.js";
 import { escapeLines, escapeText, oneLine } from "../util/escape.js";
@@ -51,7 +45,8 @@ export function benchExitCode(outcome: {
 }
 
 /** Says an error of the refs stage (one message) and sets its exit code; false when e is not one. */
-function reportedRefsError(e: unknown): boolean {
+async function reportedRefsError(e: unknown): Promise<boolean> {
+  const { refsExitCode } = await import("../bench/ref-targets.js");
   const code = refsExitCode(e);
   if (code === null) return false;
   // git's and a build's own lines are data: no control characters reach the terminal.
@@ -84,10 +79,11 @@ export const benchCommand: CommandModule = {
     const raw = loaded ? withConfig(argv as Record<string, unknown>, loaded.flags) : (argv as Record<string, unknown>);
     const cleanRepo = parseCleanCheckouts(raw);
     if (cleanRepo !== null) {
+      const { cleanCheckouts, cleanText } = await import("../refs/clean.js");
       try {
         process.stdout.write(`${cleanText(cleanCheckouts(cleanRepo)).join("\n")}\n`);
       } catch (e) {
-        if (!reportedRefsError(e)) throw e;
+        if (!(await reportedRefsError(e))) throw e;
       }
       return;
     }
@@ -98,6 +94,13 @@ export const benchCommand: CommandModule = {
     for (const value of Object.values(config.protocol.headers)) registerSecret(value);
     redactStream(process.stdout);
     redactStream(process.stderr);
+    const [{ runBench }, { TargetError }, { SeedStopped }, { relativeToRoot }, { FixtureError }] = await Promise.all([
+      import("../bench/run.js"),
+      import("../bench/launch.js"),
+      import("../bench/seed-phase.js"),
+      import("../report/model.js"),
+      import("../../fixtures/meta.js"),
+    ]);
     try {
       const outcome = await runBench(config, {
         root: ROOT,
@@ -137,7 +140,7 @@ export const benchCommand: CommandModule = {
         process.stderr.write(`catchup-bench: ${oneLine(outcome.stopReason)}\n`);
       }
     } catch (e) {
-      if (reportedRefsError(e)) return;
+      if (await reportedRefsError(e)) return;
       if (e instanceof DiskFullError) {
         // Before any trial nothing was measured (a usage-like refusal); after, the journal keeps every row.
         const kept = e.during === null ? "" : "; results.jsonl keeps every trial finished before it";

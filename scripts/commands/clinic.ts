@@ -1,12 +1,11 @@
 // `catchup-bench clinic doctor|flame|heapprofiler|bubbleprof`: run the bundled server under clinic.js,
 // drive one latency case with the Node driver, and leave clinic's HTML at reports/<run>/clinic/<tool>.html.
+// The run is loaded once the flags are read.
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CommandModule } from "yargs";
-import { FixtureError } from "../../fixtures/meta.js";
 import { runDirName } from "../bench/machine.js";
 import { resolveClinicBin } from "../clinic/resolve.js";
-import { runClinic } from "../clinic/run.js";
 import { CLINIC_TOOLS, type ClinicTool } from "../clinic/tools.js";
 import { CLINIC_COMMAND, CLINIC_OPTIONS } from "../options/clinic.js";
 import { readFlags } from "../options/spec.js";
@@ -46,6 +45,10 @@ export const clinicCommand: CommandModule = {
     };
     // Bad places and bad fixtures are usage errors (exit 2, one line), found before clinic starts.
     writableDirFlag("out", out);
+    const [{ runClinic }, { FixtureError }] = await Promise.all([
+      import("../clinic/run.js"),
+      import("../../fixtures/meta.js"),
+    ]);
     let outcome: Awaited<ReturnType<typeof runClinic>>;
     try {
       outcome = await runClinic(options);

@@ -1,11 +1,11 @@
 // `catchup-bench fixture`: build a deterministic SQLite fixture; `fixture info PATH` prints and
-// validates its metadata. A thin layer over fixtures/generate.ts and fixtures/meta.ts.
+// validates its metadata. A thin layer over fixtures/generate.ts and fixtures/meta.ts, loaded once
+// the flags are read.
 import cliProgress from "cli-progress";
 import type { Argv, CommandModule } from "yargs";
 import { DiskFullError } from "../../common/disk-full.js";
-import { FixtureInputError, type FixtureOptions, generateFixture } from "../../fixtures/generate.js";
-import { FixtureError, readFixtureMeta } from "../../fixtures/meta.js";
-import { defaultFixturePath, parseScriptBytes } from "../../fixtures/options.js";
+import type { FixtureOptions } from "../../fixtures/generate.js";
+import { defaultFixturePath, FixtureInputError, parseScriptBytes } from "../../fixtures/options.js";
 import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND, FIXTURE_OPTIONS } from "../options/fixture.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
@@ -62,11 +62,12 @@ export function fixtureBarFormat(
 }
 
 /** Builds the fixture, with a progress bar when stderr is a terminal; prints one JSON line. */
-export function runFixture(flags: FixtureFlags): void {
+export async function runFixture(flags: FixtureFlags): Promise<void> {
   const options = fixtureOptionsFromFlags(flags);
   // An unwritable place for --out is a usage error up front (and avoids Node's recursive mkdir
   // spinning forever under /proc).
   writableDirFlag("out", options.out, "file");
+  const { generateFixture } = await import("../../fixtures/generate.js");
   const bar = process.stderr.isTTY
     ? new cliProgress.SingleBar(
         { stream: process.stderr, format: fixtureBarFormat },
@@ -120,7 +121,8 @@ export function runFixture(flags: FixtureFlags): void {
  * Prints a fixture's metadata as one JSON line after checking its rows against it (content_sha256,
  * row counts); a missing, non-SQLite, corrupt, edited or foreign file is a usage error.
  */
-export function runFixtureInfo(path: string): void {
+export async function runFixtureInfo(path: string): Promise<void> {
+  const { FixtureError, readFixtureMeta } = await import("../../fixtures/meta.js");
   try {
     const meta = readFixtureMeta(path, { verify: true });
     process.stdout.write(`${JSON.stringify({ path, ...meta })}\n`);

@@ -1,9 +1,9 @@
 // `catchup-bench fuzz`: seeded malformed and adversarial traffic against the bundled server while a
 // healthy client checks it keeps working. Exit 0 on pass, 1 on fail, 2 on bad flags, 3 when the
-// server could not be started.
+// server could not be started. The fuzzer is loaded once the flags are read.
 import type { CommandModule } from "yargs";
 import { formatFuzzReport } from "../fuzz/fuzz-verdict.js";
-import { runFuzz } from "../fuzz/run.js";
+import type { runFuzz } from "../fuzz/run.js";
 import { FUZZ_COMMAND, FUZZ_OPTIONS } from "../options/fuzz.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
@@ -24,6 +24,7 @@ export const fuzzCommand: CommandModule = {
     if (tmp) throw new UsageError(tmp);
     let result: Awaited<ReturnType<typeof runFuzz>>;
     try {
+      const { runFuzz } = await import("../fuzz/run.js");
       result = await runFuzz({
         seconds,
         seed,

@@ -1,19 +1,18 @@
 // `catchup-bench report <run>`: re-render report.md and report.html from a run's results.json and
 // samples (never re-measures), print the Markdown, and judge the regression guard when --ceiling is given.
+// The renderers are loaded once the flags are read: a usage error never waits for them.
 import type { CommandModule } from "yargs";
 import { DiskFullError } from "../../common/disk-full.js";
 import { type GuardRaw, guardFromFlags } from "../options/guard.js";
 import { parseMinEffect } from "../options/min-effect.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
-import { ReportInputError, RunInProgressError, readResults, writeJudgedReports } from "../report/write.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { UsageError } from "../util/usage.js";
 import type { GuardConfig } from "../verdicts/cells.js";
 import { runMatrices } from "../verdicts/guard-verdict.js";
 import { minEffectFromConfig } from "../verdicts/practical.js";
-import { runMergeReport } from "./report-merge.js";
 import { emitReport, type SummaryFlags } from "./summary-out.js";
 
 export interface ReportArgs extends GuardRaw, SummaryFlags {
@@ -54,7 +53,7 @@ export async function runReport(
   err: (text: string) => void = (t) => process.stderr.write(t),
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<number> {
-  if (args.merge !== undefined) return runMergeReport(args, out);
+  if (args.merge !== undefined) return (await import("./report-merge.js")).runMergeReport(args, out);
   if (args.run === undefined) throw new UsageError("report needs a run directory, or --merge SUMMARY...");
   if (args.samples !== undefined || args["clock-offset-ms"] !== undefined) {
     throw new UsageError("--samples and --clock-offset-ms go with --merge (a distributed k6 run's summaries)");
@@ -66,6 +65,7 @@ export async function runReport(
     );
   }
   const flagged = guardOptions(args);
+  const { ReportInputError, RunInProgressError, readResults, writeJudgedReports } = await import("../report/write.js");
   let written: Awaited<ReturnType<typeof writeJudgedReports>>;
   try {
     const results = readResults(args.run);

@@ -1,13 +1,12 @@
 // `catchup-bench sample --pid PID | --port PORT --out FILE`: the sampling agent on the server's host.
 // Flags in, exit code out: the sampling itself is scripts/sampler/agent.ts. Stops on SIGINT/SIGTERM
 // or --duration (exit 0) or when the server exits (exit 3); SIGUSR2 marks the moment and forces a GC.
+// The sampler is loaded once the flags are read.
 import { resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { SAMPLE_COMMAND, SAMPLE_OPTIONS } from "../options/sample.js";
 import { readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
-import { AgentFileError, agentFileProblem, startAgent } from "../sampler/agent.js";
-import { AgentTargetError, agentInspector, agentPid } from "../sampler/agent-target.js";
 import { defaultHeapIntervalMs } from "../sampler/lane-defaults.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
@@ -18,15 +17,6 @@ import { UsageError, writableDirFlag } from "../util/usage.js";
 const FLUSH_MS = 20;
 
 type Args = Record<string, unknown>;
-
-function usage<T>(f: () => T): T {
-  try {
-    return f();
-  } catch (e) {
-    if (e instanceof AgentTargetError || e instanceof AgentFileError) throw new UsageError(e.message);
-    throw e;
-  }
-}
 
 /** SIGINT/SIGTERM and SIGUSR2 from the very start: a signal during start-up is honoured, never Node's default death. */
 function listenForSignals() {
@@ -68,9 +58,17 @@ async function sample(args: Args, print: (line: string) => void, signals: Return
   if (f.out === undefined) throw new UsageError("--out is required (the samples file to write)");
   writableDirFlag("out", f.out, "file");
   const file = resolve(f.out);
+  const [{ AgentFileError, agentFileProblem, startAgent }, { AgentTargetError, agentInspector, agentPid }] =
+    await Promise.all([import("../sampler/agent.js"), import("../sampler/agent-target.js")]);
   const fileProblem = agentFileProblem(file);
   if (fileProblem) throw new UsageError(fileProblem);
-  const pid = usage(() => agentPid(f.pid, f.port));
+  let pid: number;
+  try {
+    pid = agentPid(f.pid, f.port);
+  } catch (e) {
+    if (e instanceof AgentTargetError) throw new UsageError(e.message);
+    throw e;
+  }
   signals.onUsr2(() => print("SIGUSR2: not sampling yet (still finding the target's inspector); nothing marked"));
   let early: string | null = null;
   void signals.stopRequested.then((reason) => {

@@ -1,9 +1,10 @@
 // Drivers as the bench sees them (RunClients). "node" runs the shared client (scenarios/lib)
 // through the Node driver (scripts/driver/node.ts) in this process, or in a worker thread for
-// memory cells; "k6" hands the same sessions to k6 (scripts/driver/k6.ts).
+// memory cells; "k6" hands the same sessions to k6 (scripts/driver/k6.ts). The Node driver (and `ws`)
+// is loaded at the first session: the CLI reads DRIVERS from here to parse its flags.
 import { Worker } from "node:worker_threads";
 import { findK6, K6_NOT_FOUND, runSessionsK6 } from "./k6.js";
-import { type RunSessionsOptions, runSessions } from "./node.js";
+import type { RunSessionsOptions } from "./node.js";
 import type { ClientsRun, PhaseName, RunClients, SessionSpec } from "./session-spec.js";
 
 /** What can run the clients: the shared client in Node, or under k6. */
@@ -33,6 +34,7 @@ export function driverOptions(clients: number, spec: SessionSpec): RunSessionsOp
 
 /** C concurrent sessions of the shared client over `ws`, in this process. */
 export const runClientsNode: RunClients = async (clients, spec, onPhase) => {
+  const { runSessions } = await import("./node.js");
   const { rows, loopLag } = await runSessions({
     ...driverOptions(clients, spec),
     onPhase: onPhase ? (index, name) => onPhase(index, name as PhaseName) : undefined,

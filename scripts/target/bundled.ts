@@ -1,8 +1,8 @@
 // The bundled server as a process the harness starts (it never imports the server's code): where its
 // compiled entry point is, the arguments that start it on loopback, and starting it until its ready
-// line. This is the one module that starts server-under-test/main.js.
+// line. This is the one module that starts server-under-test/main.js. The CLI reads DELIVERIES from
+// here to parse its flags, so the inspector client (and `ws`) is loaded only when a server starts.
 import { spawnSync } from "node:child_process";
-import { inspectorUrlFromStderr } from "../sampler/inspector.js";
 import { compiledPath, spawnProcess, type TargetProcess } from "./process.js";
 import { parseReadyLine, type ReadyLine } from "./ready.js";
 import { NotReadyError, waitReady } from "./wait.js";
@@ -94,6 +94,7 @@ export async function startBundled(options: BundledOptions): Promise<BundledServ
   });
   if (options.nodeArgs?.length) argv.splice(1, 0, ...options.nodeArgs);
   const env = options.env ? { ...process.env, ...options.env } : undefined;
+  const { inspectorUrlFromStderr } = await import("../sampler/inspector.js");
   const proc = spawnProcess({ argv, env, graceMs: options.graceMs });
   let inspectorUrl: string | null = null;
   let ready: ReadyLine | null = null;

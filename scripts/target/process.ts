@@ -14,6 +14,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { isAlive } from "../sampler/procfs.js";
+import { withTimeout } from "../util/timeout.js";
 import { groupMembers, processesWithEnv, REAPER_ENV_PREFIX, signalAll } from "./group.js";
 import { LineSplitter } from "./ready.js";
 
@@ -253,15 +254,13 @@ async function stopAndDrain(
   }
   finished();
   // The last output lines (for stderrTail) arrive until "close"; a process outside the group
-  // holding the pipes (adopted, already signalled) must not hold us long.
-  await Promise.race([closed, until(() => false, 1000)]);
+  // holding the pipes (adopted, already signalled) must not hold us long. (Neither wait leaves a timer
+  // behind: a harness that has stopped everything exits at once, not a second later.)
+  await withTimeout(closed, 1000, "output pipes").catch(() => undefined);
   // Whatever still holds its pipes must not keep the harness's event loop (and so the harness) alive.
   for (const stream of [p.child.stdin, p.child.stdout, p.child.stderr]) stream?.destroy();
   // The top-level exit has been seen by now (not running); "exit" can trail the group's end briefly.
-  return (
-    p.exitInfo() ??
-    (await Promise.race([p.exited, until(() => false, 1000).then(() => ({ code: null, signal: null }))]))
-  );
+  return p.exitInfo() ?? (await withTimeout(p.exited, 1000, "exit").catch(() => ({ code: null, signal: null })));
 }
 
 /** Starts a process in its own group with a reaper; throws if it cannot be spawned. */

@@ -10,6 +10,11 @@
 // unwritable = a path under a regular file (ENOTDIR), a path under /proc (the kernel refuses), or a
 // report.md that is a directory (rename fails). Not simulated: EACCES from mode bits, a read-only
 // mount, a full disk (ENOSPC).
+//
+// Runs the real compiled CLI, but for the cases after the first of `fixture` and `k6-operator` groups
+// below (IN_PROCESS): those stop at a path before anything starts, so they run through the CLI's
+// main() in this process. A FIFO case always runs as a real process: a regression that opened it
+// would block this one.
 import { execFileSync } from "node:child_process";
 import {
   mkdirSync,
@@ -24,6 +29,7 @@ import {
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { syntheticResults } from "../report/synthetic-run.js";
+import { runMain } from "../support/cli-in-process.js";
 import { runCli } from "./support/harness.js";
 import { inputsWithFixtures, listing } from "./support/inputs.js";
 
@@ -356,9 +362,12 @@ const CASES: Record<string, Case[]> = {
   ],
 };
 
+/** Groups whose cases after the first run in this process (test/support/cli-in-process.ts). */
+const IN_PROCESS = new Set(["fixture (its --out)", "fixture info", "k6-operator"]);
+
 describe.concurrent("bad files and paths: exit 2, one line naming the input, no stack, nothing written", () => {
   for (const [command, cases] of Object.entries(CASES)) {
-    for (const c of cases) {
+    for (const [i, c] of cases.entries()) {
       const label = `${command}: ${c.args}${c.env ? ` (${Object.entries(c.env).map(([k, v]) => `${k}=${v}`)})` : ""}`;
       it(label, async () => {
         const scratch = mkdtempSync(join(root, "case-"));
@@ -369,7 +378,8 @@ describe.concurrent("bad files and paths: exit 2, one line naming the input, no 
             .replace(/^PID$/, String(process.pid));
         const args = c.args.split(" ").filter(Boolean).map(fill);
         const env = Object.fromEntries(Object.entries(c.env ?? {}).map(([k, v]) => [k, fill(v)]));
-        const r = await runCli(args, 60_000, env, scratch);
+        const inProcess = IN_PROCESS.has(command) && i > 0 && !c.env && !c.args.includes("fifo");
+        const r = inProcess ? await runMain(args) : await runCli(args, 60_000, env, scratch);
         const lines = r.stderr.trimEnd().split("\n");
         expect(r.code, `stderr: ${r.stderr}`).toBe(2);
         expect(lines, r.stderr).toHaveLength(1);

@@ -1,11 +1,14 @@
 // The bad-input catalogue: every command and its flags given out-of-range numbers, wrong
 // types, unknown flags and enum values, malformed JSON templates, missing/unreadable/non-SQLite
 // fixtures and fixtures of another schema version. Each must exit 2 with ONE line that names the
-// flag or file and what is allowed, and leave no file behind. Runs the real compiled CLI.
+// flag or file and what is allowed, and leave no file behind. Runs the real compiled CLI, but for the
+// cases of `fixture` and `fuzz` after their first: those stop at their flags or input files before
+// anything starts, so they run through the CLI's main() in this process (the same parser and rules).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runMain } from "../support/cli-in-process.js";
 import { runCli } from "./support/harness.js";
 import { inputsWithFixtures, listing } from "./support/inputs.js";
 
@@ -211,9 +214,12 @@ const CASES: Record<string, Case[]> = {
   ],
 };
 
+/** Commands whose cases after the first run in this process (test/support/cli-in-process.ts). */
+const IN_PROCESS = new Set(["fixture", "fuzz"]);
+
 describe.concurrent("bad input: exit 2, one line naming the flag or file and what is allowed, no file left", () => {
   for (const [command, cases] of Object.entries(CASES)) {
-    for (const c of cases) {
+    for (const [i, c] of cases.entries()) {
       it(`${command}: ${c.args || "(no arguments)"}`, async () => {
         const scratch = mkdtempSync(join(root, "case-"));
         const args = c.args
@@ -221,7 +227,7 @@ describe.concurrent("bad input: exit 2, one line naming the flag or file and wha
           .filter(Boolean)
           .map((a) => a.replace(/^IN\//, `${inputs}/`).replace(/^OUT\//, `${scratch}/`));
         // serve starts a server on success; --exit-with-parent and the CLI's /dev/null stdin bound it.
-        const r = await runCli(args, 30_000, {}, scratch);
+        const r = IN_PROCESS.has(command) && i > 0 ? await runMain(args) : await runCli(args, 30_000, {}, scratch);
         const lines = r.stderr.trimEnd().split("\n");
         expect(r.code, `stderr: ${r.stderr}`).toBe(2);
         expect(lines, r.stderr).toHaveLength(1);
