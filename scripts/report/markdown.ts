@@ -209,7 +209,6 @@ export function renderMarkdown(model: ReportModel): string {
   if (cells <= MAX_DETAIL_CELLS && full.length <= COMMENT_LIMIT) return full;
   // A large run: the verdicts without their reasons, before giving up on the details.
   const compact = [...head, ...fold(detailsMarkdown(model, true))].join("\n");
-  if (process.env.DEBUG_LEN) require("node:fs").writeFileSync("/tmp/compact.md", compact);
   if (cells <= MAX_DETAIL_CELLS && compact.length <= COMMENT_LIMIT) return compact;
   const why =
     cells > MAX_DETAIL_CELLS
