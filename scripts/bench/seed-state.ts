@@ -1,7 +1,7 @@
 // One seed, step by step: prepare the empty state folder (the binding runs the server's own CLI),
 // start the server on it, write the fixture's events through the binding, check the server's own
 // snapshot against the fixture, stop the server. What is left in the folder is the template.
-import { rmSync } from "node:fs";
+import { mkdirSync, rmSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { Binding, FixtureEvent, PrepareContext, SnapshotSummary } from "../../bindings/binding.js";
 import { subscribePayloadFor } from "../driver/session-spec.js";
@@ -60,6 +60,7 @@ export async function seedState(
   const options = o.config.binding.options;
   const cwd = spec.cwd ?? process.cwd();
   const log = (line: string) => o.io.log(`seed: ${spec.name}: ${escapeText(line)}`);
+  mkdirSync(o.stateDir, { recursive: true });
   const prepared = binding.prepare
     ? await binding
         .prepare({ stateDir: o.stateDir, cwd, options, run: runIn(cwd), log })
@@ -111,7 +112,11 @@ export async function seedState(
   }
   const seedMs = performance.now() - started;
   checkAgainstFixture(summary, fixtureHolds(fixture.path), written.sequences.latest, fail);
-  for (const path of binding.exclude ?? []) rmSync(resolve(o.stateDir, path), { recursive: true, force: true });
+  for (const path of binding.exclude ?? []) {
+    const inside = resolve(o.stateDir, path);
+    // Only what lies inside the state folder is left out of it.
+    if (inside.startsWith(`${resolve(o.stateDir)}/`)) rmSync(inside, { recursive: true, force: true });
+  }
   const record: SeedRecord = {
     fixture: name,
     binding: binding.name,
