@@ -158,11 +158,11 @@ async function warmTarget(ctx: LatencyContext, variant: string): Promise<Target>
   const spec = ctx.targets.get(variant);
   if (!spec) throw new Error(`no target named ${variant}`);
   const after = afterSequenceFor("snapshot", ctx.fixture.meta);
-  const state = privateCopy(ctx.fixture, spec, ctx.workDir, variant);
+  const options = targetOptions(ctx, privateCopy(ctx.fixture, spec, ctx.workDir, variant), false);
   const target = await startTarget(spec, {
-    ...targetOptions(ctx, state, false),
+    ...options,
     warmUpSession: async (url) => {
-      const server = { url, token: state.token ?? ctx.protocol.token };
+      const server = { url, token: options.token };
       const { rows } = await ctx.runClients(1, sessionSpec(ctx.protocol, server, after, 0));
       return rows[0] ?? failed("the driver returned no session");
     },

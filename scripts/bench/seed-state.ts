@@ -15,6 +15,7 @@ import { spawnProcess } from "../target/process.js";
 import { escapeText } from "../util/escape.js";
 import type { BenchConfig, TargetSpec, TargetsConfig } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
+import { targetOptions } from "./latency.js";
 import { startTarget, type Target } from "./launch.js";
 import { seedProgress } from "./seed-progress.js";
 
@@ -68,17 +69,9 @@ export async function seedState(
     : undefined;
   const token = prepared?.token ?? null;
   const started = performance.now();
+  const launch = { protocol: o.config.protocol, launch: o.launch, signal: o.io.signal };
   const target = await startTarget(spec, {
-    db: o.stateDir,
-    urlPath: o.config.protocol.urlPath,
-    token: token ?? o.config.protocol.token,
-    headers: o.config.protocol.headers,
-    startTimeoutMs: o.launch.startTimeoutMs,
-    inspect: false,
-    readyLine: o.launch.readyLine === null ? null : new RegExp(o.launch.readyLine),
-    stopGraceMs: o.launch.stopGraceMs,
-    signal: o.io.signal,
-    subscribeTag: o.config.protocol.subscribeTag,
+    ...targetOptions(launch, { db: o.stateDir, token }, false),
     warmUpSession: null,
   });
   let written: Written;
@@ -86,7 +79,7 @@ export async function seedState(
   try {
     const conn = await openSeedConnection({
       url: target.url,
-      token: token ?? o.config.protocol.token,
+      token: target.token,
       headers: o.config.protocol.headers,
       timeoutMs: o.config.protocol.trialTimeoutMs,
     }).catch((e: unknown) => fail((e as Error).message));
