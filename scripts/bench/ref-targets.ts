@@ -3,7 +3,7 @@
 
 import { BuildFailed } from "../refs/build.js";
 import { prepareRefs, RefsError } from "../refs/checkout.js";
-import { EXIT } from "../util/exit-codes.js";
+import { EXIT, signalExitCode } from "../util/exit-codes.js";
 import type { TargetSpec, TargetsConfig } from "./config.js";
 
 /** Checks out and builds the --ref revisions (if any) and returns the targets config with their targets. */
@@ -24,7 +24,7 @@ export async function withRefTargets(config: TargetsConfig, log: (line: string) 
  */
 export function refsExitCode(e: unknown): number | null {
   if (e instanceof BuildFailed) {
-    return e.signal === "SIGINT" ? EXIT.sigint : e.signal === "SIGTERM" ? EXIT.sigterm : EXIT.noResult;
+    return e.signal ? signalExitCode(e.signal) : EXIT.noResult;
   }
   if (e instanceof RefsError) return EXIT.noResult;
   return null;

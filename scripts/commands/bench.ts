@@ -17,7 +17,7 @@ import { parseCleanCheckouts } from "../refs/checkout-plan.js";
 import { RunDirNotEmptyError } from "../results/journal.js";
 import { StormLimitError } from "../storm/limits.js";
 import { escapeLines, escapeText, oneLine } from "../util/escape.js";
-import { EXIT, type ExitCode } from "../util/exit-codes.js";
+import { EXIT, type ExitCode, signalExitCode } from "../util/exit-codes.js";
 import { redactStream, registerSecret } from "../util/redact.js";
 import { UsageError } from "../util/usage.js";
 import { emitReport, type SummaryFlags } from "./summary-out.js";
@@ -154,8 +154,7 @@ export const benchCommand: CommandModule = {
       if (e instanceof TargetError || e instanceof DriverError) {
         // A target's own text (its stderr tail) is escaped: no control characters reach the terminal.
         process.stderr.write(`catchup-bench: ${escapeLines(e.message)}\n`);
-        process.exitCode =
-          e instanceof SeedStopped ? (e.signal === "SIGINT" ? EXIT.sigint : EXIT.sigterm) : EXIT.noResult;
+        process.exitCode = e instanceof SeedStopped ? signalExitCode(e.signal) : EXIT.noResult;
         return;
       }
       throw e;

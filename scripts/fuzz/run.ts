@@ -12,7 +12,7 @@ import { generateFixture } from "../../fixtures/generate.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 import { connectInspector, type InspectorClient } from "../sampler/inspector.js";
 import { isAlive } from "../sampler/procfs.js";
-import { EXIT } from "../util/exit-codes.js";
+import { signalExitCode } from "../util/exit-codes.js";
 import { onStopSignals } from "../util/stop-signals.js";
 import { emptyTally, runLane } from "./connection.js";
 import { connectionSeed, FrameFuzzer } from "./frames.js";
@@ -171,7 +171,7 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
   let inspector: InspectorClient | null = null;
   let stopping = false;
   const onSignal = (signal: "SIGINT" | "SIGTERM") => {
-    const code = signal === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
+    const code = signalExitCode(signal);
     if (stopping) {
       rmSync(tmp, { recursive: true, force: true });
       process.exit(code);

@@ -1,5 +1,7 @@
 // Every exit code of the CLI, in one place (documented in docs/cli.md). Commands set process.exitCode
 // from these; nothing else picks a number.
+import type { StopSignal } from "./stop-signals.js";
+
 export const EXIT = {
   /** The run produced what was asked and every guarded cell passed. */
   ok: 0,
@@ -16,6 +18,11 @@ export const EXIT = {
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** The code of a run stopped by Ctrl-C or SIGTERM: 128 + the signal's number, as a shell reports it. */
+export function signalExitCode(signal: StopSignal): ExitCode {
+  return signal === "SIGINT" ? EXIT.sigint : EXIT.sigterm;
+}
 
 /** What each code means, as docs/cli.md states it. */
 export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
