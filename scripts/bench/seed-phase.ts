@@ -14,7 +14,7 @@ import { registerSecret } from "../util/redact.js";
 import { onStopSignals, type StopSignal } from "../util/stop-signals.js";
 import type { BenchConfig, SeededState, TargetSpec, TargetsConfig } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
-import { type RunFixtures, runnableCases } from "./run-fixtures.js";
+import { type RunFixtures, runnableCases, sourceOf } from "./run-fixtures.js";
 import { type SeedOptions, type SeedResult, seedState } from "./seed-state.js";
 
 /** Ctrl-C/SIGTERM during the load phase: the run ends as the signal would (exit 130/143). */
@@ -98,7 +98,7 @@ async function cachedOrSeeded(
 ): Promise<SeedResult> {
   const key = `${fixture.meta.contentSha256.slice(0, 12)}-${o.loaded.digest.slice(0, 12)}`;
   const cacheDir = spec.ref ? join(templatesDirOf(spec.ref.checkout), key) : null;
-  const name = basename(fixture.source ?? fixture.path);
+  const name = basename(sourceOf(fixture));
   const kept = cacheDir ? keptSeed(cacheDir) : null;
   if (cacheDir && kept) {
     o.io.log(`seed: ${spec.name} on ${name}: template from an earlier run (${cacheDir})`);
@@ -165,7 +165,7 @@ function withSeededSequences(
       if (!first) first = { variant, r };
       else if (r.sequences.cursor !== first.r.sequences.cursor || r.sequences.latest !== first.r.sequences.latest) {
         throw new TargetError(
-          `seed: ${variant} assigned cursor ${r.sequences.cursor} / latest ${r.sequences.latest} on ${basename(f.source ?? f.path)}, but ${first.variant} assigned ${first.r.sequences.cursor} / ${first.r.sequences.latest}: the cases cannot be the same for both`,
+          `seed: ${variant} assigned cursor ${r.sequences.cursor} / latest ${r.sequences.latest} on ${basename(sourceOf(f))}, but ${first.variant} assigned ${first.r.sequences.cursor} / ${first.r.sequences.latest}: the cases cannot be the same for both`,
         );
       }
     }

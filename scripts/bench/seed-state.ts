@@ -17,6 +17,7 @@ import type { BenchConfig, TargetSpec, TargetsConfig } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
 import { targetOptions } from "./latency.js";
 import { startTarget, type Target } from "./launch.js";
+import { sourceOf } from "./run-fixtures.js";
 import { seedProgress } from "./seed-progress.js";
 
 /** The sequences the server assigned, in place of the fixture's. */
@@ -54,7 +55,7 @@ export async function seedState(
   o: SeedOptions,
 ): Promise<SeedResult> {
   const { binding } = o.loaded;
-  const name = basename(fixture.source ?? fixture.path);
+  const name = basename(sourceOf(fixture));
   const fail = (why: string): never => {
     throw new TargetError(`seed: ${spec.name} on ${name}: ${why}`);
   };
