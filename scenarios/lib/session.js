@@ -312,7 +312,7 @@ export function runSession(options) {
               send(encodeRequest(PROBE_ID, probe.tag, probe.payload));
             }
           }
-          if (completion !== "exit" && frame.values.some((v) => matches(v, completion))) {
+          if (completion !== "exit" && frame.values.some((v) => isCompletionMarker(v, completion))) {
             return onCompletion(arrivedAt, ack);
           }
           if (ackDelayMs > 0) schedule(ack, ackDelayMs);
@@ -464,8 +464,11 @@ function closeIfDone(socket, done) {
   return done;
 }
 
-/** @param {unknown} v @param {{ field: string, value: unknown }} rule @returns {boolean} */
-function matches(v, rule) {
+/**
+ * True when a stream value is the completion marker the rule names (its `field` holds `value`).
+ * @param {unknown} v @param {{ field: string, value: unknown }} rule @returns {boolean}
+ */
+export function isCompletionMarker(v, rule) {
   return v !== null && typeof v === "object" && /** @type {Record<string, unknown>} */ (v)[rule.field] === rule.value;
 }
 

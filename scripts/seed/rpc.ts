@@ -3,7 +3,7 @@
 import WebSocket from "ws";
 import type { RpcClient } from "../../bindings/binding.js";
 import { decodeFrame, encodeAck, encodeRequest, normaliseId } from "../../scenarios/lib/framing.js";
-import { authenticate } from "../../scenarios/lib/session.js";
+import { authenticate, isCompletionMarker } from "../../scenarios/lib/session.js";
 import type { CompletionRule } from "../driver/session-spec.js";
 import { TimeoutError, withTimeout } from "../util/timeout.js";
 
@@ -94,13 +94,9 @@ export async function openSeedConnection(o: {
       // With the "exit" rule the stream ends by itself and its Exit resolves; keep what the chunks brought.
       return request<unknown>(tag, payload, (values, done) => {
         items.push(...values);
-        if (completion !== "exit" && values.some((v) => isMarker(v, completion))) done(undefined);
+        if (completion !== "exit" && values.some((v) => isCompletionMarker(v, completion))) done(undefined);
       }).then(() => items);
     },
     close: () => socket.close(1000),
   };
-}
-
-function isMarker(v: unknown, rule: { field: string; value: string }): boolean {
-  return v !== null && typeof v === "object" && (v as Record<string, unknown>)[rule.field] === rule.value;
 }
