@@ -39,8 +39,9 @@ export async function openSeedConnection(o: {
     const frame = decodeFrame(data.toString());
     if (frame.type === "chunk") pending.get(normaliseId(frame.requestId))?.onChunk(frame.values);
     else if (frame.type === "exit") {
-      const p = pending.get(normaliseId(frame.requestId));
-      pending.delete(normaliseId(frame.requestId));
+      const id = normaliseId(frame.requestId);
+      const p = pending.get(id);
+      pending.delete(id);
       if (frame.success) p?.onExit(true, frame.value, "");
       else p?.onExit(false, null, frame.reason);
     } else if (frame.type === "defect") breakAll(`server defect: ${frame.reason}`);
