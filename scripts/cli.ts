@@ -22,11 +22,12 @@ import { K6_OPERATOR_COMMAND } from "./options/k6-operator.js";
 import { REPORT_COMMAND } from "./options/report.js";
 import { SAMPLE_COMMAND } from "./options/sample.js";
 import { SERVE_COMMAND } from "./options/serve.js";
-import { suggestFlag } from "./options/suggest.js";
 import { checkSwitchValues } from "./options/switches.js";
 import { escapeText } from "./util/escape.js";
 import { EXIT } from "./util/exit-codes.js";
 import { sinkStandardStreamsOnError } from "./util/output-streams.js";
+import { pendingWaits } from "./util/pending.js";
+import { suggestFlag } from "./util/suggest.js";
 import { UsageError } from "./util/usage.js";
 
 const commands: CommandModule<object, never>[] = [
@@ -156,4 +157,37 @@ export async function main(argv: string[]): Promise<void> {
       process.exitCode = EXIT.noResult;
     }
   }
+}
+
+/** Resolves once everything written to `stream` so far has been handed to the system (at most 2 s). */
+function flushed(stream: NodeJS.WritableStream): Promise<void> {
+  return new Promise((resolve) => {
+    setTimeout(resolve, 2000).unref();
+    stream.write("", () => resolve());
+  });
+}
+
+/**
+ * The process's life (bin/catchup-bench.js): main(), then exit with its code. The process ends when
+ * the command's work ends: a timer or socket a binding or a library left open does not keep it
+ * alive. A command whose work can never end (it waits on a promise that cannot settle, and nothing is
+ * left to run) exits 3 saying what it waited on, never 0.
+ */
+export async function runCli(argv: string[]): Promise<void> {
+  let settled = false;
+  const command = argv.find((a) => !a.startsWith("-")) ?? "catchup-bench";
+  process.on("beforeExit", () => {
+    if (settled) return;
+    settled = true;
+    const waits = pendingWaits();
+    const what = waits.length > 0 ? waits.join("; ") : "its command";
+    process.stderr.write(
+      `catchup-bench: ${escapeText(command)} ended with nothing left to run while waiting on: ${escapeText(what)}; no result\n`,
+    );
+    process.exitCode = EXIT.noResult;
+  });
+  await main(argv);
+  settled = true;
+  await Promise.all([flushed(process.stdout), flushed(process.stderr)]);
+  process.exit();
 }

@@ -7,10 +7,10 @@ import { existsSync } from "node:fs";
 import { dirname, isAbsolute, resolve } from "node:path";
 import { looksLikeModulePath } from "../seed/load-binding.js";
 import { readRegularFile } from "../util/regular-file.js";
+import { suggestFlag } from "../util/suggest.js";
 import { UsageError } from "../util/usage.js";
 import { BENCH_OPTIONS } from "./bench.js";
 import { type OptionSpec, type OptionTable, parseOption } from "./spec.js";
-import { suggestFlag } from "./suggest.js";
 
 /** The file `bench` reads from the working directory when --config does not name another. */
 export const CONFIG_FILE = "catchup-bench.config.json";

@@ -1,4 +1,5 @@
-// "did you mean --trials": the nearest known flag to an unknown one (yargs suggests only commands).
+// "did you mean --trials": the nearest known name to an unknown one (a flag; a binding's option).
+// yargs suggests only commands.
 // Pure: Levenshtein distance (insertions, deletions, substitutions), a bound that grows with length.
 
 /** Edit distance between two strings (Levenshtein 1966), two rows of the usual table. */
