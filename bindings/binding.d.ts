@@ -1,6 +1,7 @@
 // The contract of a binding (docs/bindings.md): a small ES module that seeds one kind of server
 // from the fixture through the server's own API. The harness owns the order, the progress, the state
-// folders and the check; a binding only knows its server's CLI, commands and item shapes.
+// folders and the check; a binding only knows its server's CLI, commands and item shapes. Every call
+// (loading the module, prepare, each write, summarize) must settle within --binding-timeout-ms.
 // In a binding: /** @type {import("catchup-bench/bindings/binding.js").Binding} */
 
 /** One row of the fixture's event log, in sequence order, with its JSON parsed. */
@@ -36,9 +37,12 @@ export interface PrepareContext {
   stateDir: string;
   /** The variant's working directory: its checkout for a --ref, else the harness's. */
   cwd: string;
-  /** --binding-option key=value pairs (the config file's "binding-option"). */
+  /** --binding-option key=value pairs (the config file's "binding-option"), each one the binding declares. */
   options: Readonly<Record<string, string>>;
-  /** Runs a command (no shell) in `cwd` with the harness's environment; throws when it cannot start or times out. */
+  /**
+   * Runs a command (no shell) in `cwd` with the harness's environment; throws when it cannot start or
+   * times out (default: --binding-timeout-ms). A stop (Ctrl-C) stops it.
+   */
   run(argv: readonly string[], opts?: { env?: Record<string, string>; timeoutMs?: number }): Promise<RunResult>;
   log(line: string): void;
 }
@@ -66,13 +70,20 @@ export interface Binding {
   /** Aggregate kinds the binding writes ("project", "thread"); events of other kinds are not written. */
   kinds: readonly string[];
   /**
+   * The --binding-option keys it takes, each with what it does: `{ node: "the Node that runs the
+   * server's CLI" }`. Any other key is refused before the run starts (exit 2).
+   */
+  options?: Readonly<Record<string, string>>;
+  /**
    * Before the server first starts: make the empty state folder the server's (e.g. run its CLI to
-   * create the store and issue a token). Returns the token clients use, when the server issues one.
+   * create the store and issue a token). Returns the token clients use (a non-empty string), when
+   * the server issues one.
    */
   prepare?(ctx: PrepareContext): Promise<{ token?: string } | undefined>;
   /**
    * Writes one fixture event through the server's RPCs (events come in fixture order, one at a time)
-   * and returns the sequence the server assigned to its last write for it.
+   * and returns the sequence the server assigned to its last write for it: a whole number above 0 and
+   * above the previous write's.
    */
   write(event: FixtureEvent, ctx: WriteContext): Promise<number>;
   /** Reads the items of a snapshot subscription (up to and including the completion marker). Pure. */

@@ -195,6 +195,11 @@ function nodeFor(ctx) {
 const binding = {
   name: "t3code",
   kinds: ["project"],
+  options: {
+    node: "the Node that runs the server's CLI (Node 24; a path with a / is relative to the checkout)",
+    bin: `the server's bundle, relative to the checkout (default ${DEFAULT_BIN})`,
+    workspaces: "the folder the projects' workspace roots are created in, outside any git repository",
+  },
   // The server's trace files (server.trace.ndjson, rotated at 10 MiB up to 10 files: about 100 MiB
   // after a seed) and per-session logs.
   exclude: ["userdata/logs"],

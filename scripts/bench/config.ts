@@ -51,6 +51,8 @@ export interface BindingConfig {
   module: string | null;
   /** --binding-option key=value pairs, handed to the binding. */
   options: Readonly<Record<string, string>>;
+  /** --binding-timeout-ms: the deadline of each call of the binding (0: none). */
+  timeoutMs: number;
 }
 
 /** What every client session sends and expects (a SessionSpec's settings, before the case's cursor). */

@@ -1,12 +1,13 @@
 // The bench's fixtures: the default ones (built into fixtures/ when missing or stale, through the
 // fixture generator) or the one named by --fixture (validated, never built). Each target gets a private
 // copy, so a target that writes to its store cannot change the fixture or another target's run.
-import { copyFileSync, cpSync, existsSync, mkdirSync } from "node:fs";
+import { copyFileSync, existsSync, mkdirSync } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import { GENERATOR_VERSION, generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
 import { defaultFixturePath, FIXTURE_LIMITS } from "../../fixtures/options.js";
 import type { FixtureMeta } from "../../fixtures/schema.js";
+import { copyState } from "../seed/state-files.js";
 import type { TargetSpec } from "./config.js";
 
 export interface FixtureRef {
@@ -119,7 +120,8 @@ export function privateCopy(fixture: FixtureRef, spec: TargetSpec, workDir: stri
   const base = join(workDir, `${label.replace(/[^A-Za-z0-9._-]/g, "_")}-${++copies}`);
   const seeded = spec.kind === "command" ? spec.seeded?.templates[fixture.path] : undefined;
   if (seeded) {
-    cpSync(seeded.dir, base, { recursive: true });
+    // As it is: a relative link in the state stays relative, so the copy's links lead into the copy.
+    copyState(seeded.dir, base);
     return { db: base, token: seeded.token };
   }
   copyFileSync(fixture.path, `${base}.sqlite`);

@@ -5,7 +5,7 @@ import { requireK6 } from "../driver/clients.js";
 import type { SummaryJson } from "../report/summary-json.js";
 import { writeJudgedReports } from "../report/write.js";
 import type { Results } from "../results/schema.js";
-import { loadBinding } from "../seed/load-binding.js";
+import { checkBindingOptions, type LoadedBinding, loadBinding } from "../seed/load-binding.js";
 import { verdictsOf } from "../verdicts/cells.js";
 import { roundLoads } from "../verdicts/disturbance.js";
 import type { GuardDecision } from "../verdicts/guard-verdict.js";
@@ -53,8 +53,9 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   const log = io.log ?? ((line: string) => process.stderr.write(`${line}\n`));
   const cwd = io.cwd ?? process.cwd();
   preflight(config, cwd, (line) => log(`catchup-bench: warning: ${line}`), log);
-  // A module that is not a binding is a usage error before anything is checked out or built.
-  const binding = config.binding.module === null ? null : await loadBinding(config.binding.module, io.root, cwd);
+  // A module that is not a binding, or an option it does not take, is a usage error before anything
+  // is checked out or built.
+  const binding = await bindingOf(config, io.root, cwd);
   // --repo/--ref: check out and build each revision first (an unknown revision is a usage error).
   const refTargets = await withRefTargets(config.targets, log);
   const progress = io.progress ?? createProgress();
@@ -84,6 +85,14 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     rmSync(fixtures.workDir, { recursive: true, force: true });
   }
   return finish(ctx);
+}
+
+async function bindingOf(config: BenchConfig, root: string, cwd: string): Promise<LoadedBinding | null> {
+  const { module, options, timeoutMs } = config.binding;
+  if (module === null) return null;
+  const loaded = await loadBinding(module, root, cwd, timeoutMs);
+  checkBindingOptions(loaded.binding, options);
+  return loaded;
 }
 
 /** Judges the results, writes results.json and the reports; a fatal error is thrown once they are kept. */

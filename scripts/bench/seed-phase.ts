@@ -1,20 +1,21 @@
 // The load phase (--binding): before any trial, each foreign variant's server is seeded once per
 // fixture through its own API, into a state folder that becomes the variant's template; every trial
-// then starts on a fresh copy of it (fixtures.ts privateCopy). A --ref variant's templates are
-// cached beside its build, keyed by fixture and binding (seed.json beside each keeps its sequences,
-// token and record). A seed that fails or disagrees with the
-// fixture stops the run: nothing is measured on a half-seeded server.
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
-import { removeDeadOwners, writeFileAtomic } from "../../common/atomic-file.js";
-import { templatesDirOf } from "../refs/checkout-plan.js";
+// then starts on a fresh copy of it (fixtures.ts privateCopy). A --ref variant's templates are kept
+// beside its build and reused while nothing that decides them changed (seed-cache.ts). A seed that
+// fails or disagrees with the fixture stops the run: nothing is measured on a half-seeded server.
+// Ctrl-C/SIGTERM stops the seed wherever it is; a second signal exits at once.
+import { mkdtempSync } from "node:fs";
+import { basename, join } from "node:path";
 import type { LoadedBinding } from "../seed/load-binding.js";
 import { TargetError } from "../target/command.js";
+import { killAllNow } from "../target/process.js";
+import { signalExitCode } from "../util/exit-codes.js";
 import { registerSecret } from "../util/redact.js";
 import { onStopSignals, type StopSignal } from "../util/stop-signals.js";
 import type { BenchConfig, SeededState, TargetSpec, TargetsConfig } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
 import { type RunFixtures, runnableCases, sourceOf } from "./run-fixtures.js";
+import { keepTemplate, reusableTemplate, templateDirOf, templateKey } from "./seed-cache.js";
 import { type SeedOptions, type SeedResult, seedState } from "./seed-state.js";
 
 /** Ctrl-C/SIGTERM during the load phase: the run ends as the signal would (exit 130/143). */
@@ -38,9 +39,17 @@ export async function seedTargets(
   log: (line: string) => void,
 ): Promise<{ launch: TargetsConfig; fixtures: RunFixtures }> {
   if (loaded === null) return { launch, fixtures };
-  // Ctrl-C/SIGTERM stop the seed (and the server it started); nothing of it is kept.
+  // Ctrl-C/SIGTERM stop the seed (and the server it started); nothing of it is kept. A second signal
+  // does not wait for anything (a server slow to stop, a binding that ignores the stop).
   const abort = new AbortController();
-  const offSignals = onStopSignals((sig) => abort.abort(new SeedStopped(sig)));
+  const offSignals = onStopSignals((sig) => {
+    if (abort.signal.aborted) {
+      killAllNow();
+      process.exit(signalExitCode((abort.signal.reason as SeedStopped).signal));
+    }
+    log(`catchup-bench: ${sig}: stopping the seed; a second signal exits at once`);
+    abort.abort(new SeedStopped(sig));
+  });
   try {
     return await seedAll(config, launch, fixtures, { log, signal: abort.signal }, loaded);
   } catch (e) {
@@ -96,52 +105,19 @@ async function cachedOrSeeded(
   fixture: FixtureRef,
   o: Omit<SeedOptions, "stateDir">,
 ): Promise<SeedResult> {
-  const key = `${fixture.meta.contentSha256.slice(0, 12)}-${o.loaded.digest.slice(0, 12)}`;
-  const cacheDir = spec.ref ? join(templatesDirOf(spec.ref.checkout), key) : null;
-  const name = basename(sourceOf(fixture));
-  const kept = cacheDir ? keptSeed(cacheDir) : null;
+  const where = `seed: ${spec.name} on ${basename(sourceOf(fixture))}`;
+  const key = templateKey(spec, o.loaded, o.config.binding.options);
+  const cacheDir = templateDirOf(spec, fixture);
+  const kept = cacheDir ? reusableTemplate(cacheDir, key, (why) => o.io.log(`${where}: ${why}`)) : null;
   if (cacheDir && kept) {
-    o.io.log(`seed: ${spec.name} on ${name}: template from an earlier run (${cacheDir})`);
-    return { ...kept, template: join(cacheDir, "state"), record: { ...kept.record, cached: true } };
+    o.io.log(`${where}: template from an earlier run (${cacheDir})`);
+    return kept;
   }
   // Seeded in the run's work folder, outside any repository (a server may run git in its folders).
   const dir = mkdtempSync(join(o.workDir, `seed-${spec.name.replace(/[^A-Za-z0-9._-]/g, "_")}-`));
   const r = await seedState(spec, fixture, { ...o, stateDir: join(dir, "state") });
-  return cacheDir ? keep(r, cacheDir) : r;
-}
-
-/** A cached template's seed.json, or null when there is none or it is unreadable (then it is seeded again). */
-function keptSeed(cacheDir: string): Omit<SeedResult, "template"> | null {
-  try {
-    const kept = JSON.parse(readFileSync(join(cacheDir, "seed.json"), "utf8")) as Omit<SeedResult, "template">;
-    const ok =
-      kept.record &&
-      kept.sequences &&
-      Number.isSafeInteger(kept.sequences.latest) &&
-      existsSync(join(cacheDir, "state"));
-    return ok ? kept : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Puts a --ref's template into the cache: copied beside it, then one rename puts it in place. */
-function keep(r: SeedResult, cacheDir: string): SeedResult {
-  const parent = join(dirname(cacheDir), "tmp");
-  mkdirSync(parent, { recursive: true });
-  removeDeadOwners(parent, /^seed-(\d+)-/); // a harness killed mid-copy left its folder
-  const dir = mkdtempSync(join(parent, `seed-${process.pid}-`));
-  try {
-    cpSync(r.template, join(dir, "state"), { recursive: true });
-    const { template: _, ...kept } = r;
-    writeFileAtomic(join(dir, "seed.json"), `${JSON.stringify(kept, null, 2)}\n`);
-    rmSync(cacheDir, { recursive: true, force: true });
-    renameSync(dir, cacheDir);
-    return { ...r, template: join(cacheDir, "state") };
-  } catch (e) {
-    rmSync(dir, { recursive: true, force: true });
-    throw e;
-  }
+  if (!cacheDir) return r;
+  return keepTemplate(r, key, cacheDir, (why) => o.io.log(`catchup-bench: warning: ${where}: ${why}`));
 }
 
 /**

@@ -1,21 +1,26 @@
 // One seed, step by step: prepare the empty state folder (the binding runs the server's own CLI),
 // start the server on it, write the fixture's events through the binding, check the server's own
-// snapshot against the fixture, stop the server. What is left in the folder is the template.
+// snapshot against the fixture, stop the server. What is left in the folder is the template. Every
+// call into the binding goes through callBinding (a deadline, Ctrl-C, "still waiting" lines), and
+// what it returns is checked where it returns it.
 import { mkdirSync, rmSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import type { Binding, FixtureEvent, PrepareContext, SnapshotSummary } from "../../bindings/binding.js";
 import { subscribePayloadFor } from "../driver/session-spec.js";
 import { treeBytes } from "../refs/disk.js";
 import type { SeedRecord } from "../results/schema.js";
+import { BindingCallError, callBinding } from "../seed/binding-call.js";
+import { checkedSummary, preparedToken, sequenceProblem } from "../seed/binding-results.js";
 import { fixtureEvents, fixtureHolds, writtenEventCount } from "../seed/fixture-events.js";
 import type { LoadedBinding } from "../seed/load-binding.js";
 import { openSeedConnection, type SeedConnection } from "../seed/rpc.js";
+import { type StateEntry, sharedLink, stateEntries } from "../seed/state-files.js";
 import { TargetError } from "../target/command.js";
 import { spawnProcess } from "../target/process.js";
 import { escapeText } from "../util/escape.js";
 import type { BenchConfig, TargetSpec, TargetsConfig } from "./config.js";
 import type { FixtureRef } from "./fixtures.js";
-import { targetOptions } from "./latency.js";
+import { exitedWithin, targetOptions } from "./latency.js";
 import { startTarget, type Target } from "./launch.js";
 import { sourceOf } from "./run-fixtures.js";
 import { seedProgress } from "./seed-progress.js";
@@ -31,6 +36,8 @@ export interface SeededSequences {
 export interface SeedResult {
   /** The seeded state folder: every trial starts on a copy of it. */
   template: string;
+  /** Its files as the seed left them: a kept template is checked against them before reuse. */
+  files: StateEntry[];
   /** The token the binding's prepare issued, or null (the run's --token then). */
   token: string | null;
   sequences: SeededSequences;
@@ -46,8 +53,11 @@ export interface SeedOptions {
   stateDir: string;
 }
 
-/** A prepare command that has not finished by then is stopped, ms. */
-const PREPARE_TIMEOUT_MS = 120_000;
+/** One call into the binding, named for its messages: `call("write", fn, " of event 3 (…)")`. */
+type Call = <T>(member: string, fn: () => T | Promise<T>, detail?: string) => Promise<T>;
+
+/** "the server exited during the seed: target a exited (exit code 7); last stderr lines: …", or null while it runs. */
+type ServerGone = () => Promise<string | null>;
 
 export async function seedState(
   spec: Extract<TargetSpec, { kind: "command" }>,
@@ -56,25 +66,30 @@ export async function seedState(
 ): Promise<SeedResult> {
   const { binding } = o.loaded;
   const name = basename(sourceOf(fixture));
+  const where = `seed: ${spec.name} on ${name}`;
   const fail = (why: string): never => {
-    throw new TargetError(`seed: ${spec.name} on ${name}: ${why}`);
+    throw new TargetError(`${where}: ${why}`);
   };
-  const options = o.config.binding.options;
-  const cwd = spec.cwd ?? process.cwd();
+  const { options, timeoutMs } = o.config.binding;
   const log = (line: string) => o.io.log(`seed: ${spec.name}: ${escapeText(line)}`);
+  const call: Call = (member, fn, detail) =>
+    callBinding(
+      fn,
+      { name: `the ${binding.name} binding's ${member}`, detail, where },
+      { timeoutMs, signal: o.io.signal, log },
+    );
   mkdirSync(o.stateDir, { recursive: true });
-  const prepared = binding.prepare
-    ? await binding
-        .prepare({ stateDir: o.stateDir, cwd, options, run: runIn(cwd), log })
-        .catch((e: unknown) => fail(`prepare failed: ${(e as Error).message}`))
-    : undefined;
-  const token = prepared?.token ?? null;
+  const cwd = spec.cwd ?? process.cwd();
+  const ctx = { stateDir: o.stateDir, cwd, options, run: runIn(cwd, o.io.signal, timeoutMs), log };
+  const token = await prepare(binding, ctx, call, fail);
   const started = performance.now();
   const launch = { protocol: o.config.protocol, launch: o.launch, signal: o.io.signal };
   const target = await startTarget(spec, {
     ...targetOptions(launch, { db: o.stateDir, token }, false),
     warmUpSession: null,
   });
+  const gone: ServerGone = async () =>
+    (await exitedWithin(target, 1000)) ? `the server exited during the seed: ${target.describeExit()}` : null;
   let written: Written;
   let summary: SnapshotSummary;
   try {
@@ -83,18 +98,14 @@ export async function seedState(
       token: target.token,
       headers: o.config.protocol.headers,
       timeoutMs: o.config.protocol.trialTimeoutMs,
-    }).catch((e: unknown) => fail((e as Error).message));
+    }).catch(async (e: unknown) => fail((await gone()) ?? (e as Error).message));
     // A stop closes the connection: a write waiting on its reply ends at once.
     const onAbort = () => conn.close();
     o.io.signal.addEventListener("abort", onAbort);
     try {
-      written = await writeAll(
-        binding,
-        fixture,
-        { conn, options, stateDir: o.stateDir, log, label: name, signal: o.io.signal },
-        fail,
-      );
-      summary = await readBack(binding, conn, o.config, fail);
+      const w = { conn, options, stateDir: o.stateDir, log, label: name, signal: o.io.signal, call, gone };
+      written = await writeAll(binding, fixture, w, fail);
+      summary = await readBack(binding, conn, o.config, { call, gone }, fail);
     } finally {
       o.io.signal.removeEventListener("abort", onAbort);
       conn.close();
@@ -106,11 +117,7 @@ export async function seedState(
   }
   const seedMs = performance.now() - started;
   checkAgainstFixture(summary, fixtureHolds(fixture.path), written.sequences.latest, fail);
-  for (const path of binding.exclude ?? []) {
-    const inside = resolve(o.stateDir, path);
-    // Only what lies inside the state folder is left out of it.
-    if (inside.startsWith(`${resolve(o.stateDir)}/`)) rmSync(inside, { recursive: true, force: true });
-  }
+  const files = templateFiles(o.stateDir, binding.exclude ?? [], fail);
   const record: SeedRecord = {
     fixture: name,
     binding: binding.name,
@@ -126,12 +133,48 @@ export async function seedState(
   log(
     `seeded ${name}: ${written.events} events in ${(seedMs / 1000).toFixed(1)} s (${Math.round(record.eventsPerSecond)}/s); cursor ${record.cursorSequence}, latest ${record.latestSequence}`,
   );
-  return { template: o.stateDir, token, sequences: written.sequences, record };
+  return { template: o.stateDir, files, token, sequences: written.sequences, record };
 }
 
-/** `ctx.run` for prepare: a command (no shell) in the variant's folder, its output kept, with a timeout. */
-function runIn(cwd: string): PrepareContext["run"] {
+/** Runs the binding's prepare (when it has one) and returns the token it issued, checked. */
+async function prepare(
+  binding: Binding,
+  ctx: PrepareContext,
+  call: Call,
+  fail: (why: string) => never,
+): Promise<string | null> {
+  const prepareFn = binding.prepare;
+  if (!prepareFn) return null;
+  const prepared = await call("prepare", () => prepareFn.call(binding, ctx)).catch((e: unknown) => {
+    if (e instanceof BindingCallError) return fail(e.fromBinding ? `prepare failed: ${e.message}` : e.message);
+    throw e; // a stop
+  });
+  const checked = preparedToken(prepared, `the ${binding.name} binding's prepare`);
+  return "error" in checked ? fail(checked.error) : checked.token;
+}
+
+/**
+ * The state folder as the template: what the binding excludes removed (only inside the folder), then
+ * its files listed; a link that would let a trial's copy reach the template or beyond is refused.
+ */
+function templateFiles(stateDir: string, exclude: readonly string[], fail: (why: string) => never): StateEntry[] {
+  for (const path of exclude) {
+    const inside = resolve(stateDir, path);
+    if (inside.startsWith(`${resolve(stateDir)}/`)) rmSync(inside, { recursive: true, force: true });
+  }
+  const files = stateEntries(stateDir);
+  const shared = sharedLink(files);
+  if (shared) fail(`the state folder's link ${shared}; keep the server's links relative and inside its state folder`);
+  return files;
+}
+
+/**
+ * `ctx.run` for prepare: a command (no shell) in the variant's folder, its output kept, stopped at its
+ * timeout (default: --binding-timeout-ms; 0: none) or by a stop (Ctrl-C).
+ */
+function runIn(cwd: string, signal: AbortSignal, defaultMs: number): PrepareContext["run"] {
   return async (argv, opts = {}) => {
+    if (signal.aborted) throw signal.reason;
     const out = { stdout: [] as string[], stderr: [] as string[] };
     const proc = spawnProcess({
       argv: [...argv],
@@ -140,16 +183,28 @@ function runIn(cwd: string): PrepareContext["run"] {
       onLine: (line, stream) => out[stream].push(line),
     });
     proc.child.stdin?.end();
-    const ms = opts.timeoutMs ?? PREPARE_TIMEOUT_MS;
-    const timer = setTimeout(() => void proc.stop(2000), ms);
-    const exit = await proc.exited;
-    clearTimeout(timer);
-    await proc.stop(2000);
-    if (exit.signal)
-      throw new Error(
-        `${argv.join(" ")}: ended by ${exit.signal}${exit.signal === "SIGTERM" ? ` (timeout ${ms} ms?)` : ""}`,
-      );
-    return { code: exit.code, stdout: out.stdout.join("\n"), stderr: out.stderr.join("\n") };
+    const ms = opts.timeoutMs ?? defaultMs;
+    let timedOut = false;
+    const timer =
+      ms > 0
+        ? setTimeout(() => {
+            timedOut = true;
+            void proc.stop(2000);
+          }, ms)
+        : undefined;
+    const onAbort = () => void proc.stop(2000);
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const exit = await proc.exited;
+      await proc.stop(2000);
+      if (signal.aborted) throw signal.reason;
+      if (timedOut) throw new Error(`${argv.join(" ")}: did not finish within ${ms} ms`);
+      if (exit.signal) throw new Error(`${argv.join(" ")}: ended by ${exit.signal}`);
+      return { code: exit.code, stdout: out.stdout.join("\n"), stderr: out.stderr.join("\n") };
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    }
   };
 }
 
@@ -170,6 +225,8 @@ async function writeAll(
     log(l: string): void;
     label: string;
     signal: AbortSignal;
+    call: Call;
+    gone: ServerGone;
   },
   fail: (why: string) => never,
 ): Promise<Written> {
@@ -181,22 +238,20 @@ async function writeAll(
   const t0 = performance.now();
   let events = 0;
   let last = 0;
-  // A stop ends the wait at once, whatever the binding is waiting on (one listener for the whole seed).
-  const stopped = rejectOnAbort(w.signal);
-  stopped.catch(() => undefined);
   try {
     for (const event of fixtureEvents(fixture.path)) {
       if (w.signal.aborted) throw w.signal.reason;
       if (!binding.kinds.includes(event.aggregateKind)) continue;
-      const assigned = await Promise.race([binding.write(event, ctx), stopped]).catch((e: unknown) => {
-        if (w.signal.aborted) throw w.signal.reason;
-        return fail(`writing event ${event.sequence} (${event.type}): ${(e as Error).message}`);
-      });
-      if (!Number.isSafeInteger(assigned) || assigned <= last) {
-        fail(
-          `writing event ${event.sequence} (${event.type}): the binding returned sequence ${String(assigned)}, not above ${last}`,
-        );
-      }
+      const about = `event ${event.sequence} (${event.type})`;
+      const assigned = await w
+        .call("write", () => binding.write(event, ctx), ` of ${about}`)
+        .catch(async (e: unknown) => {
+          if (w.signal.aborted || !(e instanceof BindingCallError)) throw e;
+          // A write that failed because the server died says so, with the server's exit and last words.
+          return fail(`writing ${about}: ${(await w.gone()) ?? e.message}`);
+        });
+      const problem = sequenceProblem(assigned, last, `the ${binding.name} binding's write`);
+      if (problem) fail(`writing ${about}: ${problem}`);
       last = assigned;
       mapCursors(seq, event, assigned, meta);
       progress.update(++events);
@@ -205,10 +260,6 @@ async function writeAll(
     progress.stop();
   }
   return { events, writeMs: performance.now() - t0, sequences: seq };
-}
-
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => signal.addEventListener("abort", () => reject(signal.reason), { once: true }));
 }
 
 function mapCursors(seq: SeededSequences, event: FixtureEvent, assigned: number, meta: FixtureRef["meta"]): void {
@@ -225,17 +276,23 @@ async function readBack(
   binding: Binding,
   conn: SeedConnection,
   config: BenchConfig,
+  c: { call: Call; gone: ServerGone },
   fail: (why: string) => never,
 ): Promise<SnapshotSummary> {
   const { protocol } = config;
   const items = await conn
     .snapshot(protocol.subscribeTag, subscribePayloadFor(protocol.subscribePayload, null), protocol.completion)
-    .catch((e: unknown) => fail(`reading the snapshot back: ${(e as Error).message}`));
-  try {
-    return binding.summarize(items);
-  } catch (e) {
-    return fail(`the binding could not read the snapshot (${items.length} items): ${(e as Error).message}`);
-  }
+    .catch(async (e: unknown) => fail(`reading the snapshot back: ${(await c.gone()) ?? (e as Error).message}`));
+  const got = await c
+    .call("summarize", () => binding.summarize(items))
+    .catch((e: unknown) => {
+      if (!(e instanceof BindingCallError)) throw e;
+      return fail(
+        e.fromBinding ? `the binding could not read the snapshot (${items.length} items): ${e.message}` : e.message,
+      );
+    });
+  const checked = checkedSummary(got, `the ${binding.name} binding's summarize`);
+  return "error" in checked ? fail(checked.error) : checked.summary;
 }
 
 /** The first disagreement between the server's snapshot and the fixture, as the run's one line. */

@@ -18,6 +18,7 @@ import { DEFAULT_STORM_TIMEOUT_MS } from "../bench/config.js";
 import { DRIVERS } from "../driver/clients.js";
 import { DEFAULT_RSS_INTERVAL_MS, FAST_RSS_HEAP_INTERVAL_MS, MIN_HEAP_INTERVAL_MS } from "../sampler/lane-defaults.js";
 import { DELIVERIES } from "../target/bundled.js";
+import { DEFAULT_BINDING_TIMEOUT_MS } from "./binding.js";
 import { GUARD_OPTIONS } from "./guard.js";
 import { SUMMARY_OPTIONS } from "./output.js";
 import { REFS_OPTIONS } from "./refs.js";
@@ -281,7 +282,17 @@ export const BENCH_OPTIONS = {
   "binding-option": {
     type: "string",
     repeatable: true,
-    describe: "KEY=VALUE handed to the binding, repeatable (a shipped binding's page lists its keys)",
+    describe:
+      "KEY=VALUE handed to the binding, repeatable; a key the binding does not declare is refused (a shipped binding's page lists its keys)",
+    group: TARGETS,
+  },
+  "binding-timeout-ms": {
+    type: "int",
+    min: 0,
+    max: 3_600_000,
+    default: DEFAULT_BINDING_TIMEOUT_MS,
+    describe:
+      "each call of the binding (loading its module, prepare, each write, summarize) that has not settled by then stops the seed, ms (0: no limit); also the default timeout of the commands prepare runs",
     group: TARGETS,
   },
   "start-timeout-ms": {

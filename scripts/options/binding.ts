@@ -5,6 +5,9 @@ import { given } from "./spec.js";
 
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
+/** --binding-timeout-ms when not given: room for a prepare that runs the server's CLI cold. */
+export const DEFAULT_BINDING_TIMEOUT_MS = 120_000;
+
 /** --binding-option KEY=VALUE, repeatable; a key given twice is an error. */
 export function bindingOptions(words: readonly string[]): Record<string, string> {
   const options: Record<string, string> = {};
@@ -25,20 +28,22 @@ export function bindingOptions(words: readonly string[]): Record<string, string>
 /** The load phase's config; a usage error when the flags cannot work together. */
 export function bindingFromFlags(
   raw: Record<string, unknown>,
-  f: { binding?: string; "binding-option"?: string[] },
+  f: { binding?: string; "binding-option"?: string[]; "binding-timeout-ms"?: number },
   targets: readonly TargetSpec[],
 ): BindingConfig {
   const options = bindingOptions(f["binding-option"] ?? []);
+  const timeoutMs = f["binding-timeout-ms"] ?? DEFAULT_BINDING_TIMEOUT_MS;
   const foreign = targets.filter((t) => t.kind === "command");
   if (f.binding === undefined) {
     if (Object.keys(options).length > 0) throw new UsageError("--binding-option goes with --binding");
+    if (given(raw, "binding-timeout-ms")) throw new UsageError("--binding-timeout-ms goes with --binding");
     const stateful = foreign.find((t) => t.command.includes("{state}"));
     if (stateful) {
       throw new UsageError(
         `the start command of ${stateful.name} takes {state}, a seeded state: name the binding that seeds it with --binding (docs/bindings.md), or use {db} for a copy of the fixture`,
       );
     }
-    return { module: null, options };
+    return { module: null, options, timeoutMs };
   }
   if (foreign.length === 0) {
     throw new UsageError(
@@ -55,5 +60,5 @@ export function bindingFromFlags(
   for (const flag of ["cursor", "latest"]) {
     if (given(raw, flag)) throw new UsageError(`--${flag} goes without --binding: the seed gives the cursors`);
   }
-  return { module: f.binding, options };
+  return { module: f.binding, options, timeoutMs };
 }
