@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { TargetSpec } from "../../scripts/bench/config.js";
 import { checkAgainstFixture } from "../../scripts/bench/seed-state.js";
 import { bindingFromFlags, bindingOptions } from "../../scripts/options/binding.js";
-import { contractGaps } from "../../scripts/seed/load-binding.js";
+import { checkBindingOptions, contractGaps } from "../../scripts/seed/load-binding.js";
 import { usageError } from "../support/usage-error.js";
 
 const foreign = (command: string): TargetSpec => ({ name: "app", kind: "command", command });
@@ -32,6 +32,7 @@ describe("--binding with the targets", () => {
     expect(bindingFromFlags({}, flags, [foreign("srv --data {state} --port {port}")])).toEqual({
       module: "t3code",
       options: {},
+      timeoutMs: 120_000,
     });
     expect(usageError(() => bindingFromFlags({}, flags, [bundled]))).toMatch(/seeds foreign servers/);
     expect(usageError(() => bindingFromFlags({}, flags, [foreign("srv --db {db}")]))).toMatch(
@@ -44,19 +45,32 @@ describe("--binding with the targets", () => {
     expect(usageError(() => bindingFromFlags({}, {}, t))).toMatch(
       /the start command of app takes \{state\}.*--binding/,
     );
-    expect(bindingFromFlags({}, {}, [foreign("srv {db}")])).toEqual({ module: null, options: {} });
+    expect(bindingFromFlags({}, {}, [foreign("srv {db}")])).toEqual({ module: null, options: {}, timeoutMs: 120_000 });
     expect(usageError(() => bindingFromFlags({ cursor: 5 }, flags, t))).toMatch(/--cursor goes without --binding/);
     expect(usageError(() => bindingFromFlags({}, { "binding-option": ["a=1"] }, t))).toBe(
       "--binding-option goes with --binding",
     );
+    const raw = { "binding-timeout-ms": 5000 };
+    expect(usageError(() => bindingFromFlags(raw, { "binding-timeout-ms": 5000 }, [foreign("srv {db}")]))).toBe(
+      "--binding-timeout-ms goes with --binding",
+    );
+    expect(bindingFromFlags(raw, { ...flags, "binding-timeout-ms": 0 }, t).timeoutMs).toBe(0);
   });
 });
 
 describe("a binding module's contract", () => {
   const ok = { name: "n", kinds: ["project"], write: () => 1, summarize: () => ({}) };
-  it("is kept by a module with name, kinds, write and summarize (prepare and exclude optional)", () => {
+  it("is kept by a module with name, kinds, write and summarize (prepare, exclude and options optional)", () => {
     expect(contractGaps(ok)).toEqual([]);
-    expect(contractGaps({ ...ok, prepare: async () => undefined, exclude: ["logs"] })).toEqual([]);
+    expect(contractGaps({ ...ok, prepare: async () => undefined, exclude: ["logs"], options: { a: "x" } })).toEqual([]);
+  });
+
+  it("declares its options as an object of names to what each does", () => {
+    for (const options of [null, ["node"], { node: 1 }, "node"]) {
+      expect(contractGaps({ ...ok, options })).toEqual([
+        "options (an object of option names to what each does, when present)",
+      ]);
+    }
   });
 
   it("names each member missing or of the wrong kind", () => {
@@ -69,6 +83,31 @@ describe("a binding module's contract", () => {
       "summarize(items) (a function)",
       "exclude (an array of paths, when present)",
     ]);
+  });
+});
+
+describe("the --binding-option keys against the ones the binding declares", () => {
+  const t3 = {
+    name: "t3code",
+    kinds: ["project"],
+    options: { node: "…", bin: "…", workspaces: "…" },
+    write: async () => 1,
+    summarize: () => ({ projects: 0, scriptBytes: 0, sequence: 0 }),
+  };
+  it("takes the declared ones", () => {
+    expect(() => checkBindingOptions(t3, { node: "/opt/node", workspaces: "/tmp/w" })).not.toThrow();
+  });
+
+  it("refuses any other, with the nearest declared one and all of them", () => {
+    expect(usageError(() => checkBindingOptions(t3, { nodee: "x" }))).toBe(
+      "--binding-option nodee: the binding t3code has no such option (did you mean node?); its options: node, bin, workspaces",
+    );
+    expect(usageError(() => checkBindingOptions(t3, { port: "1" }))).toBe(
+      "--binding-option port: the binding t3code has no such option; its options: node, bin, workspaces",
+    );
+    expect(usageError(() => checkBindingOptions({ ...t3, options: undefined }, { node: "x" }))).toBe(
+      "--binding-option node: the binding t3code has no such option; it declares no options",
+    );
   });
 });
 

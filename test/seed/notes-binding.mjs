@@ -5,6 +5,7 @@
 export default {
   name: "notes",
   kinds: ["project"],
+  options: { prefix: "text put before every title (default: none)" },
 
   async prepare({ stateDir, run }) {
     const r = await run([
@@ -18,17 +19,19 @@ export default {
     return { token: JSON.parse(r.stdout).token };
   },
 
-  async write(event, { rpc }) {
+  async write(event, { rpc, options }) {
     const p = event.payload;
+    const title = `${options.prefix ?? ""}${p.title}`;
     if (event.type === "project.created") {
       const scripts = p.scripts.map((s) => ({ id: s.id, name: s.name, command: s.command }));
       const { seq } = await rpc.call("Notes.Put", {
-        project: { id: p.projectId, title: p.title, root: p.workspaceRoot, scripts },
+        project: { id: p.projectId, title, root: p.workspaceRoot, scripts },
       });
       return seq;
     }
     if (event.type === "project.meta-updated") {
-      const { seq } = await rpc.call("Notes.Rename", { id: p.projectId, title: p.title });
+      // A title update is a small write of the title alone, as the fixture's event is.
+      const { seq } = await rpc.call("Notes.Rename", { id: p.projectId, title });
       return seq;
     }
     throw new Error(`no command for a ${event.type} event`);

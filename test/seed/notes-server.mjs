@@ -9,11 +9,16 @@
 // RPCs: Notes.Put {project} -> {seq} (a whole project: id, title, root, scripts [{id, name, command}]),
 // Notes.Rename {id, title} -> {seq}, Notes.Watch {since?} streams {type:"state", seq, projects} (no
 // `since`) or {type:"change", seq, project} per change after `since`, then {type:"ready", seq};
-// Notes.Ping {} -> {ok: true}. NOTES_FAIL_AT=N makes the Nth write fail (a test's broken server).
+// Notes.Ping {} -> {ok: true}. Test switches: NOTES_FAIL_AT=N makes the Nth write fail (a broken
+// server); NOTES_EXIT_AT=N makes the server exit with code 7 at the Nth write (a server dying mid-seed);
+// NOTES_IGNORE_TERM=1 makes it ignore SIGTERM (a server slow to stop); NOTES_PRIVATE_STORE=1 makes it
+// refuse a store it reaches through a link that leads out of the folder above it (DIR is then a link
+// inside a state folder, e.g. {state}/current), or one served before since its seed (every `serve`
+// appends a line to DIR/starts): a trial that reached the template, or another's store, fails to start.
 import { randomBytes } from "node:crypto";
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import * as HttpMiddleware from "@effect/platform/HttpMiddleware";
 import * as HttpRouter from "@effect/platform/HttpRouter";
 import * as HttpServer from "@effect/platform/HttpServer";
@@ -56,6 +61,22 @@ if (command === "init") {
 }
 
 // serve: the log replayed into the projects, then every write appended before it is answered.
+const startsFile = join(state, "starts");
+const starts = existsSync(startsFile) ? readFileSync(startsFile, "utf8").split("\n").filter(Boolean).length : 0;
+if (process.env.NOTES_PRIVATE_STORE === "1") {
+  const store = realpathSync(state);
+  const folder = realpathSync(dirname(state));
+  const refuse = !store.startsWith(`${folder}/`)
+    ? `${state} leads to ${store}, outside ${folder}`
+    : starts > 1
+      ? `${state} was served ${starts} times since its seed`
+      : null;
+  if (refuse) {
+    process.stderr.write(`notes-server: not a private store: ${refuse}\n`);
+    process.exit(1);
+  }
+}
+appendFileSync(startsFile, `${process.pid}\n`);
 const token = readFileSync(tokenFile, "utf8").trim();
 const projects = new Map();
 let seq = 0;
@@ -67,10 +88,15 @@ const apply = (change) => {
 const changes = readFileSync(logFile, "utf8").split("\n").filter(Boolean).map(JSON.parse);
 for (const c of changes) apply(c);
 const failAt = Number(process.env.NOTES_FAIL_AT ?? 0);
+const exitAt = Number(process.env.NOTES_EXIT_AT ?? 0);
 let writes = 0;
 const write = (change) =>
   Effect.suspend(() => {
     if (++writes === failAt) return Effect.fail(`write ${writes} refused (NOTES_FAIL_AT)`);
+    if (writes === exitAt) {
+      process.stderr.write(`notes-server: exiting at write ${writes} (NOTES_EXIT_AT)\n`);
+      process.exit(7);
+    }
     const entry = { ...change, seq: seq + 1 };
     appendFileSync(logFile, `${JSON.stringify(entry)}\n`);
     changes.push(entry);
@@ -144,5 +170,8 @@ const Ready = Layer.effectDiscard(
     process.stderr.write(`notes-server: ${projects.size} projects at seq ${seq}, listening on port ${where}\n`);
   }),
 );
-for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => process.exit(0));
+for (const signal of ["SIGINT", "SIGTERM"]) {
+  const ignored = signal === "SIGTERM" && process.env.NOTES_IGNORE_TERM === "1";
+  process.on(signal, () => (ignored ? process.stderr.write("notes-server: SIGTERM ignored\n") : process.exit(0)));
+}
 Effect.runFork(Layer.launch(Ready.pipe(Layer.provide(Http))));

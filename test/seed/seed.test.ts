@@ -1,79 +1,24 @@
 // End to end: the load phase seeds a server we did not write (notes-server.mjs: its own store, its
 // own write RPCs) through a binding written from docs/bindings.md, checks it, and every trial runs on
 // a copy of the seeded state with the server's own cursors and token. A seed that fails or disagrees
-// with the fixture stops the run before anything is measured; a --ref's template is kept and reused.
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+// with the fixture stops the run before anything is measured (templates: seed-templates.test.ts; hangs and
+// stops: seed-hangs.test.ts); a binding that returns or throws the wrong thing is named in one line.
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
-import type { Results } from "../../scripts/results/schema.js";
-import { descendants } from "../../scripts/sampler/procfs.js";
-import { ROOT, startBench, survivorsAfter } from "../bench/bench-child.js";
-import { git } from "../refs/support.js";
-import { cmdline } from "../support/orphans.js";
+import { afterAll, describe, expect, it, vi } from "vitest";
+import { BINDING, seedScratch, start } from "./support.js";
 
-const SERVER = fileURLToPath(new URL("notes-server.mjs", import.meta.url));
-const BINDING = fileURLToPath(new URL("notes-binding.mjs", import.meta.url));
-const start = (server = SERVER) => `node ${server} serve --state {state} --port {port}`;
+// Each test runs `bench` once or more, on a shared machine: a seed under load takes seconds.
+vi.setConfig({ testTimeout: 240_000, hookTimeout: 240_000 });
 
-let dir: string;
-let fixture: string;
-let runs = 0;
-
-/** The protocol flags for notes-server, and a small latency run on the test fixture. */
-const notesArgs = (): string[] => [
-  "--cases",
-  "snapshot,resume-many,resume-none",
-  "--trials",
-  "1",
-  "--ack-delay-ms",
-  "0",
-  "--fixture",
-  fixture,
-  "--subscribe-tag",
-  "Notes.Watch",
-  "--subscribe-payload",
-  '{"since":{after}}',
-  "--completion",
-  "type=ready",
-  "--probe-tag",
-  "Notes.Ping",
-  "--url-path",
-  "/rpc",
-];
-
-async function bench(args: string[], memory: string[] = ["--no-memory"]) {
-  const out = join(dir, `run-${++runs}`);
-  const child = startBench([...notesArgs(), ...memory, "--out", out, ...args]);
-  const { code } = await child.exit(90_000);
-  const file = join(out, "results.json");
-  const results = existsSync(file) ? (JSON.parse(readFileSync(file, "utf8")) as Results) : null;
-  return { code, stderr: child.stderr(), results, out };
-}
-
-beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "seed-"));
-  fixture = join(dir, "small.sqlite");
-  generateFixture({
-    projects: 20,
-    scriptBytesMin: 256,
-    scriptBytesMax: 256,
-    scriptsPerProject: 1,
-    events: 30,
-    seed: 1,
-    out: fixture,
-  });
-});
-
-afterAll(() => {
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const s = seedScratch("seed-");
+afterAll(() => s.remove());
+const { bench } = s;
+const dir = s.dir;
 
 describe("bench --binding", () => {
   it("seeds each variant through its own API and runs every case on the server's own cursors and token", async () => {
-    const { code, stderr, results } = await bench([
+    const { code, stderr, results, out } = await bench([
       "--binding",
       BINDING,
       "--target",
@@ -95,7 +40,7 @@ describe("bench --binding", () => {
     const bytes = (c: string) => rows.find((r) => r.case === c && r.variant === "a")?.bytes ?? 0;
     expect(bytes("resume-none")).toBeLessThan(100);
     expect(bytes("resume-many")).toBeGreaterThan(30 * 256);
-    const report = readFileSync(join(dir, `run-${runs}`, "report.md"), "utf8");
+    const report = readFileSync(join(out, "report.md"), "utf8");
     expect(report).toMatch(/## Seeding: each variant's state, through its own API/);
     expect(report).toMatch(/\| a \| small\.sqlite \| notes \| 50 \|.*\| 20 \/ 50 \| this run \|/);
   });
@@ -103,10 +48,9 @@ describe("bench --binding", () => {
   it("gives each fixture's template its own token: memory cells on another fixture than the latency cases", async () => {
     const memory = ["--memory-trials", "1", "--script-bytes", "1024", "--clients", "1", "--memory-sequential", "0"];
     const fixtures = ["--fixtures-dir", join(dir, "fixtures")];
-    const { code, stderr, results } = await bench(
-      ["--binding", BINDING, "--target", `a=${start()}`, ...fixtures],
+    const { code, stderr, results } = await bench(["--binding", BINDING, "--target", `a=${start()}`, ...fixtures], {
       memory,
-    );
+    });
     expect(code, stderr).toBe(0);
     expect(results?.variants[0]?.seed?.map((s) => s.fixture)).toEqual(["small.sqlite", "p1000-s1024-e1000.sqlite"]);
     // notes-server issues a token per store: a trial that sent the other seed's token would get 401.
@@ -150,32 +94,6 @@ export default { ...notes, name: "lossy", async write(event, ctx) {
     expect(results).toBeNull();
   });
 
-  it("Ctrl-C during the seed stops its server at once and exits 130, measuring nothing", async () => {
-    // A binding whose writes hang: the stop must not wait for a reply.
-    const stuck = join(dir, "stuck-binding.mjs");
-    writeFileSync(
-      stuck,
-      `import notes from ${JSON.stringify(BINDING)};
-export default { ...notes, name: "stuck", async write(event, ctx) {
-  if (event.sequence < 15) return notes.write(event, ctx);
-  process.stderr.write("stuck at event " + event.sequence + "\\n");
-  return new Promise(() => {});
-} };
-`,
-    );
-    const out = join(dir, "stopped");
-    const child = startBench([...notesArgs(), "--out", out, "--binding", stuck, "--target", `a=${start()}`]);
-    await child.waitFor(/stuck at event 15/, 30_000);
-    const tree = descendants(child.pid);
-    expect(tree.some((p) => cmdline(p).includes("notes-server.mjs serve"))).toBe(true);
-    child.child.kill("SIGINT");
-    const { code } = await child.exit(10_000);
-    expect(code, child.stderr()).toBe(130);
-    expect(child.stderr()).toMatch(/catchup-bench: seed: stopped by SIGINT; nothing was measured/);
-    expect(existsSync(join(out, "results.json"))).toBe(false);
-    expect(await survivorsAfter(tree, 2000)).toEqual([]);
-  });
-
   it("refuses a module that is not a binding (exit 2, naming what it lacks)", async () => {
     const bad = join(dir, "bad-binding.mjs");
     writeFileSync(bad, `export default { name: "half", kinds: ["project"] };\n`);
@@ -188,36 +106,78 @@ export default { ...notes, name: "stuck", async write(event, ctx) {
   });
 });
 
-describe("bench --binding --repo --ref", () => {
-  it("keeps a ref's template beside its build, reuses it on the next run, and --clean-checkouts removes it", async () => {
-    const repo = join(dir, "notes-repo");
-    git(dir, "init", "-q", "-b", "main", repo);
-    writeFileSync(join(repo, "server.mjs"), readFileSync(SERVER, "utf8"));
-    writeFileSync(join(repo, ".gitignore"), "node_modules\n");
-    // The checkouts live inside the repository's git dir: Node finds effect by walking up to here.
-    symlinkSync(join(ROOT, "node_modules"), join(repo, "node_modules"));
-    git(repo, "add", "-A");
-    git(repo, "commit", "-q", "-m", "notes server");
-    writeFileSync(join(repo, "README"), "second revision\n");
-    git(repo, "add", "-A");
-    git(repo, "commit", "-q", "-m", "a readme");
-    const refArgs = [
-      ...["--binding", BINDING, "--repo", repo, "--ref", "main=HEAD~1", "--ref", "head=HEAD"],
-      ...["--start", start("server.mjs")],
-    ];
-    const first = await bench(refArgs);
-    expect(first.code, first.stderr).toBe(0);
-    expect(first.results?.variants[1]?.seed?.[0]).toMatchObject({ events: 50, cached: false });
-    const second = await bench(refArgs);
-    expect(second.code, second.stderr).toBe(0);
-    expect(second.stderr).toMatch(/seed: main on small\.sqlite: template from an earlier run/);
-    expect(second.results?.variants[1]?.seed?.[0]).toMatchObject({ events: 50, cursorSequence: 20, cached: true });
-    expect(second.results?.latency.every((r) => r.ok)).toBe(true);
-    // One template per checkout (build), each keyed by fixture and binding.
-    const templates = join(repo, ".git", "catchup-bench", "templates");
-    expect(readdirSync(templates).sort()).toHaveLength(2);
-    const clean = startBench(["--repo", repo, "--clean-checkouts"]);
-    expect((await clean.exit(30_000)).code).toBe(0);
-    expect(existsSync(templates)).toBe(false);
+describe("bench --binding: one line for what a binding got wrong", () => {
+  /** Runs notes-binding with `member` replaced; one line on stderr naming the binding and what it returned. */
+  const withMember = (file: string, member: string) =>
+    s.binding(file, `import notes from ${JSON.stringify(BINDING)};\nexport default { ...notes, ${member} };\n`);
+  const lines = (stderr: string) =>
+    stderr
+      .trim()
+      .split("\n")
+      .filter((l) => l.startsWith("catchup-bench:"));
+
+  it("an unknown --binding-option: exit 2, a suggestion and the options the binding declares", async () => {
+    const { code, stderr } = await bench([
+      "--binding",
+      BINDING,
+      "--target",
+      `a=${start()}`,
+      "--binding-option",
+      "prefx=1",
+    ]);
+    expect(code).toBe(2);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toMatch(
+      /catchup-bench: --binding-option prefx: the binding notes has no such option \(did you mean prefix\?\); its options: prefix/,
+    );
+  });
+
+  it("--binding naming a folder: exit 2, one line", async () => {
+    const folder = join(dir, "binding-folder");
+    mkdirSync(folder, { recursive: true });
+    const { code, stderr } = await bench(["--binding", `${folder}/`, "--target", `a=${start()}`]);
+    expect(code).toBe(2);
+    expect(stderr.trim().split("\n")).toHaveLength(1);
+    expect(stderr).toMatch(/catchup-bench: --binding .*binding-folder\/?: is a folder; name the binding's module file/);
+  });
+
+  it("a prepare that returns a token that is not a string is refused, naming the binding (not the server's 401)", async () => {
+    const numeric = withMember(
+      "numeric-token.mjs",
+      `name: "numeric", async prepare(ctx) { await notes.prepare(ctx); return { token: 12345 }; }`,
+    );
+    const { code, stderr } = await bench(["--binding", numeric, "--target", `a=${start()}`]);
+    expect(code).toBe(3);
+    expect(lines(stderr)).toEqual([
+      "catchup-bench: seed: a on small.sqlite: the numeric binding's prepare returned {token: 12345}: token must be a non-empty string (got the number 12345)",
+    ]);
+  });
+
+  it("a summarize that returns nothing is one line naming the binding, not a stack trace", async () => {
+    const empty = withMember("empty-summary.mjs", `name: "empty", summarize() {}`);
+    const { code, stderr } = await bench(["--binding", empty, "--target", `a=${start()}`]);
+    expect(code).toBe(3);
+    expect(lines(stderr)).toEqual([
+      "catchup-bench: seed: a on small.sqlite: the empty binding's summarize returned undefined: it must return {projects, scriptBytes, sequence}",
+    ]);
+    expect(stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it("a summarize whose figures are strings names the field, and a write that throws a non-Error says what it threw", async () => {
+    const strings = withMember(
+      "string-summary.mjs",
+      `name: "strings", summarize(items) { const s = notes.summarize(items); return { ...s, projects: String(s.projects) }; }`,
+    );
+    const r1 = await bench(["--binding", strings, "--target", `a=${start()}`]);
+    expect(r1.code).toBe(3);
+    expect(lines(r1.stderr)).toEqual([
+      'catchup-bench: seed: a on small.sqlite: the strings binding\'s summarize returned {projects: "20", scriptBytes: 5120, sequence: 50}: projects must be a whole number >= 0 (got the string "20")',
+    ]);
+    const throwing = withMember("throws-undefined.mjs", `name: "throwing", async write() { throw undefined; }`);
+    const r2 = await bench(["--binding", throwing, "--target", `a=${start()}`]);
+    expect(r2.code).toBe(3);
+    expect(lines(r2.stderr)).toEqual([
+      "catchup-bench: seed: a on small.sqlite: writing event 1 (project.created): the throwing binding's write threw undefined (not an Error)",
+    ]);
   });
 });
