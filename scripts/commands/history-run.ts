@@ -1,10 +1,10 @@
 // The history commands' work, callable from a program: flags in, exit code out. Each opens the store
 // (--history, the config file's `history`, else the repository's .catchup-bench/history.sqlite), does
 // its one thing, and prints text (or --json) on stdout.
-
+import { appendFileSync } from "node:fs";
 import { BENCH_OPTIONS } from "../options/bench.js";
 import { loadConfigFile, withConfig } from "../options/config-file.js";
-import { HISTORY_ADD_COMMAND, HISTORY_TRIAGE_COMMAND } from "../options/history.js";
+import { HISTORY_ADD_COMMAND, HISTORY_DETECT_COMMAND, HISTORY_TRIAGE_COMMAND } from "../options/history.js";
 import { readFlags } from "../options/spec.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
@@ -114,7 +114,57 @@ async function triage(argv: Raw, io: HistoryIO): Promise<number> {
   }
 }
 
-const COMMANDS: Record<string, (argv: Raw, io: HistoryIO) => Promise<number>> = { add, triage };
+/** Appends a block to $GITHUB_STEP_SUMMARY when it is set (a failure to is said, never fatal). */
+function stepSummary(io: HistoryIO, block: string): void {
+  const file = io.env.GITHUB_STEP_SUMMARY;
+  if (!file) return;
+  try {
+    appendFileSync(file, `${block.trimEnd()}\n\n`);
+  } catch (e) {
+    io.err(
+      `catchup-bench: cannot append to $GITHUB_STEP_SUMMARY (${file}: ${(e as NodeJS.ErrnoException).code ?? e})\n`,
+    );
+  }
+}
+
+async function detect(argv: Raw, io: HistoryIO): Promise<number> {
+  const { raw } = withConfigFile(argv, io.cwd);
+  const f = readFlags(HISTORY_DETECT_COMMAND.options, raw);
+  const [{ detectStore }, { alertLines, alertsMarkdown }] = await Promise.all([
+    import("../history/detect.js"),
+    import("../report/history-alerts.js"),
+  ]);
+  const store = await openFromFlags(raw, io.cwd);
+  try {
+    const settings = { pValue: f["p-value"], window: f.window, permutations: f.permutations };
+    const d = await detectStore(store, settings, f.branch);
+    if (f.json) io.out(`${JSON.stringify(detectionJson(d), null, 2)}\n`);
+    else io.out(`${alertLines(d).join("\n")}\n`);
+    stepSummary(io, alertsMarkdown(d));
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
+/** --json of detect: the alerts, and per series its key, points and change points. */
+function detectionJson(d: Awaited<ReturnType<typeof import("../history/detect.js").detectStore>>) {
+  return {
+    schema: "catchup-bench.history-detect/1",
+    alerts: d.alerts,
+    series: d.series.map((s) => ({
+      ...s.series.key,
+      unit: s.series.unit,
+      anchors: s.series.anchors,
+      points: s.series.points,
+      changes: s.changes,
+      skipped: s.skipped,
+    })),
+    testbeds: d.testbeds,
+  };
+}
+
+const COMMANDS: Record<string, (argv: Raw, io: HistoryIO) => Promise<number>> = { add, detect, triage };
 
 /** Runs `history NAME` with yargs' parsed flags; returns the exit code to set. */
 export async function runHistoryCommand(name: string, argv: Raw, io: HistoryIO = defaultIO()): Promise<number> {
