@@ -56,6 +56,7 @@ export async function addRuns(
       branch: tag?.branch ?? options.branch ?? null,
       source: resolve(dir, "results.json"),
       commitFacts: facts,
+      ...(tag?.configDigest ? { configDigest: tag.configDigest } : {}),
     });
     return { source: path, record };
   });

@@ -115,6 +115,8 @@ export interface RunRecordOptions {
   source: string | null;
   /** What the store knows of a commit (parent, time, order), when the repository is at hand. */
   commitFacts?: (sha: string) => CommitFacts | null;
+  /** The configuration digest a record asked for (run-tag.ts); else the digest of the run's config. */
+  configDigest?: string;
 }
 
 /** Why a run cannot stand in a series, or null. */
@@ -165,7 +167,7 @@ export function runRecord(results: Results, options: RunRecordOptions): StoredRu
     baseSha,
     headSha,
     anchorSha: baseSha,
-    configDigest: configDigest(config),
+    configDigest: options.configDigest ?? configDigest(config),
     startedAt: results.run.startedAt,
     finishedAt: results.run.finishedAt,
     source: options.source,

@@ -11,6 +11,8 @@ const TAG_FILE = "history.json";
 export interface RunTag {
   kind: RunKind;
   branch: string | null;
+  /** The configuration digest the record asked for (the same for all its commits), when known. */
+  configDigest?: string;
 }
 
 export function writeRunTag(runDir: string, tag: RunTag): void {
@@ -22,9 +24,13 @@ export function readRunTag(runDir: string): RunTag | null {
   const path = join(runDir, TAG_FILE);
   if (!existsSync(path)) return null;
   try {
-    const v = JSON.parse(readFileSync(path, "utf8")) as { schema?: unknown; kind?: unknown; branch?: unknown };
+    const v = JSON.parse(readFileSync(path, "utf8")) as Record<string, unknown>;
     if (v.schema !== TAG_SCHEMA || !(RUN_KINDS as readonly unknown[]).includes(v.kind)) return null;
-    return { kind: v.kind as RunKind, branch: typeof v.branch === "string" ? v.branch : null };
+    return {
+      kind: v.kind as RunKind,
+      branch: typeof v.branch === "string" ? v.branch : null,
+      ...(typeof v.configDigest === "string" ? { configDigest: v.configDigest } : {}),
+    };
   } catch {
     return null;
   }
