@@ -11,6 +11,7 @@ import { loadConfigFile, withConfig } from "../options/config-file.js";
 import {
   HISTORY_ADD_COMMAND,
   HISTORY_DETECT_COMMAND,
+  HISTORY_PAGE_COMMAND,
   HISTORY_RECORD_COMMAND,
   HISTORY_REGRESSIONS_COMMAND,
   HISTORY_TRIAGE_COMMAND,
@@ -323,9 +324,30 @@ async function regressions(argv: Raw, io: HistoryIO): Promise<number> {
   }
 }
 
+async function page(argv: Raw, io: HistoryIO): Promise<number> {
+  const { raw } = withConfigFile(argv, io.cwd);
+  const f = readFlags(HISTORY_PAGE_COMMAND.options, raw);
+  const { writeHistoryPage } = await import("../history/page.js");
+  const store = await openFromFlags(raw, io.cwd);
+  try {
+    const settings = { pValue: f["p-value"], window: f.window, permutations: f.permutations };
+    const { path, detection } = await writeHistoryPage(store, settings, resolve(io.cwd, f.out), f.branch);
+    const summary = { page: path, series: detection.series.length, alerts: detection.alerts.length };
+    io.out(
+      f.json
+        ? `${JSON.stringify(summary, null, 2)}\n`
+        : `${escapeText(path)}: ${summary.series} series, ${summary.alerts} alerts\n`,
+    );
+    return EXIT.ok;
+  } finally {
+    await store.close();
+  }
+}
+
 const COMMANDS: Record<string, (argv: Raw, io: HistoryIO) => Promise<number>> = {
   add,
   detect,
+  page,
   record,
   regressions,
   triage,

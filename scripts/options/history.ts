@@ -128,6 +128,7 @@ export const HISTORY_PAGE_COMMAND = {
     ...STORE,
     branch: { type: "string", describe: "only this branch's series (default: every branch)" },
     out: { type: "string", default: "history.html", describe: "the page to write" },
+    ...DETECT,
   },
 } as const satisfies CommandSpec;
 
