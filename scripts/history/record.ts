@@ -13,6 +13,7 @@ import type { HistoryStore } from "../store/open-store.js";
 import { addRun, recordedCommits } from "../store/runs.js";
 import type { RunKind } from "../store/tables.js";
 import { type TestbedFacts, testbedFingerprint } from "../store/testbed.js";
+import { onStopSignals, type StopSignal } from "../util/stop-signals.js";
 import { configDigest, runRecord } from "./run-record.js";
 import { writeRunTag } from "./run-tag.js";
 
@@ -121,12 +122,33 @@ export async function recordCommits(
   log: (line: string) => void,
 ): Promise<{ measured: MeasuredRun[]; stoppedBy: string | null }> {
   const measured: MeasuredRun[] = [];
+  // A stop between two commits' runs ends the record there (a run in progress hears it itself).
+  let stop: StopSignal | null = null;
+  const off = onStopSignals((signal) => {
+    stop ??= signal;
+  });
+  try {
+    return await recordSteps(ctx, plan, log, measured, () => stop);
+  } finally {
+    off();
+  }
+}
+
+async function recordSteps(
+  ctx: MeasureContext,
+  plan: RecordPlan,
+  log: (line: string) => void,
+  measured: MeasuredRun[],
+  stopped: () => StopSignal | null,
+): Promise<{ measured: MeasuredRun[]; stoppedBy: string | null }> {
   const todo = plan.commits.filter((c) => !plan.done.includes(c));
   const steps = [
     ...(plan.linkFrom ? [{ base: plan.linkFrom, head: plan.anchor }] : []),
     ...todo.map((c) => ({ base: plan.anchor, head: c })),
   ];
   for (const [i, step] of steps.entries()) {
+    const signal = stopped();
+    if (signal) return { measured, stoppedBy: signal };
     const link = plan.linkFrom !== null && i === 0;
     log(
       `history: [${i + 1}/${steps.length}] ${short(step.head)} against ${short(step.base)}${link ? " (links the series to the new anchor)" : ""}`,
@@ -137,5 +159,5 @@ export async function recordCommits(
       return { measured, stoppedBy: run.outcome.stopReason };
     }
   }
-  return { measured, stoppedBy: null };
+  return { measured, stoppedBy: stopped() };
 }

@@ -204,16 +204,6 @@ export async function addRun(
   });
 }
 
-/** Marks a run excluded (or back in, with null): it stays in the store, out of series and detection. */
-export async function excludeRun(store: HistoryStore, id: number, reason: string | null): Promise<boolean> {
-  const r = await store.db
-    .updateTable("run")
-    .set({ excluded: reason === null ? 0 : 1, exclude_reason: reason })
-    .where("id", "=", id)
-    .executeTakeFirst();
-  return Number(r.numUpdatedRows) > 0;
-}
-
 /** Removes the raw trials of runs started before `before` (ISO); their results stay. Returns the rows removed. */
 export async function pruneSamples(store: HistoryStore, before: string): Promise<number> {
   const r = await store.db

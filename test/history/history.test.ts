@@ -75,7 +75,10 @@ describe("history across commits (notes server)", () => {
       const timer = setTimeout(() => reject(new Error(`no third commit within 300 s:\n${err}`)), 300_000);
       first.stderr.setEncoding("utf8").on("data", (d: string) => {
         err += d;
-        if (/history: \[3\/10\]/.test(err) && /\[1\/\d+\] resume-many/.test(err.slice(err.indexOf("[3/10]")))) {
+        if (
+          /history: \[3\/10\]/.test(err) &&
+          /\[1\/\d+\] resume-many/.test(err.slice(err.indexOf("history: [3/10]")))
+        ) {
           clearTimeout(timer);
           resolve();
         }
