@@ -53,7 +53,8 @@ module.exports = {
     },
     {
       name: "store-is-an-instrument",
-      comment: "store/ (the history store) imports only results/, util/ and common/: it keeps data, never judges or runs",
+      comment:
+        "store/ (the history store) imports only results/, util/ and common/: it keeps data, never judges or runs",
       severity: "error",
       from: { path: "^scripts/store/" },
       to: { path: "^(scripts/(?!store/|results/|util/)|fixtures/|scenarios/|server-under-test/)" },

@@ -5,8 +5,7 @@
 // they reach the page only as JSON data and textContent, never as markup.
 import type { Detection } from "../verdicts/history-series.js";
 import { detectionHeadline } from "./history-alerts.js";
-import type { HtmlAssets } from "./html.js";
-import { scriptJson } from "./html.js";
+import { type HtmlAssets, pageHead, scriptJson, scriptText } from "./html.js";
 import { escapeHtml, htmlTable } from "./markup.js";
 
 export interface HistoryPageInput {
@@ -30,7 +29,7 @@ function pageData(input: HistoryPageInput) {
       id: `series-${i}`,
       title: `${s.key.cell} · ${s.key.metric}`,
       sub: `${s.key.branch} · testbed ${s.key.testbedId} · ratio to anchor ${short(s.key.anchor)}${s.anchors.length > 1 ? ` (linked: ${s.anchors.slice(1).map(short).join(", ")})` : ""}`,
-      commits: s.points.map((p) => short(p.commit)),
+      commits: s.points.map((p) => p.commit.slice(0, 7)),
       ratio: s.points.map((p) => p.ratio),
       low: s.points.map((p) => p.low),
       high: s.points.map((p) => p.high),
@@ -78,7 +77,7 @@ const HISTORY_JS = `
         width: Math.max(360, el.clientWidth - 4), height: 220, legend: { show: false },
         scales: { x: { time: false } },
         axes: [
-          { values: function (u, vals) { return vals.map(function (v) { return c.commits[v] || ""; }); }, rotate: 0, size: 40 },
+          { space: 64, incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000], values: function (u, vals) { return vals.map(function (v) { return c.commits[v] || ""; }); }, size: 40 },
           { label: "ratio to anchor", values: function (u, vals) { return vals.map(function (v) { return v.toFixed(2); }); } },
         ],
         series: [{}, { label: "low", stroke: "rgba(31,119,180,0.25)", points: { show: false } },
@@ -128,16 +127,7 @@ function alertsTable(d: Detection): string {
 export function renderHistoryHtml(input: HistoryPageInput, assets: HtmlAssets): string {
   const series = pageData(input);
   const testbeds = Object.entries(input.testbeds).map(([id, text]) => `testbed ${id}: ${text}`);
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>catchup-bench history</title>
-<style>${assets.uplotCss}</style>
-<style>${CSS}</style>
-</head>
+  return `${pageHead("catchup-bench history", assets, CSS)}
 <body>
 <main>
 <h1>catchup-bench history</h1>
@@ -150,7 +140,7 @@ ${alertsTable(input.detection)}
 <div class="grid">${series.map(figure).join("\n")}</div>
 </main>
 <script type="application/json" id="history-data">${scriptJson({ series })}</script>
-<script>${assets.uplotJs.replace(/<\/script/gi, "<\\/script")}</script>
+<script>${scriptText(assets.uplotJs)}</script>
 <script>${HISTORY_JS}</script>
 </body>
 </html>

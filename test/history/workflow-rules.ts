@@ -178,7 +178,7 @@ export function workflowProblems(doc: unknown): string[] {
       continue;
     }
     const ids = new Set<string>();
-    job.steps.forEach((s, i) => checkStep(s, `${where}.steps[${i}]`, ids, problems));
+    for (const [i, s] of job.steps.entries()) checkStep(s, `${where}.steps[${i}]`, ids, problems);
   }
   return problems;
 }
