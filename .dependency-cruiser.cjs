@@ -4,15 +4,17 @@
 //   cli.ts, commands/, selfbench/       entry points
 //   options/                            flags -> typed configs
 //   clinic/, fuzz/, k6operator/         orchestration that borrows bench/'s fixture and plan helpers
+//   history/                            orchestration: record, add, detect over the history store
 //   bench/                              orchestration: latency, memory, leak and storm cells, refs
 //   report/                             rendering
 //   verdicts/                           pure judging
-//   storm/, seed/ -> driver/ -> target/ -> sampler/; refs/ -> target/     instruments
+//   storm/, seed/ -> driver/ -> target/ -> sampler/; refs/ -> target/; store/     instruments
 //   results/, util/                     the schema and the journal; small pure utilities
 const LAYERS = [
   ["entry", "^scripts/(cli\\.ts$|commands/|selfbench/)"],
   ["options", "^scripts/options/"],
   ["tools", "^scripts/(clinic|fuzz|k6operator)/"],
+  ["history", "^scripts/history/"],
   ["bench", "^scripts/bench/"],
   ["report", "^scripts/report/"],
   ["verdicts", "^scripts/verdicts/"],
@@ -22,6 +24,7 @@ const LAYERS = [
   ["refs", "^scripts/refs/"],
   ["target", "^scripts/target/"],
   ["sampler", "^scripts/sampler/"],
+  ["store", "^scripts/store/"],
   ["results", "^scripts/results/"],
   ["util", "^scripts/util/"],
 ];
@@ -47,6 +50,14 @@ module.exports = {
       severity: "error",
       from: { path: "^scripts/refs/" },
       to: { path: "^scripts/driver/" },
+    },
+    {
+      name: "store-is-an-instrument",
+      comment:
+        "store/ (the history store) imports only results/, util/ and common/: it keeps data, never judges or runs",
+      severity: "error",
+      from: { path: "^scripts/store/" },
+      to: { path: "^(scripts/(?!store/|results/|util/)|fixtures/|scenarios/|server-under-test/)" },
     },
     {
       name: "results-is-a-leaf",

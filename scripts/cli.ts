@@ -9,6 +9,7 @@ import { benchCommand } from "./commands/bench.js";
 import { clinicCommand } from "./commands/clinic.js";
 import { fixtureCommand } from "./commands/fixture.js";
 import { fuzzCommand } from "./commands/fuzz.js";
+import { historyCommand } from "./commands/history.js";
 import { initCommand } from "./commands/init.js";
 import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
@@ -18,6 +19,7 @@ import { BENCH_COMMAND } from "./options/bench.js";
 import { CLINIC_COMMAND } from "./options/clinic.js";
 import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND } from "./options/fixture.js";
 import { FUZZ_COMMAND } from "./options/fuzz.js";
+import { HISTORY_BENCH_OPTIONS, HISTORY_COMMANDS } from "./options/history.js";
 import { K6_OPERATOR_COMMAND } from "./options/k6-operator.js";
 import { REPORT_COMMAND } from "./options/report.js";
 import { SAMPLE_COMMAND } from "./options/sample.js";
@@ -40,6 +42,7 @@ const commands: CommandModule<object, never>[] = [
   k6OperatorCommand as CommandModule<object, never>,
   sampleCommand as CommandModule<object, never>,
   initCommand as CommandModule<object, never>,
+  historyCommand as CommandModule<object, never>,
 ];
 
 /** The package's version, from the nearest package.json above this module (dist/ or the sources). */
@@ -95,12 +98,20 @@ const SPECS = [
   SERVE_COMMAND,
   K6_OPERATOR_COMMAND,
   SAMPLE_COMMAND,
+  ...HISTORY_COMMANDS.map((s) => (s.notes ? { ...s, options: { ...s.options, ...HISTORY_BENCH_OPTIONS } } : s)),
 ];
 
 /** The flags of the command named first on the command line (every command's when it is unknown). */
 function knownFlags(argv: readonly string[]): string[] {
-  const name = argv.find((a) => !a.startsWith("-"));
-  const specs = SPECS.filter((s) => s.command.split(" ")[0] === name);
+  const words = argv.filter((a) => !a.startsWith("-"));
+  const name = words[0] === "history" ? `history ${words[1]}` : words[0];
+  const specs = SPECS.filter(
+    (s) =>
+      s.command
+        .split(" ")
+        .slice(0, name?.includes(" ") ? 2 : 1)
+        .join(" ") === name,
+  );
   return [...new Set((specs.length > 0 ? specs : SPECS).flatMap((s) => Object.keys(s.options)))];
 }
 

@@ -180,6 +180,8 @@ export interface RunConfig {
   waitQuietSeconds: number | null;
   /** The config file the options came from (--config, or catchup-bench.config.json), or null. */
   configFile: ConfigFileRecord | null;
+  /** --history: the history store whose series report.md shows this run against; null: the repository's, if any. */
+  history: string | null;
 }
 
 /** A config file as results.json records it: the report's conditions line names it and its digest. */

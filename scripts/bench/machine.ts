@@ -1,6 +1,6 @@
 // Facts about the machine and checkout a run happened on (RunInfo), read once at the start.
 import { execFileSync } from "node:child_process";
-import { cpus, loadavg } from "node:os";
+import { cpus, loadavg, release, totalmem } from "node:os";
 import type { RunInfo } from "../results/schema.js";
 
 function gitCommit(cwd: string): string | null {
@@ -20,6 +20,8 @@ export function runInfo(config: Record<string, unknown>, cwd: string, startedAt 
     node: process.version,
     cpuModel: cpu[0]?.model.trim() ?? "unknown",
     cores: cpu.length,
+    memoryBytes: totalmem(),
+    kernel: release(),
     loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
     gitCommit: gitCommit(cwd),
     config,

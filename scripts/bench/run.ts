@@ -1,7 +1,9 @@
 // A bench run, start to end: fixtures, the run context, one phase per matrix (phases.ts), results
 // on disk, report. Ctrl-C/SIGTERM stops every target, keeps what finished and reports it.
 import { rmSync } from "node:fs";
+import { resolve } from "node:path";
 import { requireK6 } from "../driver/clients.js";
+import type { HistoryContext } from "../report/history-section.js";
 import type { SummaryJson } from "../report/summary-json.js";
 import { writeJudgedReports } from "../report/write.js";
 import type { Results } from "../results/schema.js";
@@ -11,6 +13,7 @@ import { roundLoads } from "../verdicts/disturbance.js";
 import type { GuardDecision } from "../verdicts/guard-verdict.js";
 import { runStormVerdicts } from "../verdicts/storm-verdict.js";
 import type { BenchConfig } from "./config.js";
+import { existingStore, historyContext } from "./history-context.js";
 import { PHASES } from "./phases.js";
 import { preflight } from "./preflight.js";
 import { createProgress, type Progress } from "./progress.js";
@@ -84,7 +87,23 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
     await ctx.stops.close();
     rmSync(fixtures.workDir, { recursive: true, force: true });
   }
-  return finish(ctx);
+  return finish(ctx, cwd);
+}
+
+/** This run against the history store's series, when there is a store; a store that cannot be read is a warning. */
+async function runHistory(ctx: RunContext, cwd: string, results: Results): Promise<HistoryContext | null> {
+  const { config } = ctx;
+  try {
+    const path = existingStore(
+      config.run.history === null ? null : resolve(cwd, config.run.history),
+      cwd,
+      config.targets.refs?.repo ?? null,
+    );
+    return await historyContext(path, results);
+  } catch (e) {
+    ctx.progress.log(`catchup-bench: warning: no History section: ${(e as Error).message}`);
+    return null;
+  }
 }
 
 async function bindingOf(config: BenchConfig, root: string, cwd: string): Promise<LoadedBinding | null> {
@@ -96,7 +115,7 @@ async function bindingOf(config: BenchConfig, root: string, cwd: string): Promis
 }
 
 /** Judges the results, writes results.json and the reports; a fatal error is thrown once they are kept. */
-async function finish(ctx: RunContext): Promise<BenchOutcome> {
+async function finish(ctx: RunContext, cwd: string): Promise<BenchOutcome> {
   const { file, config, stops, runDir } = ctx;
   for (const v of file.results.variants) {
     const runtime = await stops.runtime(v.name);
@@ -122,7 +141,8 @@ async function finish(ctx: RunContext): Promise<BenchOutcome> {
   } catch (e) {
     throw fatal ?? e; // a full disk at the journal is the first cause, results.json failing after it the second
   }
-  const render = () => writeJudgedReports(runDir, results, config.guard, config.minEffect);
+  const history = await runHistory(ctx, cwd, results);
+  const render = () => writeJudgedReports(runDir, results, config.guard, config.minEffect, history);
   if (fatal) {
     await render().catch(() => undefined); // the fatal error is what to report
     throw fatal;

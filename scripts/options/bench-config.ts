@@ -246,6 +246,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFi
       disturbedCores: f["disturbed-cores"],
       waitQuietSeconds: f["wait-quiet"] ?? null,
       configFile,
+      history: f.history ?? null,
     },
     protocol: {
       urlPath: f["url-path"],

@@ -442,6 +442,13 @@ export const BENCH_OPTIONS = {
       "before each round, wait until a 1 s window shows less than --disturbed-cores, for at most this many seconds (the waits are reported)",
     group: OUTPUT,
   },
+  history: {
+    type: "string",
+    defaultText: ".catchup-bench/history.sqlite in the repository, when it exists",
+    describe:
+      "the history store (`catchup-bench history`): report.md gains a History section, this run against the series on main",
+    group: OUTPUT,
+  },
   "memory-check": {
     type: "boolean",
     default: true,

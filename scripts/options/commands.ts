@@ -3,6 +3,7 @@ import { BENCH_COMMAND } from "./bench.js";
 import { CLINIC_COMMAND } from "./clinic.js";
 import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND } from "./fixture.js";
 import { FUZZ_COMMAND } from "./fuzz.js";
+import { HISTORY_COMMANDS } from "./history.js";
 import { INIT_COMMAND } from "./init.js";
 import { K6_OPERATOR_COMMAND } from "./k6-operator.js";
 import { REPORT_COMMAND } from "./report.js";
@@ -21,4 +22,5 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   K6_OPERATOR_COMMAND,
   SAMPLE_COMMAND,
   INIT_COMMAND,
+  ...HISTORY_COMMANDS,
 ];

@@ -18,7 +18,7 @@ export const CONFIG_FILE = "catchup-bench.config.json";
 export const SCHEMA_FILE = "catchup-bench.schema.json";
 
 /** Flags whose value is a file or folder: relative paths in a config resolve from the config's folder. */
-const PATH_FLAGS: readonly string[] = ["out", "fixture", "fixtures-dir", "token-file", "repo"];
+const PATH_FLAGS: readonly string[] = ["out", "fixture", "fixtures-dir", "token-file", "repo", "history"];
 
 /** The JSON Schema of one flag's value. */
 function valueSchema(spec: OptionSpec): Record<string, unknown> {

@@ -39,8 +39,25 @@ export function scriptJson(value: unknown): string {
     .replace(/\u2029/g, "\\u2029");
 }
 
+/**
+ * A self-contained page's opening up to </head>: a Content-Security-Policy that forbids any request
+ * (scripts and styles inline only), uPlot's CSS and the page's own.
+ */
+export function pageHead(title: string, assets: HtmlAssets, css: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${assets.uplotCss}</style>
+<style>${css}</style>
+</head>`;
+}
+
 /** Inline code must not close its own <script> element. */
-function scriptText(code: string): string {
+export function scriptText(code: string): string {
   return code.replace(/<\/script/gi, "<\\/script");
 }
 
@@ -203,16 +220,7 @@ export function renderHtml(model: ReportModel, charts: Chart[], assets: HtmlAsse
       ? `A single target, <span class="key b"></span><b>${escapeHtml(model.single)}</b>: its figures, with nothing to compare them with (no ratios).`
       : "This run has no variants.";
   const guard = guardSummary(model);
-  return boxTables(`<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>catchup-bench report</title>
-<style>${assets.uplotCss}</style>
-<style>${CSS}${CHART_CSS}</style>
-</head>
+  return boxTables(`${pageHead("catchup-bench report", assets, `${CSS}${CHART_CSS}`)}
 <body>
 <main>
 <h1>catchup-bench report</h1>

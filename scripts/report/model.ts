@@ -31,6 +31,7 @@ import { type MinEffect, minEffectFromConfig } from "../verdicts/practical.js";
 import { runStormVerdicts } from "../verdicts/storm-verdict.js";
 import { type Conditions, conditionsOf } from "./conditions.js";
 import { type FailureReport, failureReport } from "./failures.js";
+import type { HistoryContext } from "./history-section.js";
 import { type LoadModel, loadModel } from "./load-section.js";
 import { type SplitAtPeak, splitAtPeak } from "./rss-split-section.js";
 import { type TargetsModel, targetsModel } from "./targets.js";
@@ -145,6 +146,8 @@ export interface ModelOptions {
   minEffect?: MinEffect;
   /** The guard's decision lines, shown in the report exactly as guard.txt holds them. */
   guardLines?: string[] | null;
+  /** This run against the history store's series (report.md's History section), when there is one. */
+  history?: HistoryContext | null;
 }
 
 const CASE_LABELS: Record<string, string> = {

@@ -13,6 +13,7 @@ import type { GuardConfig } from "../verdicts/cells.js";
 import { type GuardDecision, judge } from "../verdicts/guard-verdict.js";
 import type { MinEffect } from "../verdicts/practical.js";
 import { reportCharts, type SampleSeries } from "./charts.js";
+import { type HistoryContext, historySectionMarkdown } from "./history-section.js";
 import { type HtmlAssets, renderHtml } from "./html.js";
 import { renderMarkdown, summaryBlock } from "./markdown.js";
 import { buildModel, type ModelOptions } from "./model.js";
@@ -197,6 +198,12 @@ export function loadAssets(): HtmlAssets {
   return cachedAssets;
 }
 
+/** report.md with its History section last (after the details: the run's own figures come first). */
+function withHistory(markdown: string, history: HistoryContext | null): string {
+  const section = historySectionMarkdown(history);
+  return section.length === 0 ? markdown : `${markdown.trimEnd()}\n\n${section.join("\n")}`;
+}
+
 /** Renders both reports from data already read (pure apart from the samples reader passed in). */
 export function renderReports(
   results: Results,
@@ -207,7 +214,7 @@ export function renderReports(
   const model = buildModel(results, options);
   const charts = reportCharts(model, samplesOf);
   return {
-    markdown: renderMarkdown(model),
+    markdown: withHistory(renderMarkdown(model), options.history ?? null),
     html: renderHtml(model, charts, assets),
     summary: summaryBlock(model),
     json: summaryJson(model),
@@ -276,12 +283,14 @@ export async function writeJudgedReports(
   given: Results | undefined,
   guard: GuardConfig | null,
   minEffect?: MinEffect,
+  history?: HistoryContext | null,
 ): Promise<JudgedReports> {
   const results = given ?? readResults(runDir);
   const decision = guard ? judge(results, guard) : null;
   const written = await writeReports(runDir, results, {
     ...(guard ? { guard } : {}),
     ...(minEffect ? { minEffect } : {}),
+    ...(history ? { history } : {}),
     guardLines: decision?.lines ?? null,
   });
   if (decision) writeFileAtomic(join(runDir, "guard.txt"), `${decision.lines.join("\n")}\n`);

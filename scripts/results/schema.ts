@@ -125,6 +125,10 @@ export interface RunInfo {
   node: string;
   cpuModel: string;
   cores: number;
+  /** Total memory of the machine, bytes; absent in older results. */
+  memoryBytes?: number;
+  /** The kernel's release (os.release()); absent in older results. */
+  kernel?: string;
   loadAverage: number[];
   gitCommit: string | null;
   /** The full resolved configuration of the run. */

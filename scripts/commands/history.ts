@@ -1,0 +1,58 @@
+// `catchup-bench history <command>`: the history store across commits. A thin layer over
+// scripts/history/ (add, record, detect, regressions, page, triage); the store and the harness are
+// loaded once the flags are read.
+import type { Argv, CommandModule } from "yargs";
+import {
+  HISTORY_ADD_COMMAND,
+  HISTORY_BENCH_OPTIONS,
+  HISTORY_DETECT_COMMAND,
+  HISTORY_PAGE_COMMAND,
+  HISTORY_RECORD_COMMAND,
+  HISTORY_REGRESSIONS_COMMAND,
+  HISTORY_TRIAGE_COMMAND,
+} from "../options/history.js";
+import type { CommandSpec } from "../options/spec.js";
+import { applyOptions } from "../options/yargs.js";
+import { runHistoryCommand } from "./history-run.js";
+
+type Raw = Record<string, unknown>;
+
+function sub(spec: CommandSpec, measures = false): CommandModule<object, Raw> {
+  const name = spec.command.replace(/^history /, "").split(" ")[0] as string;
+  return {
+    command: spec.command.replace(/^history /, ""),
+    describe: spec.describe,
+    builder: (y: Argv) => {
+      const withOwn = applyOptions(y, spec);
+      return (
+        measures ? applyOptions(withOwn, { ...spec, positionals: {}, options: HISTORY_BENCH_OPTIONS }) : withOwn
+      ) as never;
+    },
+    handler: async (argv) => {
+      const code = await runHistoryCommand(name, argv);
+      if (code !== 0) process.exitCode = code;
+    },
+  };
+}
+
+export const historyCommand: CommandModule = {
+  command: "history <command>",
+  describe: "The history of a server across commits: record, add, detect change points, regressions, the page",
+  builder: (y: Argv) =>
+    y
+      .command(sub(HISTORY_ADD_COMMAND) as CommandModule)
+      .command(sub(HISTORY_RECORD_COMMAND, true) as CommandModule)
+      .command(sub(HISTORY_DETECT_COMMAND) as CommandModule)
+      .command(sub(HISTORY_REGRESSIONS_COMMAND, true) as CommandModule)
+      .command(sub(HISTORY_PAGE_COMMAND) as CommandModule)
+      .command(sub(HISTORY_TRIAGE_COMMAND) as CommandModule)
+      .demandCommand(1, "Name a history command: add, record, detect, regressions, page or triage")
+      .example(
+        "$0 history record --commits v1.2.0..main --anchor v1.2.0",
+        "measure every commit since the tag against it",
+      )
+      .example("$0 history add reports/*/results.json", "import runs CI kept as artifacts")
+      .example("$0 history detect", "recompute the change points; one alert per suspect commit")
+      .example("$0 history page --out history.html", "one chart per series"),
+  handler: () => undefined,
+};
