@@ -4,7 +4,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import yargs, { type Argv, type CommandModule } from "yargs";
+import yargs, { type CommandModule } from "yargs";
 import { benchCommand } from "./commands/bench.js";
 import { clinicCommand } from "./commands/clinic.js";
 import { fixtureCommand } from "./commands/fixture.js";
@@ -24,6 +24,7 @@ import { SAMPLE_COMMAND } from "./options/sample.js";
 import { SERVE_COMMAND } from "./options/serve.js";
 import { suggestFlag } from "./options/suggest.js";
 import { checkSwitchValues } from "./options/switches.js";
+import { skipHelpCache } from "./options/yargs.js";
 import { escapeText } from "./util/escape.js";
 import { EXIT } from "./util/exit-codes.js";
 import { sinkStandardStreamsOnError } from "./util/output-streams.js";
@@ -101,18 +102,6 @@ function knownFlags(argv: readonly string[]): string[] {
   const name = argv.find((a) => !a.startsWith("-"));
   const specs = SPECS.filter((s) => s.command.split(" ")[0] === name);
   return [...new Set((specs.length > 0 ? specs : SPECS).flatMap((s) => Object.keys(s.options)))];
-}
-
-/**
- * yargs renders a command's whole help text (cliui, string widths) as it calls the handler, so the
- * help it would print from a handler still running async shows that command's flags. Nothing here
- * prints help after a handler starts (--help never reaches one; `.fail()` throws without help), so
- * that text, 0.1 s for bench on every run, is never read: skip it. (yargs has no option for this; the
- * usage instance is one object for the parser's life.)
- */
-function skipHelpCache(parser: Argv): void {
-  const internal = parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } } };
-  internal.getInternalMethods().getUsageInstance().cacheHelpMessage = () => {};
 }
 
 /**

@@ -178,6 +178,10 @@ export interface RunConfig {
   waitQuietSeconds: number | null;
   /** The config file the options came from (--config, or catchup-bench.config.json), or null. */
   configFile: ConfigFileRecord | null;
+  /** --json: stdout carries the summary as JSON instead of the Markdown. */
+  json: boolean;
+  /** --summary-md: the file the summary block is also written to; null: none. */
+  summaryMd: string | null;
 }
 
 /** A config file as results.json records it: the report's conditions line names it and its digest. */

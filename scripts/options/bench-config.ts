@@ -246,6 +246,8 @@ export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFi
       disturbedCores: f["disturbed-cores"],
       waitQuietSeconds: f["wait-quiet"] ?? null,
       configFile,
+      json: f.json,
+      summaryMd: f["summary-md"] ?? null,
     },
     protocol: {
       urlPath: f["url-path"],
