@@ -14,14 +14,7 @@ import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
 import { sampleCommand } from "./commands/sample.js";
 import { serveCommand } from "./commands/serve.js";
-import { BENCH_COMMAND } from "./options/bench.js";
-import { CLINIC_COMMAND } from "./options/clinic.js";
-import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND } from "./options/fixture.js";
-import { FUZZ_COMMAND } from "./options/fuzz.js";
-import { K6_OPERATOR_COMMAND } from "./options/k6-operator.js";
-import { REPORT_COMMAND } from "./options/report.js";
-import { SAMPLE_COMMAND } from "./options/sample.js";
-import { SERVE_COMMAND } from "./options/serve.js";
+import { COMMAND_SPECS } from "./options/commands.js";
 import { suggestFlag } from "./options/suggest.js";
 import { checkSwitchValues } from "./options/switches.js";
 import { skipHelpCache } from "./options/yargs.js";
@@ -78,30 +71,34 @@ export function unknownArgumentMessage(msg: string, argv: readonly string[]): st
   }
   const names = [...typed];
   const known = knownFlags(argv);
-  const hints = names
-    .map((n) => [n, suggestFlag(n, known)] as const)
-    .filter((x): x is readonly [string, string] => x[1] !== null)
-    .map(([n, flag]) => `--${n}: did you mean --${flag}?`);
+  const hints = names.flatMap((n) => {
+    const near = suggestFlag(n, known);
+    if (near !== null && near !== n) return [`--${n}: did you mean --${near}?`];
+    // A flag of another command is known, just not to this one: say whose it is.
+    const owners = COMMAND_SPECS.filter((s) => n in s.options).map((s) => s.command.split(" ")[0]);
+    return owners.length > 0 ? [`--${n} is a flag of ${[...new Set(owners)].join(", ")}`] : [];
+  });
   return `Unknown argument${names.length > 1 ? "s" : ""}: ${names.join(", ")}${hints.length > 0 ? ` (${hints.join("; ")})` : ""}`;
 }
-
-const SPECS = [
-  BENCH_COMMAND,
-  REPORT_COMMAND,
-  FIXTURE_COMMAND,
-  FIXTURE_INFO_COMMAND,
-  FUZZ_COMMAND,
-  CLINIC_COMMAND,
-  SERVE_COMMAND,
-  K6_OPERATOR_COMMAND,
-  SAMPLE_COMMAND,
-];
 
 /** The flags of the command named first on the command line (every command's when it is unknown). */
 function knownFlags(argv: readonly string[]): string[] {
   const name = argv.find((a) => !a.startsWith("-"));
-  const specs = SPECS.filter((s) => s.command.split(" ")[0] === name);
-  return [...new Set((specs.length > 0 ? specs : SPECS).flatMap((s) => Object.keys(s.options)))];
+  const specs = COMMAND_SPECS.filter((s) => s.command.split(" ")[0] === name);
+  return [...new Set((specs.length > 0 ? specs : COMMAND_SPECS).flatMap((s) => Object.keys(s.options)))];
+}
+
+/**
+ * The command named first on the command line must be one: `bisect --json` is an unknown command
+ * (yargs would call both words unknown arguments, and suggest --json for --json).
+ */
+function checkCommandName(argv: readonly string[], names: readonly string[]): void {
+  const name = argv.find((a) => !a.startsWith("-"));
+  if (name === undefined || names.includes(name)) return;
+  const near = suggestFlag(name, names);
+  throw new UsageError(
+    `unknown command ${name}${near ? ` (did you mean ${near}?)` : ""}; the commands are ${names.join(", ")} (see --help)`,
+  );
 }
 
 /**
@@ -133,6 +130,10 @@ export async function main(argv: string[]): Promise<void> {
   for (const command of commands) parser = parser.command(command);
   skipHelpCache(parser);
   try {
+    checkCommandName(
+      argv,
+      commands.map((c) => String(c.command).split(" ")[0] as string),
+    );
     checkSwitchValues(argv);
     await parser.parseAsync();
   } catch (error) {

@@ -2,6 +2,7 @@
 // batched candidate) or foreign targets. A thin layer over resolveConfig() and runBench()
 // (which checks the run can start, resolves --ref targets, then runs it). The harness itself is
 // loaded once the flags are read: a usage error never waits for it.
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
@@ -153,7 +154,11 @@ async function runConfig(config: BenchConfig): Promise<void> {
     if (e instanceof DiskFullError) {
       // Before any trial nothing was measured (a usage-like refusal); after, the journal keeps every row.
       const kept = e.during === null ? "" : "; results.jsonl keeps every trial finished before it";
-      process.stderr.write(`catchup-bench: ${e.message}${kept}\n`);
+      // The run's scratch copies fill the temp directory, which the user may not know they chose.
+      const where = e.path.startsWith(join(tmpdir(), "/"))
+        ? ": the temp directory (TMPDIR) is full; free space there or set TMPDIR to a folder with room"
+        : "";
+      process.stderr.write(`catchup-bench: ${e.message}${where}${kept}\n`);
       process.exitCode = e.during === null ? EXIT.usage : EXIT.noResult;
       return;
     }

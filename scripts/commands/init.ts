@@ -1,7 +1,7 @@
 // `catchup-bench init`: writes a starter catchup-bench.config.json in the working directory (atomically;
 // an existing one is kept unless --force), comparing this repository's baseline branch with HEAD.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { CommandModule } from "yargs";
 import { writeFileAtomic } from "../../common/atomic-file.js";
@@ -46,7 +46,12 @@ export const initCommand: CommandModule = {
     const f = readFlags(INIT_OPTIONS, argv);
     const cwd = process.cwd();
     const path = join(cwd, CONFIG_FILE);
-    if (existsSync(path) && !f.force) throw new UsageError(`${path} exists: edit it, or give --force to replace it`);
+    const existing = existsSync(path) ? statSync(path) : null;
+    if (existing && !existing.isFile()) {
+      const what = existing.isDirectory() ? "a folder" : "something else";
+      throw new UsageError(`${path} is ${what}, not a config file: move it away (init --force replaces a file only)`);
+    }
+    if (existing && !f.force) throw new UsageError(`${path} exists: edit it, or give --force to replace it`);
     writeFileAtomic(
       path,
       starterConfig({ baseline: f.baseline ?? defaultBaseline(cwd), scripts: packageScripts(cwd) }),
