@@ -11,7 +11,7 @@ import type { RunInfo, VariantInfo } from "../results/schema.js";
 import { bundledCommandLine } from "../target/bundled.js";
 import { escapeText } from "../util/escape.js";
 import { type AdaptiveRounds, createAdaptiveRounds } from "./adaptive-rounds.js";
-import { commandLine, harnessVersionOf } from "./command-line.js";
+import { commandLine, harnessOf } from "./command-line.js";
 import { type BenchConfig, recordedConfig, type TargetSpec, type TargetsConfig } from "./config.js";
 import type { CrashReport } from "./latency.js";
 import { createLoadRecorder, type LoadRecorder } from "./load-recorder.js";
@@ -146,11 +146,12 @@ function runHead(
     fixture: fixtures.latency ? sourceOf(fixtures.latency) : null,
     memoryFixtures: Object.fromEntries([...fixtures.memory].map(([b, f]) => [b, sourceOf(f)])),
   };
+  const harness = harnessOf(io.root);
   return {
-    ...runInfo(resolvedConfig, io.root),
+    ...runInfo(resolvedConfig, harness.gitCommit),
     projectRoot: resolve(io.cwd),
     ...(io.argv ? { command: commandLine(io.argv) } : {}),
-    ...harnessVersionOf(io.root),
+    ...harness,
     fixtures: {
       latency: fixtures.latency ? fixtureShape(fixtures.latency) : null,
       memory: [...fixtures.memory.values()].map(fixtureShape),
