@@ -98,6 +98,8 @@ describe("installed with npm install --save-dev <tarball>", () => {
     const results = JSON.parse(readFileSync(join(run, "results.json"), "utf8")) as Results;
     expect(results.run.gitCommit).not.toBe(projectCommit);
     expect(results.run.gitCommit).toBe(harnessCommit);
+    // Its run folders stay out of the project's git status.
+    expect(git(project, ["status", "--porcelain", "--untracked-files=all"])).not.toMatch(/reports\//);
     expect(readFileSync(join(run, "report.md"), "utf8")).toContain(
       `catchup-bench ${results.run.harnessVersion}, commit ${harnessCommit.slice(0, 12)}`,
     );

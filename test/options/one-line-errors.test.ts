@@ -65,7 +65,7 @@ describe("one line, not a stack trace or a contradiction", () => {
     const r = await oneLine(["init", "--force"], {}, cwd);
     expect(r.code).toBe(2);
     expect(r.line).toBe(
-      `catchup-bench: ${join(cwd, "catchup-bench.config.json")} is a folder, not a config file: move it away (init --force replaces a file only)`,
+      `catchup-bench: ${join(cwd, "catchup-bench.config.json")} is a folder, not a file: move it away (init --force replaces a file only)`,
     );
     expect(readdirSync(cwd)).toEqual(["catchup-bench.config.json"]);
   });
