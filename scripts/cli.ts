@@ -6,6 +6,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import yargs, { type CommandModule } from "yargs";
 import { benchCommand } from "./commands/bench.js";
+import { cacheCommand } from "./commands/cache.js";
 import { clinicCommand } from "./commands/clinic.js";
 import { fixtureCommand } from "./commands/fixture.js";
 import { fuzzCommand } from "./commands/fuzz.js";
@@ -33,6 +34,7 @@ const commands: CommandModule<object, never>[] = [
   k6OperatorCommand as CommandModule<object, never>,
   sampleCommand as CommandModule<object, never>,
   initCommand as CommandModule<object, never>,
+  cacheCommand as CommandModule<object, never>,
 ];
 
 /** The package's version, from the nearest package.json above this module (dist/ or the sources). */

@@ -96,6 +96,20 @@ async function cleanCache(repo: string): Promise<void> {
   }
 }
 
+/**
+ * A --ref run's checkouts stay in the repository (hundreds of MB, as detached worktrees): its last
+ * lines say how much and how to list and remove them. Nothing when it cannot be read.
+ */
+async function refsCacheLine(config: BenchConfig): Promise<string[]> {
+  if (!config.targets.refs) return [];
+  const { cacheLine } = await import("../refs/cache-list.js");
+  try {
+    return [cacheLine(config.targets.refs.repo)];
+  } catch {
+    return [];
+  }
+}
+
 /** Runs the bench a config describes and reports it; sets the exit code. */
 async function runConfig(config: BenchConfig): Promise<void> {
   // From here on nothing written (results, reports, progress, errors) carries the token; the
@@ -130,7 +144,7 @@ async function runConfig(config: BenchConfig): Promise<void> {
       process.env,
       (t) => process.stdout.write(t),
       (t) => process.stderr.write(t),
-      [`Results: ${shown}`, ...(outcome.guard?.lines ?? [])],
+      [`Results: ${shown}`, ...(await refsCacheLine(config)), ...(outcome.guard?.lines ?? [])],
     );
     const crashes = outcome.results.targetCrashes?.length ?? 0;
     if (crashes > 0) {
