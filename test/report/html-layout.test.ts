@@ -55,7 +55,7 @@ let layout: Layout;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (see .ci/run)`);
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (npm test does as root: .ci/system-deps)`);
   if (GIVEN) runDir = GIVEN;
   else {
     dir = mkdtempSync(join(tmpdir(), "catchup-layout-"));
