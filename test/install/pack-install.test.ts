@@ -90,7 +90,7 @@ describe("installed with npm install --save-dev <tarball>", () => {
   it("runs bench --quick from the project, reports in ./reports, fixtures in the cache", async () => {
     const r = await npx(["bench", "--quick", "--no-memory", "--cases", "snapshot,resume-many"]);
     expect(r.code, r.stderr).toBe(0);
-    const runs = readdirSync(join(project, "reports"));
+    const runs = readdirSync(join(project, "reports")).filter((f) => f !== ".gitignore");
     expect(runs).toHaveLength(1);
     const run = join(project, "reports", runs[0] as string);
     expect(existsSync(join(run, "report.md"))).toBe(true);
