@@ -41,6 +41,8 @@ const REPO = set({ repo: "/srv/repo" }, ["--repo", "/srv/repo"]);
 const REFS = set({ ref: ["base=main", "head=HEAD"] }, ["--ref", "base=main", "--ref", "head=HEAD"]);
 const START = set({ start: "node s.js --port {port}" }, ["--start", "node s.js --port {port}"]);
 const BY_REF = [REPO, REFS, START];
+/** The candidate alone, as --swap-from runs take it. */
+const ONE_REF = set({ ref: ["head=HEAD"] }, ["--ref", "head=HEAD"]);
 const CEILING = set({ ceiling: 1.03 }, ["--ceiling", "1.03"]);
 const BINDING = set({ binding: "t3code" }, ["--binding", "t3code"]);
 
@@ -112,31 +114,11 @@ const SAMPLES: Record<string, { key: Setting; with?: Setting[] }> = {
   },
   "swap-from": {
     key: set({ "swap-from": "main", swap: ["src/a.ts"] }, ["--swap-from", "main", "--swap", "src/a.ts"]),
-    with: [
-      set({ repo: "/srv/repo", ref: ["head=HEAD"], start: "s" }, [
-        "--repo",
-        "/srv/repo",
-        "--ref",
-        "head=HEAD",
-        "--start",
-        "s",
-      ]),
-    ],
+    with: [REPO, ONE_REF, START],
   },
   swap: {
     key: set({ swap: ["src/b.ts"] }, ["--swap", "src/b.ts"]),
-    with: [
-      set({ repo: "/srv/repo", ref: ["head=HEAD"], start: "s", "swap-from": "main" }, [
-        "--repo",
-        "/srv/repo",
-        "--ref",
-        "head=HEAD",
-        "--start",
-        "s",
-        "--swap-from",
-        "main",
-      ]),
-    ],
+    with: [REPO, ONE_REF, START, set({ "swap-from": "main" }, ["--swap-from", "main"])],
   },
   "url-path": { key: set({ "url-path": "/rpc" }, ["--url-path", "/rpc"]) },
   cursor: { key: set({ cursor: 5 }, ["--cursor", "5"]) },

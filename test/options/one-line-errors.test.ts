@@ -7,6 +7,7 @@ import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runCli } from "../hardening/support/harness.js";
+import { quickArgs } from "../refs/support.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 
 let fixtures: TempFixtures;
@@ -35,18 +36,7 @@ async function oneLine(args: string[], env: Record<string, string> = {}, cwd?: s
   return { code: r.code, line: lines[0] as string };
 }
 
-const bench = (out: string) => [
-  "bench",
-  "--no-memory",
-  "--cases",
-  "snapshot",
-  "--trials",
-  "1",
-  "--fixture",
-  fixture,
-  "--out",
-  out,
-];
+const bench = (out: string) => ["bench", ...quickArgs(fixture), "--out", out];
 
 describe("one line, not a stack trace or a contradiction", () => {
   it("an unknown command is named as one, with the commands there are", async () => {
@@ -102,7 +92,7 @@ describe("one line, not a stack trace or a contradiction", () => {
     mkdirSync(cwd);
     writeFileSync(join(cwd, "catchup-bench.config.json"), '{"leak-threshold-kib": 1e-7}\n');
     const r = await runCli(
-      [...bench(join(cwd, "run")), "--storm-resume-ratio", "1e-7", "--ack-delay-ms", "1e1"],
+      [...bench(join(cwd, "run")), "--storm-resume-ratio", "1e-7", "--trial-timeout-ms", "6e4"],
       120_000,
       {},
       cwd,

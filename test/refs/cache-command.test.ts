@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startBench } from "../bench/bench-child.js";
-import { git, quickArgs, repoWithFixture, type TestRepo } from "./support.js";
+import { git, refsRunArgs, repoWithFixture, type TestRepo } from "./support.js";
 
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));
 
@@ -35,21 +35,7 @@ const root = () => join(repo.dir, ".git", "catchup-bench");
 
 describe("the checkout cache a --ref run leaves", () => {
   it("is named with its size and command in the run's last lines, listed, and cleaned by revision, then whole", async () => {
-    const child = startBench([
-      ...quickArgs(fixture),
-      "--out",
-      join(dir, "run"),
-      "--repo",
-      repo.dir,
-      "--ref",
-      "a=v1",
-      "--ref",
-      "b=v2",
-      "--build",
-      repo.build,
-      "--start",
-      repo.start,
-    ]);
+    const child = startBench([...refsRunArgs(repo, fixture, join(dir, "run")), "--ref", "a=v1", "--ref", "b=v2"]);
     const { code } = await child.exit(180_000);
     expect(code, child.stderr()).toBe(0);
     const last = child.stderr().trimEnd().split("\n").slice(-3);
