@@ -33,6 +33,17 @@ const PORT_ENV_RE = /(^|\s)PORT=\d+\b/;
 const STATE_RE =
   /(--(?:state|state-dir|data|data-dir|datadir|db|database|base-dir|basedir|dir|store|storage)[= ])("[^"]*"|'[^']*'|\S+)/;
 
+/** Where a store named in a start script goes in the seeded state folder: a file in it, or the folder itself. */
+function inState(value: string): string {
+  const name =
+    value
+      .replace(/^["']|["']$/g, "")
+      .split("/")
+      .filter(Boolean)
+      .at(-1) ?? "";
+  return /\.[A-Za-z0-9]+$/.test(name) && !name.startsWith(".") ? `{state}/${name}` : "{state}";
+}
+
 /** The command a start script runs: its last `&&` step when it builds first; null when it is no one command. */
 function serverCommand(script: string): string | null {
   const last = script.split("&&").at(-1)?.trim() ?? "";
@@ -72,13 +83,16 @@ export function startPlan(scripts: Record<string, string>, binding: boolean): St
     .replace(PORT_RE, (_m, flag: string) => `${flag}{port}`)
     .replace(PORT_ENV_RE, (_m, lead: string) => `${lead}PORT={port}`);
   if (!PORT_RE.test(command) && !PORT_ENV_RE.test(command)) start += " --port {port}";
-  if (binding) start = state ? start.replace(STATE_RE, (_m, flag: string) => `${flag}{state}`) : `${start}${stateFlag}`;
+  if (binding)
+    start = state
+      ? start.replace(STATE_RE, (_m, flag: string, value: string) => `${flag}${inState(value)}`)
+      : `${start}${stateFlag}`;
   const why = binding
     ? "every trial gets a port and a copy of the seeded store of its own"
     : `every trial gets a port of its own${state ? `; the store ${state[2]} is then shared by every trial: seed a copy per trial with "binding" and {state}` : ""}`;
   return {
     start,
-    note: `package.json's start script fixes its ${fixed} (${JSON.stringify(script)}): "start" runs its command with ${binding && state ? "{port} and {state}" : "{port}"} instead, so ${why}`,
+    note: `package.json's start script fixes its ${fixed} (${JSON.stringify(script)}): "start" runs its command with ${binding && state ? "{port} and {state}" : "{port}"} instead, so ${why}${binding && !state ? guessState : ""}`,
   };
 }
 
@@ -126,6 +140,6 @@ export function starterNote(
       : `  "binding": seeds your server from the fixture through its own API; \`catchup-bench init --binding\` writes a skeleton (${BINDING_FILE}) to fill in (docs/bindings.md)`,
     '  the subscription: "subscribe-tag", "subscribe-payload" ({after} for the cursor), "url-path" (the WebSocket path, default /ws), "completion" (FIELD=VALUE of the item that ends the catch-up, or exit), "probe-tag"',
     '  "token-file" when your server needs a token and "binding" does not issue one',
-    "then: npx catchup-bench bench --quick",
+    "then: npx catchup-bench bench --quick to try the set-up (one trial each: the guard gives no verdict, exit 3), and npx catchup-bench bench for the comparison",
   ];
 }

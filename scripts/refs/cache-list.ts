@@ -85,9 +85,8 @@ export function cacheCommand(repo: string, rest = ""): string {
 export function cacheText(l: CacheListing, nowMs: number): string[] {
   if (l.entries.length === 0) return [`the checkout cache of ${l.repo} is empty (${l.root}: ${bytesText(l.bytes)})`];
   const templates = l.entries.reduce((s, e) => s + e.templateBytes, 0);
-  const lines = [
-    `checkout cache of ${l.repo}: ${l.root}, ${bytesText(l.bytes)} (checkouts with their builds, ${bytesText(templates)} of it seeded templates)`,
-  ];
+  const seeded = templates > 0 ? `, ${bytesText(templates)} of it seeded templates` : "";
+  const lines = [`checkout cache of ${l.repo}: ${l.root}, ${bytesText(l.bytes)} (checkouts with their builds${seeded})`];
   for (const e of l.entries) {
     const parts = [
       `  ${e.commit.slice(0, 12)}`,
