@@ -86,7 +86,9 @@ export function cacheText(l: CacheListing, nowMs: number): string[] {
   if (l.entries.length === 0) return [`the checkout cache of ${l.repo} is empty (${l.root}: ${bytesText(l.bytes)})`];
   const templates = l.entries.reduce((s, e) => s + e.templateBytes, 0);
   const seeded = templates > 0 ? `, ${bytesText(templates)} of it seeded templates` : "";
-  const lines = [`checkout cache of ${l.repo}: ${l.root}, ${bytesText(l.bytes)} (checkouts with their builds${seeded})`];
+  const lines = [
+    `checkout cache of ${l.repo}: ${l.root}, ${bytesText(l.bytes)} (checkouts with their builds${seeded})`,
+  ];
   for (const e of l.entries) {
     const parts = [
       `  ${e.commit.slice(0, 12)}`,
