@@ -4,8 +4,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import yargs, { type Argv, type CommandModule } from "yargs";
+import yargs, { type CommandModule } from "yargs";
 import { benchCommand } from "./commands/bench.js";
+import { cacheCommand } from "./commands/cache.js";
 import { clinicCommand } from "./commands/clinic.js";
 import { fixtureCommand } from "./commands/fixture.js";
 import { fuzzCommand } from "./commands/fuzz.js";
@@ -15,16 +16,10 @@ import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
 import { sampleCommand } from "./commands/sample.js";
 import { serveCommand } from "./commands/serve.js";
-import { BENCH_COMMAND } from "./options/bench.js";
-import { CLINIC_COMMAND } from "./options/clinic.js";
-import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND } from "./options/fixture.js";
-import { FUZZ_COMMAND } from "./options/fuzz.js";
-import { HISTORY_BENCH_OPTIONS, HISTORY_COMMANDS } from "./options/history.js";
-import { K6_OPERATOR_COMMAND } from "./options/k6-operator.js";
-import { REPORT_COMMAND } from "./options/report.js";
-import { SAMPLE_COMMAND } from "./options/sample.js";
-import { SERVE_COMMAND } from "./options/serve.js";
+import { COMMAND_SPECS } from "./options/commands.js";
+import { HISTORY_BENCH_OPTIONS } from "./options/history.js";
 import { checkSwitchValues } from "./options/switches.js";
+import { skipHelpCache } from "./options/yargs.js";
 import { escapeText } from "./util/escape.js";
 import { EXIT } from "./util/exit-codes.js";
 import { sinkStandardStreamsOnError } from "./util/output-streams.js";
@@ -43,6 +38,7 @@ const commands: CommandModule<object, never>[] = [
   sampleCommand as CommandModule<object, never>,
   initCommand as CommandModule<object, never>,
   historyCommand as CommandModule<object, never>,
+  cacheCommand as CommandModule<object, never>,
 ];
 
 /** The package's version, from the nearest package.json above this module (dist/ or the sources). */
@@ -81,25 +77,20 @@ export function unknownArgumentMessage(msg: string, argv: readonly string[]): st
   }
   const names = [...typed];
   const known = knownFlags(argv);
-  const hints = names
-    .map((n) => [n, suggestFlag(n, known)] as const)
-    .filter((x): x is readonly [string, string] => x[1] !== null)
-    .map(([n, flag]) => `--${n}: did you mean --${flag}?`);
+  const hints = names.flatMap((n) => {
+    const near = suggestFlag(n, known);
+    if (near !== null && near !== n) return [`--${n}: did you mean --${near}?`];
+    // A flag of another command is known, just not to this one: say whose it is.
+    const owners = COMMAND_SPECS.filter((s) => n in s.options).map((s) => s.command.split(" ")[0]);
+    return owners.length > 0 ? [`--${n} is a flag of ${[...new Set(owners)].join(", ")}`] : [];
+  });
   return `Unknown argument${names.length > 1 ? "s" : ""}: ${names.join(", ")}${hints.length > 0 ? ` (${hints.join("; ")})` : ""}`;
 }
 
-const SPECS = [
-  BENCH_COMMAND,
-  REPORT_COMMAND,
-  FIXTURE_COMMAND,
-  FIXTURE_INFO_COMMAND,
-  FUZZ_COMMAND,
-  CLINIC_COMMAND,
-  SERVE_COMMAND,
-  K6_OPERATOR_COMMAND,
-  SAMPLE_COMMAND,
-  ...HISTORY_COMMANDS.map((s) => (s.notes ? { ...s, options: { ...s.options, ...HISTORY_BENCH_OPTIONS } } : s)),
-];
+/** Every command's flags; a history command that runs benches takes the bench flags too. */
+const SPECS = COMMAND_SPECS.map((s) =>
+  s.command.startsWith("history ") && s.notes ? { ...s, options: { ...s.options, ...HISTORY_BENCH_OPTIONS } } : s,
+);
 
 /** The flags of the command named first on the command line (every command's when it is unknown). */
 function knownFlags(argv: readonly string[]): string[] {
@@ -116,15 +107,16 @@ function knownFlags(argv: readonly string[]): string[] {
 }
 
 /**
- * yargs renders a command's whole help text (cliui, string widths) as it calls the handler, so the
- * help it would print from a handler still running async shows that command's flags. Nothing here
- * prints help after a handler starts (--help never reaches one; `.fail()` throws without help), so
- * that text, 0.1 s for bench on every run, is never read: skip it. (yargs has no option for this; the
- * usage instance is one object for the parser's life.)
+ * The command named first on the command line must be one: `bisect --json` is an unknown command
+ * (yargs would call both words unknown arguments, and suggest --json for --json).
  */
-function skipHelpCache(parser: Argv): void {
-  const internal = parser as unknown as { getInternalMethods(): { getUsageInstance(): { cacheHelpMessage(): void } } };
-  internal.getInternalMethods().getUsageInstance().cacheHelpMessage = () => {};
+function checkCommandName(argv: readonly string[], names: readonly string[]): void {
+  const name = argv.find((a) => !a.startsWith("-"));
+  if (name === undefined || names.includes(name)) return;
+  const near = suggestFlag(name, names);
+  throw new UsageError(
+    `unknown command ${name}${near ? ` (did you mean ${near}?)` : ""}; the commands are ${names.join(", ")} (see --help)`,
+  );
 }
 
 /**
@@ -156,6 +148,10 @@ export async function main(argv: string[]): Promise<void> {
   for (const command of commands) parser = parser.command(command);
   skipHelpCache(parser);
   try {
+    checkCommandName(
+      argv,
+      commands.map((c) => String(c.command).split(" ")[0] as string),
+    );
     checkSwitchValues(argv);
     await parser.parseAsync();
   } catch (error) {

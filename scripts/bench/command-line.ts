@@ -14,12 +14,25 @@ export function commandLine(argv: readonly string[]): string {
   return redact(["catchup-bench", ...argv.map(shellQuote)].join(" "));
 }
 
-/** { harnessVersion } from the package.json at the project root, or nothing when it cannot be read. */
-export function harnessVersionOf(root: string): { harnessVersion?: string } {
+/** A JSON file's field, or undefined when the file or the field is missing (or not JSON). */
+function field(file: string, name: string): unknown {
   try {
-    const v = (JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version?: unknown }).version;
-    return typeof v === "string" ? { harnessVersion: v } : {};
+    return (JSON.parse(readFileSync(file, "utf8")) as Record<string, unknown>)[name];
   } catch {
-    return {};
+    return undefined;
   }
+}
+
+/**
+ * The harness's identity, from its own package root: its version (package.json) and its commit, as
+ * its build recorded it (dist/build-info.json, scripts/build-info.mjs), never the commit of the
+ * repository it is installed in or run from. Null: built from no git checkout of its own.
+ */
+export function harnessOf(root: string): { harnessVersion?: string; gitCommit: string | null } {
+  const version = field(join(root, "package.json"), "version");
+  const commit = field(join(root, "dist", "build-info.json"), "commit");
+  return {
+    ...(typeof version === "string" ? { harnessVersion: version } : {}),
+    gitCommit: typeof commit === "string" && /^[0-9a-f]{40,64}$/.test(commit) ? commit : null,
+  };
 }

@@ -182,6 +182,10 @@ export interface RunConfig {
   configFile: ConfigFileRecord | null;
   /** --history: the history store whose series report.md shows this run against; null: the repository's, if any. */
   history: string | null;
+  /** --json: stdout carries the summary as JSON instead of the Markdown. */
+  json: boolean;
+  /** --summary-md: the file the summary block is also written to; null: none. */
+  summaryMd: string | null;
 }
 
 /** A config file as results.json records it: the report's conditions line names it and its digest. */

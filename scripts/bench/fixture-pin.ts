@@ -5,6 +5,7 @@
 // swapped between that check and the copy is refused, never measured.
 import { copyFileSync } from "node:fs";
 import { basename, join } from "node:path";
+import { asDiskFull } from "../../common/disk-full.js";
 import { FixtureError, readFixtureMeta } from "../../fixtures/meta.js";
 import type { FixtureRef } from "./fixtures.js";
 
@@ -14,14 +15,14 @@ let pins = 0;
 export function pinFixture(fixture: FixtureRef, workDir: string): FixtureRef {
   const source = fixture.source ?? fixture.path;
   const pinned = join(workDir, `pinned-${++pins}-${basename(source)}`);
-  copyFileSync(source, pinned);
-  let digest: string;
   try {
-    digest = readFixtureMeta(pinned, { verify: true }).contentSha256;
+    copyFileSync(source, pinned);
   } catch (e) {
-    if (!(e instanceof FixtureError)) throw e;
-    digest = `unreadable (${e.message})`;
+    // The temp directory is full: one line naming the copy (the CLI names TMPDIR), not a stack.
+    throw asDiskFull(e, pinned);
   }
+  // A copy that cannot be read (SQLite refuses its path) says why; only a different digest is a change.
+  const digest = readFixtureMeta(pinned, { verify: true }).contentSha256;
   if (digest !== fixture.meta.contentSha256) {
     throw new FixtureError(
       `fixture ${source}: changed while this run was reading it (content ${fixture.meta.contentSha256.slice(0, 12)} at the check, ${digest.slice(0, 12)} in the copy; another run rebuilt or replaced it): start this run again`,

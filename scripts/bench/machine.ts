@@ -1,18 +1,9 @@
-// Facts about the machine and checkout a run happened on (RunInfo), read once at the start.
-import { execFileSync } from "node:child_process";
+// Facts about the machine a run happened on (RunInfo), read once at the start.
 import { cpus, loadavg, release, totalmem } from "node:os";
 import type { RunInfo } from "../results/schema.js";
 
-function gitCommit(cwd: string): string | null {
-  try {
-    const out = execFileSync("git", ["rev-parse", "HEAD"], { cwd, stdio: ["ignore", "pipe", "ignore"], timeout: 5000 });
-    return out.toString().trim() || null;
-  } catch {
-    return null;
-  }
-}
-
-export function runInfo(config: Record<string, unknown>, cwd: string, startedAt = new Date()): RunInfo {
+/** The machine's facts; `gitCommit` is the harness's (bench/command-line.ts harnessOf). */
+export function runInfo(config: Record<string, unknown>, gitCommit: string | null, startedAt = new Date()): RunInfo {
   const cpu = cpus();
   return {
     startedAt: startedAt.toISOString(),
@@ -23,7 +14,7 @@ export function runInfo(config: Record<string, unknown>, cwd: string, startedAt 
     memoryBytes: totalmem(),
     kernel: release(),
     loadAverage: loadavg().map((l) => Math.round(l * 100) / 100),
-    gitCommit: gitCommit(cwd),
+    gitCommit,
     config,
   };
 }

@@ -2,15 +2,38 @@
 // program calling runBench: an unwritable or non-empty --out, an unwritable reports/ or
 // --fixtures-dir, no temp space, a matrix that cannot fit in memory, a --server-arg the bundled
 // server refuses, a storm the descriptor limit or backlog cannot hold. Each is one UsageError line.
-import { join, resolve } from "node:path";
+import { tmpdir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { SQLITE_MAX_PATH_BYTES } from "../../fixtures/meta.js";
 import { runDirProblem } from "../results/journal.js";
 import { checkStormLimits, describeLimits, readLimits } from "../storm/limits.js";
 import { checkBundledFlags } from "../target/bundled.js";
 import { tempDirProblem } from "../util/temp-dir.js";
 import { UsageError, writableDirFlag } from "../util/usage.js";
 import type { BenchConfig } from "./config.js";
+import { defaultFixtureName } from "./fixtures.js";
 import { checkMemory, machineLimits } from "./memory-estimate.js";
 import { memoryCells } from "./plan.js";
+import { workDirName } from "./run-fixtures.js";
+
+/**
+ * A temp directory whose path leaves no room for the copies SQLite opens below it: the run's work
+ * folder (run-fixtures.ts), then a pinned fixture (fixture-pin.ts) or a target's copy (privateCopy:
+ * the label is a variant's name, after "storm-" or "leak-" at most). Else SQLite refuses the copy.
+ */
+function tempPathProblem(config: BenchConfig, dir = tmpdir()): string | null {
+  const { projects, events, fixture } = config.fixtures;
+  const fixtures = [1024, ...config.memory.scriptBytes].map((b) => defaultFixtureName(projects, b, events));
+  if (fixture) fixtures.push(basename(fixture));
+  const names = [
+    ...fixtures.map((f) => `pinned-99-${f}`),
+    ...config.targets.targets.map((t) => `storm-${t.name}-999.sqlite`),
+  ];
+  const below = Math.max(...names.map((n) => Buffer.byteLength(`${workDirName()}XXXXXX/${n}`)));
+  const bytes = Buffer.byteLength(dir);
+  if (bytes + 1 + below <= SQLITE_MAX_PATH_BYTES) return null;
+  return `the temp directory ${dir} (TMPDIR) is ${bytes} bytes long: the run's copies of the fixture go up to ${below + 1} bytes below it, and SQLite opens no file whose path is longer than ${SQLITE_MAX_PATH_BYTES} bytes; set TMPDIR to a shorter path`;
+}
 
 /** Throws a UsageError for the first check that fails; `warn` hears what may still run. */
 export function preflight(
@@ -39,7 +62,7 @@ export function preflight(
       );
     }
   }
-  const tmp = tempDirProblem(); // fixture copies go there
+  const tmp = tempDirProblem() ?? tempPathProblem(config); // fixture copies go there
   if (tmp) throw new UsageError(tmp);
   // A matrix that cannot fit would only produce servers dead of V8 out-of-memory: say so now.
   const memoryCheck = config.run.memoryCheck;

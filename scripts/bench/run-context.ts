@@ -1,17 +1,18 @@
 // What every phase of a bench run shares: the config, the fixtures, the variants of a round, the
 // results file, the progress, the stops and the hooks that record a crash or the machine's load. A
 // phase (phases.ts) reads it and adds its rows; nothing here runs a trial.
-import { mkdirSync } from "node:fs";
+import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { driverFor, runClientsInWorker } from "../driver/clients.js";
 import type { RunClients } from "../driver/session-spec.js";
 import { exitText } from "../report/failures.js";
 import { ResultsFile } from "../results/journal.js";
+import { ignoreReports } from "../results/reports-ignore.js";
 import type { RunInfo, VariantInfo } from "../results/schema.js";
 import { bundledCommandLine } from "../target/bundled.js";
 import { escapeText } from "../util/escape.js";
 import { type AdaptiveRounds, createAdaptiveRounds } from "./adaptive-rounds.js";
-import { commandLine, harnessVersionOf } from "./command-line.js";
+import { commandLine, harnessOf } from "./command-line.js";
 import { type BenchConfig, recordedConfig, type TargetSpec, type TargetsConfig } from "./config.js";
 import type { CrashReport } from "./latency.js";
 import { createLoadRecorder, type LoadRecorder } from "./load-recorder.js";
@@ -146,11 +147,12 @@ function runHead(
     fixture: fixtures.latency ? sourceOf(fixtures.latency) : null,
     memoryFixtures: Object.fromEntries([...fixtures.memory].map(([b, f]) => [b, sourceOf(f)])),
   };
+  const harness = harnessOf(io.root);
   return {
-    ...runInfo(resolvedConfig, io.root),
+    ...runInfo(resolvedConfig, harness.gitCommit),
     projectRoot: resolve(io.cwd),
     ...(io.argv ? { command: commandLine(io.argv) } : {}),
-    ...harnessVersionOf(io.root),
+    ...harness,
     fixtures: {
       latency: fixtures.latency ? fixtureShape(fixtures.latency) : null,
       memory: [...fixtures.memory.values()].map(fixtureShape),
@@ -168,7 +170,11 @@ export function createRunContext(o: {
   io: { root: string; cwd: string; argv?: readonly string[]; handleSignals?: boolean };
 }): RunContext {
   const { config, launch, progress } = o;
-  const runDir = resolve(config.run.out ?? join(o.io.cwd, "reports", runDirName()));
+  const reports = join(o.io.cwd, "reports");
+  // A reports/ folder the run makes in the user's repository ignores its runs in git (one it finds
+  // is left as it is).
+  if (config.run.out === null && !existsSync(reports)) ignoreReports(reports);
+  const runDir = resolve(config.run.out ?? join(reports, runDirName()));
   mkdirSync(runDir, { recursive: true });
   const info = runHead(config, launch, o.fixtures, runDir, o.io);
   // Memory trials pin the target and the harness to different CPUs when they can; recorded either way.

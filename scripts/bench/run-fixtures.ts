@@ -13,6 +13,8 @@ import { ensureFixture, type FixtureRef, userFixture, withSequences } from "./fi
 import { isThreadCase } from "./plan.js";
 
 const WORK_PREFIX = "catchup-bench-";
+/** The prefix of this run's work folder in the temp directory (mkdtemp adds six characters). */
+export const workDirName = (): string => `${WORK_PREFIX}${process.pid}-`;
 
 /**
  * Removes the fixture copies of runs whose harness died without cleaning up (SIGKILL): their work
@@ -41,7 +43,7 @@ export function buildRunFixtures(config: BenchConfig, log: (line: string) => voi
   const { fixtures: fx, latency, memory, leak, storm } = config;
   const fixturesDir = resolve(fx.fixturesDir ?? fixtureCacheDir());
   sweepStaleWorkDirs();
-  const workDir = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
+  const workDir = mkdtempSync(join(tmpdir(), workDirName()));
   const builtFor = new Map<number, FixtureRef>();
   const build = (bytes: number): FixtureRef => {
     const known = builtFor.get(bytes);

@@ -2,25 +2,26 @@
 // batched candidate) or foreign targets. A thin layer over resolveConfig() and runBench()
 // (which checks the run can start, resolves --ref targets, then runs it). The harness itself is
 // loaded once the flags are read: a usage error never waits for it.
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
 import { DiskFullError } from "../../common/disk-full.js";
 import { FixtureInputError } from "../../fixtures/options.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
+import type { BenchConfig } from "../bench/config.js";
 import { DriverError } from "../driver/clients.js";
-import { BENCH_COMMAND, BENCH_OPTIONS } from "../options/bench.js";
-import { resolveConfig } from "../options/bench-config.js";
-import { loadConfigFile, withConfig } from "../options/config-file.js";
+import { BENCH_COMMAND } from "../options/bench.js";
+import { benchRequest } from "../options/bench-request.js";
+import { namedFromFile } from "../options/config-file.js";
 import { applyOptions } from "../options/yargs.js";
-import { parseCleanCheckouts } from "../refs/checkout-plan.js";
 import { RunDirNotEmptyError } from "../results/journal.js";
 import { StormLimitError } from "../storm/limits.js";
 import { escapeLines, escapeText, oneLine } from "../util/escape.js";
 import { EXIT, type ExitCode, signalExitCode } from "../util/exit-codes.js";
 import { redactStream, registerSecret } from "../util/redact.js";
 import { UsageError } from "../util/usage.js";
-import { emitReport, type SummaryFlags } from "./summary-out.js";
+import { emitReport } from "./summary-out.js";
 
 /** The package root (dist/scripts/commands/ -> ../../..): the harness's version and commit. */
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
@@ -73,91 +74,117 @@ export const benchCommand: CommandModule = {
       )
       .example("$0 report reports/<run> --ceiling 1.03 > comment.md", "re-judge a run; stdout is the comment to post"),
   handler: async (argv) => {
-    // --repo R --clean-checkouts removes R's checkout cache and runs nothing.
-    // catchup-bench.config.json (or --config): its options, under the ones given as flags.
-    const loaded = loadConfigFile(BENCH_OPTIONS, argv.config as string | undefined, process.cwd());
-    const raw = loaded ? withConfig(argv as Record<string, unknown>, loaded.flags) : (argv as Record<string, unknown>);
-    const cleanRepo = parseCleanCheckouts(raw);
-    if (cleanRepo !== null) {
-      const { cleanCheckouts, cleanText } = await import("../refs/clean.js");
-      try {
-        process.stdout.write(`${cleanText(cleanCheckouts(cleanRepo)).join("\n")}\n`);
-      } catch (e) {
-        if (!(await reportedRefsError(e))) throw e;
-      }
-      return;
-    }
-    const config = resolveConfig(raw, process.env, loaded ? { path: loaded.file, sha256: loaded.sha256 } : null);
-    // From here on nothing written (results, reports, progress, errors) carries the token; the
-    // bundled server's public dev token is no secret.
-    if (config.protocol.token !== DEV_TOKEN) registerSecret(config.protocol.token);
-    for (const value of Object.values(config.protocol.headers)) registerSecret(value);
-    redactStream(process.stdout);
-    redactStream(process.stderr);
-    const [{ runBench }, { TargetError }, { SeedStopped }, { relativeToRoot }, { FixtureError }] = await Promise.all([
-      import("../bench/run.js"),
-      import("../bench/launch.js"),
-      import("../bench/seed-phase.js"),
-      import("../report/model.js"),
-      import("../../fixtures/meta.js"),
-    ]);
+    const request = benchRequest(argv as Record<string, unknown>, process.cwd(), process.env);
     try {
-      const outcome = await runBench(config, {
-        root: ROOT,
-        stdout: process.stdout,
-        handleSignals: true,
-        log: (line) => process.stderr.write(`${line}\n`),
-        argv: process.argv.slice(2),
-      });
-      // A file of the run as printed: below the project root relative to it, as in the report; a
-      // newline or control character in --out shown escaped, never printed raw.
-      const shownPath = (file: string) => escapeText(relativeToRoot(join(outcome.runDir, file), process.cwd()));
-      const shown = shownPath("results.json");
-      // stdout: the Markdown alone (or --json); the path and the guard's lines go to stderr.
-      emitReport(
-        outcome,
-        argv as SummaryFlags,
-        process.env,
-        (t) => process.stdout.write(t),
-        (t) => process.stderr.write(t),
-        [`Results: ${shown}`, ...(outcome.guard?.lines ?? [])],
-      );
-      const crashes = outcome.results.targetCrashes?.length ?? 0;
-      if (crashes > 0) {
-        process.stderr.write(
-          `catchup-bench: ${crashes} target crash${crashes === 1 ? "" : "es"} during the run (see "Target crashes" in ${shownPath("report.md")}): no trustworthy result\n`,
-        );
-      }
-      const r = outcome.results;
-      const startFailures = [...r.memory, ...(r.aa?.memory ?? [])].filter((row) => row.startFailed).length;
-      if (startFailures > 0) {
-        process.stderr.write(
-          `catchup-bench: ${startFailures} memory trial${startFailures === 1 ? "" : "s"} could not start ${startFailures === 1 ? "its" : "their"} target (see "Failed trials" in ${shownPath("report.md")}): no trustworthy result\n`,
-        );
-      }
-      process.exitCode = benchExitCode({ ...outcome, crashes, startFailures });
-      if (outcome.stopReason?.startsWith("--fail-fast")) {
-        process.stderr.write(`catchup-bench: ${oneLine(outcome.stopReason)}\n`);
-      }
+      if ("clean" in request) await cleanCache(request.clean);
+      else await runConfig(request.config);
     } catch (e) {
-      if (await reportedRefsError(e)) return;
-      if (e instanceof DiskFullError) {
-        // Before any trial nothing was measured (a usage-like refusal); after, the journal keeps every row.
-        const kept = e.during === null ? "" : "; results.jsonl keeps every trial finished before it";
-        process.stderr.write(`catchup-bench: ${e.message}${kept}\n`);
-        process.exitCode = e.during === null ? EXIT.usage : EXIT.noResult;
-        return;
-      }
-      if (e instanceof FixtureError || e instanceof FixtureInputError) throw new UsageError(e.message);
-      if (e instanceof RunDirNotEmptyError) throw new UsageError(`--out ${e.message}`);
-      if (e instanceof StormLimitError) throw new UsageError(e.message);
-      if (e instanceof TargetError || e instanceof DriverError) {
-        // A target's own text (its stderr tail) is escaped: no control characters reach the terminal.
-        process.stderr.write(`catchup-bench: ${escapeLines(e.message)}\n`);
-        process.exitCode = e instanceof SeedStopped ? signalExitCode(e.signal) : EXIT.noResult;
-        return;
-      }
-      throw e;
+      // A flag refused later (a --fixture that is missing, a --repo that is no repository) is named
+      // where it was given, as benchRequest names the ones it refuses.
+      throw request.origin && e instanceof UsageError ? new UsageError(namedFromFile(e.message, request.origin)) : e;
     }
   },
 };
+
+/** --repo R --clean-checkouts: removes R's checkout cache and runs nothing. */
+async function cleanCache(repo: string): Promise<void> {
+  const { cleanCheckouts, cleanText } = await import("../refs/clean.js");
+  try {
+    process.stdout.write(`${cleanText(cleanCheckouts(repo)).join("\n")}\n`);
+  } catch (e) {
+    if (!(await reportedRefsError(e))) throw e;
+  }
+}
+
+/**
+ * A --ref run's checkouts stay in the repository (hundreds of MB, as detached worktrees): its last
+ * lines say how much and how to list and remove them. Nothing when it cannot be read.
+ */
+async function refsCacheLine(config: BenchConfig): Promise<string[]> {
+  if (!config.targets.refs) return [];
+  const { cacheLine } = await import("../refs/cache-list.js");
+  try {
+    return [cacheLine(config.targets.refs.repo)];
+  } catch {
+    return [];
+  }
+}
+
+/** Runs the bench a config describes and reports it; sets the exit code. */
+async function runConfig(config: BenchConfig): Promise<void> {
+  // From here on nothing written (results, reports, progress, errors) carries the token; the
+  // bundled server's public dev token is no secret.
+  if (config.protocol.token !== DEV_TOKEN) registerSecret(config.protocol.token);
+  for (const value of Object.values(config.protocol.headers)) registerSecret(value);
+  redactStream(process.stdout);
+  redactStream(process.stderr);
+  const [{ runBench }, { TargetError }, { SeedStopped }, { relativeToRoot }, { FixtureError }] = await Promise.all([
+    import("../bench/run.js"),
+    import("../bench/launch.js"),
+    import("../bench/seed-phase.js"),
+    import("../report/model.js"),
+    import("../../fixtures/meta.js"),
+  ]);
+  try {
+    const outcome = await runBench(config, {
+      root: ROOT,
+      stdout: process.stdout,
+      handleSignals: true,
+      log: (line) => process.stderr.write(`${line}\n`),
+      argv: process.argv.slice(2),
+    });
+    // A file of the run as printed: below the project root relative to it, as in the report; a
+    // newline or control character in --out shown escaped, never printed raw.
+    const shownPath = (file: string) => escapeText(relativeToRoot(join(outcome.runDir, file), process.cwd()));
+    const shown = shownPath("results.json");
+    // stdout: the Markdown alone (or --json); the path and the guard's lines go to stderr.
+    emitReport(
+      outcome,
+      { json: config.run.json, "summary-md": config.run.summaryMd ?? undefined },
+      process.env,
+      (t) => process.stdout.write(t),
+      (t) => process.stderr.write(t),
+      [`Results: ${shown}`, ...(await refsCacheLine(config)), ...(outcome.guard?.lines ?? [])],
+    );
+    const crashes = outcome.results.targetCrashes?.length ?? 0;
+    if (crashes > 0) {
+      process.stderr.write(
+        `catchup-bench: ${crashes} target crash${crashes === 1 ? "" : "es"} during the run (see "Target crashes" in ${shownPath("report.md")}): no trustworthy result\n`,
+      );
+    }
+    const r = outcome.results;
+    const startFailures = [...r.memory, ...(r.aa?.memory ?? [])].filter((row) => row.startFailed).length;
+    if (startFailures > 0) {
+      process.stderr.write(
+        `catchup-bench: ${startFailures} memory trial${startFailures === 1 ? "" : "s"} could not start ${startFailures === 1 ? "its" : "their"} target (see "Failed trials" in ${shownPath("report.md")}): no trustworthy result\n`,
+      );
+    }
+    process.exitCode = benchExitCode({ ...outcome, crashes, startFailures });
+    if (outcome.stopReason?.startsWith("--fail-fast")) {
+      process.stderr.write(`catchup-bench: ${oneLine(outcome.stopReason)}\n`);
+    }
+  } catch (e) {
+    if (await reportedRefsError(e)) return;
+    if (e instanceof DiskFullError) {
+      // Before any trial nothing was measured (a usage-like refusal); after, the journal keeps every row.
+      const kept = e.during === null ? "" : "; results.jsonl keeps every trial finished before it";
+      // The run's scratch copies fill the temp directory, which the user may not know they chose.
+      const where = e.path.startsWith(join(tmpdir(), "/"))
+        ? ": the temp directory (TMPDIR) is full; free space there or set TMPDIR to a folder with room"
+        : "";
+      process.stderr.write(`catchup-bench: ${e.message}${where}${kept}\n`);
+      process.exitCode = e.during === null ? EXIT.usage : EXIT.noResult;
+      return;
+    }
+    if (e instanceof FixtureError || e instanceof FixtureInputError) throw new UsageError(e.message);
+    if (e instanceof RunDirNotEmptyError) throw new UsageError(`--out ${e.message}`);
+    if (e instanceof StormLimitError) throw new UsageError(e.message);
+    if (e instanceof TargetError || e instanceof DriverError) {
+      // A target's own text (its stderr tail) is escaped: no control characters reach the terminal.
+      process.stderr.write(`catchup-bench: ${escapeLines(e.message)}\n`);
+      process.exitCode = e instanceof SeedStopped ? signalExitCode(e.signal) : EXIT.noResult;
+      return;
+    }
+    throw e;
+  }
+}

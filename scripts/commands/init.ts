@@ -1,41 +1,68 @@
 // `catchup-bench init`: writes a starter catchup-bench.config.json in the working directory (atomically;
-// an existing one is kept unless --force), comparing this repository's baseline branch with HEAD.
-import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+// an existing one is kept unless --force), comparing this repository's baseline branch with HEAD, with
+// build and start commands read from package.json; `--binding` also writes a binding skeleton. It
+// writes reports/.gitignore so run folders stay out of `git status`. What would make the next `bench`
+// fail (no git repository, a baseline that does not exist) is a warning on stderr, exit 0: the files
+// are still worth editing.
+import { existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 import type { CommandModule } from "yargs";
 import { writeFileAtomic } from "../../common/atomic-file.js";
+import { bindingSkeleton } from "../options/binding-skeleton.js";
 import { CONFIG_FILE } from "../options/config-file.js";
 import { INIT_COMMAND, INIT_OPTIONS } from "../options/init.js";
 import { readFlags } from "../options/spec.js";
-import { starterConfig, starterNote } from "../options/starter-config.js";
+import { BINDING_FILE, type StarterFacts, starterConfig, starterNote } from "../options/starter-config.js";
 import { applyOptions } from "../options/yargs.js";
+import { type BaselineFacts, readBaseline } from "../refs/baseline.js";
+import { ignoreReports } from "../results/reports-ignore.js";
 import { UsageError } from "../util/usage.js";
 
-/** The remote's default branch ("origin/main"), else "main". */
-function defaultBaseline(cwd: string): string {
+/** package.json's name and scripts in `cwd`, or none. */
+function readPackage(cwd: string): { name: string | null; scripts: Record<string, string> } {
   try {
-    return (
-      execFileSync("git", ["rev-parse", "--abbrev-ref", "origin/HEAD"], {
-        cwd,
-        encoding: "utf8",
-        timeout: 10_000,
-        stdio: ["ignore", "pipe", "ignore"],
-      }).trim() || "main"
-    );
+    const pkg = JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")) as {
+      name?: unknown;
+      scripts?: Record<string, string>;
+    };
+    return { name: typeof pkg.name === "string" ? pkg.name : null, scripts: pkg.scripts ?? {} };
   } catch {
-    return "main";
+    return { name: null, scripts: {} };
   }
 }
 
-/** package.json's scripts in `cwd`, or none. */
-function packageScripts(cwd: string): Record<string, string> {
-  try {
-    const pkg = JSON.parse(readFileSync(join(cwd, "package.json"), "utf8")) as { scripts?: Record<string, string> };
-    return pkg.scripts ?? {};
-  } catch {
-    return {};
+/** The package manager a clean checkout installs with, from its lock file; null without one. */
+function lockfileOf(cwd: string): StarterFacts["lockfile"] {
+  if (existsSync(join(cwd, "package-lock.json"))) return "npm";
+  if (existsSync(join(cwd, "pnpm-lock.yaml"))) return "pnpm";
+  if (existsSync(join(cwd, "yarn.lock"))) return "yarn";
+  return null;
+}
+
+/** A file init would write: refused when something else is in its place, or when it exists without --force. */
+function checkTarget(path: string, force: boolean): void {
+  if (!existsSync(path)) return;
+  const existing = statSync(path);
+  if (!existing.isFile()) {
+    const what = existing.isDirectory() ? "a folder" : "something else";
+    throw new UsageError(`${path} is ${what}, not a file: move it away (init --force replaces a file only)`);
   }
+  if (!force) throw new UsageError(`${path} exists: edit it, or give --force to replace it`);
+}
+
+/** The warnings of a repository the next `bench` would refuse, plainly. */
+function repositoryWarnings(cwd: string, facts: BaselineFacts): string[] {
+  if (facts.top === null) {
+    return [
+      `${cwd} is not in a git repository: the config compares git revisions ("repo": ".", "ref"), so \`bench\` will refuse it; run init in your server's repository, or replace "repo" and "ref" with "target" commands (docs/measuring-your-server.md)`,
+    ];
+  }
+  if (facts.exists) return [];
+  const known =
+    facts.branches.length > 0 ? `its branches: ${facts.branches.slice(0, 10).join(", ")}` : "it has no commit yet";
+  return [
+    `the baseline ${facts.baseline} is no revision of ${facts.top} (${known}): edit "ref" in ${CONFIG_FILE}, or run init --force --baseline BRANCH`,
+  ];
 }
 
 export const initCommand: CommandModule = {
@@ -46,11 +73,20 @@ export const initCommand: CommandModule = {
     const f = readFlags(INIT_OPTIONS, argv);
     const cwd = process.cwd();
     const path = join(cwd, CONFIG_FILE);
-    if (existsSync(path) && !f.force) throw new UsageError(`${path} exists: edit it, or give --force to replace it`);
-    writeFileAtomic(
-      path,
-      starterConfig({ baseline: f.baseline ?? defaultBaseline(cwd), scripts: packageScripts(cwd) }),
-    );
-    process.stdout.write(`${starterNote(path).join("\n")}\n`);
+    const bindingPath = join(cwd, BINDING_FILE);
+    checkTarget(path, f.force);
+    if (f.binding) checkTarget(bindingPath, f.force);
+    const repo = readBaseline(cwd, f.baseline);
+    const pkg = readPackage(cwd);
+    const facts = { baseline: repo.baseline, scripts: pkg.scripts, lockfile: lockfileOf(cwd), binding: f.binding };
+    writeFileAtomic(path, starterConfig(facts));
+    if (f.binding) {
+      mkdirSync(dirname(bindingPath), { recursive: true });
+      writeFileAtomic(bindingPath, bindingSkeleton(pkg.name ?? basename(cwd)));
+    }
+    const ignore = ignoreReports(join(cwd, "reports"));
+    const note = starterNote(path, { ...facts, why: repo.why }, { binding: f.binding ? bindingPath : null, ignore });
+    process.stdout.write(`${note.join("\n")}\n`);
+    for (const line of repositoryWarnings(cwd, repo)) process.stderr.write(`catchup-bench: warning: ${line}\n`);
   },
 };

@@ -247,6 +247,8 @@ export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFi
       waitQuietSeconds: f["wait-quiet"] ?? null,
       configFile,
       history: f.history ?? null,
+      json: f.json,
+      summaryMd: f["summary-md"] ?? null,
     },
     protocol: {
       urlPath: f["url-path"],

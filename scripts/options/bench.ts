@@ -30,6 +30,8 @@ import type { CommandSpec } from "./spec.js";
  * keep resume-many at 4 chunks).
  */
 export const QUICK = { trials: 1, "memory-trials": 1, "script-bytes": [1024], aa: false, projects: 600 } as const;
+/** The flags whose defaults --quick replaces (QUICK's, and --memory-sequential's 0). */
+export const QUICK_FLAGS: readonly string[] = ["trials", "memory-trials", "script-bytes", "aa", "memory-sequential"];
 /** The default fixtures' projects and post-cursor events (the reference study's). */
 export const DEFAULT_PROJECTS = 1000;
 export const DEFAULT_EVENTS = 1000;
@@ -401,7 +403,7 @@ export const BENCH_OPTIONS = {
     type: "string",
     defaultText: "catchup-bench.config.json in the working directory, when there is one",
     describe:
-      "read bench options from this JSON file (its keys are these flags without dashes; flags given here override it; relative paths in it resolve from its folder)",
+      "read bench options from this JSON file (its keys are these flags without dashes; a flag given here replaces its key, --quick also the keys it presets; keys and flags that exclude each other are refused; relative paths in it resolve from its folder)",
     group: OUTPUT,
   },
   fixture: {
@@ -458,8 +460,30 @@ export const BENCH_OPTIONS = {
   },
 } as const satisfies CommandSpec["options"];
 
+/** How the config file and the flags combine: docs/cli.md says it under the bench flags. */
+const CONFIG_FILE_NOTES = [
+  "**The config file.** `bench` reads `catchup-bench.config.json` in the working directory (or the file",
+  "`--config` names). Its keys are the flags above without their dashes, its values typed as JSON:",
+  '`"trials": 3`, `"memory": false` for `--no-memory`, an array for a list or a repeatable flag. Every key',
+  "reaches the run as its flag would; `catchup-bench.schema.json` in the package lets an editor complete them.",
+  "The precedence, the same for every key:",
+  "",
+  "- A flag given on the command line replaces the file's key of the same name (a repeatable flag's whole",
+  "  list: `--target` on the command line drops the file's `target`). The file replaces the defaults.",
+  "- `--quick` on the command line also replaces the file's `trials`, `memory-trials`, `script-bytes`, `aa`",
+  '  and `memory-sequential`; `"quick": true` in the file gives way to those keys set in the file or as',
+  "  flags, as `--quick --trials 3` runs 3 trials.",
+  "- A key and a flag that exclude each other (`token` and `--token-file`, `target` and `--repo`, `binding`",
+  "  and `--cursor`, and every other pair the flags refuse) are refused as the two flags are, naming the",
+  '  file and its key: `key "target" in /path/to/catchup-bench.config.json`. A bad value in the file is',
+  "  named the same way. The file is refused whole: nothing runs.",
+  "- Relative paths in the file resolve from the file's folder; on the command line, from the working",
+  "  directory.",
+].join("\n");
+
 export const BENCH_COMMAND = {
   command: "bench",
   describe: "Measure reconnect latency and server memory, baseline vs candidate; write reports/<run>/",
   options: BENCH_OPTIONS,
+  notes: CONFIG_FILE_NOTES,
 } satisfies CommandSpec;

@@ -1,5 +1,6 @@
 // Every command's spec, in the order --help and docs/cli.md list them.
 import { BENCH_COMMAND } from "./bench.js";
+import { CACHE_COMMAND } from "./cache.js";
 import { CLINIC_COMMAND } from "./clinic.js";
 import { FIXTURE_COMMAND, FIXTURE_INFO_COMMAND } from "./fixture.js";
 import { FUZZ_COMMAND } from "./fuzz.js";
@@ -23,4 +24,5 @@ export const COMMAND_SPECS: readonly CommandSpec[] = [
   SAMPLE_COMMAND,
   INIT_COMMAND,
   ...HISTORY_COMMANDS,
+  CACHE_COMMAND,
 ];

@@ -18,7 +18,7 @@ export const CONFIG_FILE = "catchup-bench.config.json";
 export const SCHEMA_FILE = "catchup-bench.schema.json";
 
 /** Flags whose value is a file or folder: relative paths in a config resolve from the config's folder. */
-const PATH_FLAGS: readonly string[] = ["out", "fixture", "fixtures-dir", "token-file", "repo", "history"];
+const PATH_FLAGS: readonly string[] = ["out", "fixture", "fixtures-dir", "token-file", "repo", "summary-md", "history"];
 
 /** The JSON Schema of one flag's value. */
 function valueSchema(spec: OptionSpec): Record<string, unknown> {
@@ -136,7 +136,8 @@ export function configFlags(json: unknown, table: OptionTable, file: string, bas
       );
     }
     const raw = asRaw(spec, value);
-    const wrong = () => `${file}: key ${JSON.stringify(key)} must be ${expected(spec)} (got ${JSON.stringify(value)})`;
+    const wrong = () =>
+      `key ${JSON.stringify(key)} in ${file} must be ${expected(spec)} (got ${JSON.stringify(value)})`;
     if (raw === null) throw new UsageError(wrong());
     try {
       parseOption(key, spec, raw);
@@ -151,11 +152,57 @@ export function configFlags(json: unknown, table: OptionTable, file: string, bas
   return out;
 }
 
-/** The run's raw flags: the command line's where given, else the config's. */
-export function withConfig(argv: Record<string, unknown>, config: Record<string, unknown>): Record<string, unknown> {
+/**
+ * The run's raw flags: the command line's where given, else the config's. --quick given on the
+ * command line also replaces the config's values of the flags it presets (`quick`, the flags whose
+ * values --quick replaces): a flag acts over the file, as --quick does over the defaults.
+ */
+export function withConfig(
+  argv: Record<string, unknown>,
+  config: Record<string, unknown>,
+  quick: readonly string[] = [],
+): Record<string, unknown> {
   const out = { ...argv };
-  for (const [key, value] of Object.entries(config)) if (out[key] === undefined) out[key] = value;
+  const quickFlag = argv.quick === true;
+  for (const [key, value] of Object.entries(config)) {
+    if (out[key] === undefined && !(quickFlag && quick.includes(key))) out[key] = value;
+  }
   return out;
+}
+
+/** Where a run's raw flags came from: the config file, and the keys taken from it. */
+export interface ConfigOrigin {
+  file: string;
+  keys: ReadonlySet<string>;
+}
+
+/** The keys of `config` that `raw` took (the others were given as flags, or replaced by --quick). */
+export function originOf(
+  file: string,
+  config: Record<string, unknown>,
+  argv: Record<string, unknown>,
+  raw: Record<string, unknown>,
+): ConfigOrigin {
+  return { file, keys: new Set(Object.keys(config).filter((k) => argv[k] === undefined && raw[k] !== undefined)) };
+}
+
+/**
+ * A flag's message with each flag that came from the file named as the file's key: `--token` as
+ * `key "token" in FILE`, `--no-memory` as `key "memory": false in FILE`. Text inside double quotes
+ * (a value quoted in the message) is left as it is.
+ */
+export function namedFromFile(message: string, origin: ConfigOrigin): string {
+  if (origin.keys.size === 0) return message;
+  return message
+    .split(/("(?:[^"\\]|\\.)*")/)
+    .map((part, i) =>
+      i % 2 === 1
+        ? part
+        : part.replace(/--(no-)?([a-z][a-z0-9-]*)/g, (flag, no: string | undefined, name: string) =>
+            origin.keys.has(name) ? `key ${JSON.stringify(name)}${no ? ": false" : ""} in ${origin.file}` : flag,
+          ),
+    )
+    .join("");
 }
 
 /** A config as a run uses it: its flags, and the file and digest the report names. */
@@ -177,18 +224,21 @@ export function loadConfigFile(
 ): LoadedConfig | null {
   const file = resolve(cwd, explicit ?? CONFIG_FILE);
   if (explicit === undefined && !existsSync(file)) return null;
+  // Named as given: --config's file, or the one found in the working directory.
+  const named = explicit === undefined ? file : `--config ${file}`;
   let text: string;
   try {
     text = read(file);
   } catch (e) {
     const why = (e as NodeJS.ErrnoException).code ?? (e as Error).message;
-    throw new UsageError(`--config ${file}: cannot read it (${why}); give a JSON file of bench options`);
+    throw new UsageError(`${named}: cannot read it (${why}); give a JSON file of bench options`);
   }
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    // A byte order mark (some Windows editors save JSON with one) is not part of the JSON.
+    json = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (e) {
-    throw new UsageError(`--config ${file}: not JSON (${(e as Error).message})`);
+    throw new UsageError(`${named}: not JSON (${(e as Error).message})`);
   }
   if (json !== null && typeof json === "object" && "config" in json) {
     throw new UsageError(`${file}: key "config" cannot be set inside a config file`);

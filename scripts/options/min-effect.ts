@@ -17,7 +17,7 @@ export function parseMinEffect(raw: unknown): MinEffect {
   const text = Array.isArray(raw) ? raw.join(",") : String(raw);
   const out = { ...DEFAULT_MIN_EFFECT };
   for (const item of text.split(",")) {
-    const m = /^\s*(\d+(?:\.\d+)?)\s*(%|B|KiB|MiB|ms)\s*$/i.exec(item);
+    const m = /^\s*(\d+(?:\.\d+)?(?:e[+-]?\d+)?)\s*(%|B|KiB|MiB|ms)\s*$/i.exec(item);
     const unit = m ? UNITS[(m[2] as string).toLowerCase()] : undefined;
     if (!m || !unit) {
       throw new UsageError(

@@ -59,7 +59,7 @@ const SYNTHETIC_ENV = {
   GIT_COMMITTER_DATE: "2000-01-01T00:00:00+0000",
 };
 
-interface Repo {
+export interface Repo {
   top: string;
   layout: CacheLayout;
 }
@@ -206,7 +206,7 @@ export function cachedKeys(repo: Repo): string[] {
 }
 
 /** A checkout's recorded size (0 when it has none: it is measured after its checkout and build). */
-function bytesOf(repo: Repo, key: string): number {
+export function bytesOf(repo: Repo, key: string): number {
   try {
     const n = Number(readFileSync(repo.layout.size(key), "utf8").trim());
     return Number.isFinite(n) && n >= 0 ? n : 0;
@@ -350,7 +350,7 @@ function ensureCheckout(repo: Repo, key: string): Checkout {
   return { dir, checkoutMs, cached: false };
 }
 
-function readRecord(file: string): BuildRecord | null {
+export function readRecord(file: string): BuildRecord | null {
   try {
     const r = JSON.parse(readFileSync(file, "utf8")) as BuildRecord;
     return typeof r.buildMs === "number" && typeof r.log === "string" ? r : null;

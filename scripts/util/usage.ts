@@ -6,21 +6,21 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
-// Decimal only: Number() would also take "0x10", "1e3", "0b1", "Infinity" and " 7 ".
-const INT_RE = /^[+-]?\d+$/;
-const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)$/;
+// Decimal, with or without an exponent (1000, 1e3, 0.0000001, 1e-7: a JSON number as text is one of
+// these): Number() would also take "0x10", "0b1", "Infinity", "" and " 7 ".
+const NUMBER_RE = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
-/** An integer flag within [min, max], written in decimal; the message names the flag and the allowed range. */
+/** An integer flag within [min, max], written in decimal (1e3 is 1000); the message names the flag and the range. */
 export function intFlag(flag: string, value: unknown, min: number, max: number): number {
   const n =
-    typeof value === "number" ? value : typeof value === "string" && INT_RE.test(value) ? Number(value) : Number.NaN;
+    typeof value === "number" ? value : typeof value === "string" && NUMBER_RE.test(value) ? Number(value) : Number.NaN;
   if (!Number.isSafeInteger(n) || n < min || n > max) {
     throw new UsageError(`--${flag} must be an integer from ${min} to ${max} (got ${JSON.stringify(value)})`);
   }
   return n;
 }
 
-/** A decimal number flag within [min, max] (fractions allowed; no exponent, no hex). */
+/** A decimal number flag within [min, max] (fractions and exponents allowed; no hex). */
 export function numberFlag(flag: string, value: unknown, min: number, max: number): number {
   const n =
     typeof value === "number" ? value : typeof value === "string" && NUMBER_RE.test(value) ? Number(value) : Number.NaN;

@@ -209,7 +209,7 @@ const CASES: Record<string, Case[]> = {
     { args: "fuzz --bogus", says: /Unknown argument: bogus.*--help/ },
   ],
   "(none)": [
-    { args: "nosuchcommand", says: /Unknown argument: nosuchcommand/ },
+    { args: "nosuchcommand", says: /unknown command nosuchcommand; the commands are fixture, bench, / },
     { args: "", says: /Name a command/ },
   ],
 };

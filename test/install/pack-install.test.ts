@@ -8,11 +8,12 @@
 // Node), because its from-source compile takes over a minute on 2 cores and is better-sqlite3's
 // behaviour, not ours. Every other file comes from the tarball and the registry (npm's cache first).
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Results } from "../../scripts/results/schema.js";
 import { runChild } from "../support/child.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -20,6 +21,9 @@ const dir = mkdtempSync(join(tmpdir(), "catchup-install-"));
 const project = join(dir, "project");
 const cache = join(dir, "cache");
 let installed: string;
+let projectCommit: string;
+const git = (cwd: string, args: string[]) => execFileSync("git", args, { cwd, encoding: "utf8" }).trim();
+const harnessCommit = git(ROOT, ["rev-parse", "HEAD"]);
 
 const npx = (args: string[]) =>
   runChild("npx", ["--no-install", "catchup-bench", ...args], {
@@ -49,6 +53,11 @@ beforeAll(() => {
   const native = ["node_modules", "better-sqlite3", "build"];
   cpSync(join(ROOT, ...native), join(project, ...native), { recursive: true });
   installed = join(project, "node_modules", "catchup-bench");
+  // The user's project is a git repository of its own.
+  git(project, ["init", "-q"]);
+  git(project, ["add", "package.json"]);
+  git(project, ["-c", "user.name=u", "-c", "user.email=u@x", "commit", "-qm", "the user's project"]);
+  projectCommit = git(project, ["rev-parse", "HEAD"]);
   // A server of the user's own, in their project (a small test target speaking the Effect RPC wire).
   cpSync(join(ROOT, "test", "support", "rpc-target.mjs"), join(project, "support", "rpc-target.mjs"));
   cpSync(join(ROOT, "test", "report", "targets", "slow-case.mjs"), join(project, "server", "targets", "slow-case.mjs"));
@@ -81,9 +90,19 @@ describe("installed with npm install --save-dev <tarball>", () => {
   it("runs bench --quick from the project, reports in ./reports, fixtures in the cache", async () => {
     const r = await npx(["bench", "--quick", "--no-memory", "--cases", "snapshot,resume-many"]);
     expect(r.code, r.stderr).toBe(0);
-    const runs = readdirSync(join(project, "reports"));
+    const runs = readdirSync(join(project, "reports")).filter((f) => f !== ".gitignore");
     expect(runs).toHaveLength(1);
-    expect(existsSync(join(project, "reports", runs[0] as string, "report.md"))).toBe(true);
+    const run = join(project, "reports", runs[0] as string);
+    expect(existsSync(join(run, "report.md"))).toBe(true);
+    // The harness is named by its own commit (recorded when it was built), not the project's.
+    const results = JSON.parse(readFileSync(join(run, "results.json"), "utf8")) as Results;
+    expect(results.run.gitCommit).not.toBe(projectCommit);
+    expect(results.run.gitCommit).toBe(harnessCommit);
+    // Its run folders stay out of the project's git status.
+    expect(git(project, ["status", "--porcelain", "--untracked-files=all"])).not.toMatch(/reports\//);
+    expect(readFileSync(join(run, "report.md"), "utf8")).toContain(
+      `catchup-bench ${results.run.harnessVersion}, commit ${harnessCommit.slice(0, 12)}`,
+    );
     expect(readdirSync(join(cache, "catchup-bench", "fixtures")).some((f) => f.endsWith(".sqlite"))).toBe(true);
     expect(existsSync(join(installed, "reports"))).toBe(false);
     expect(existsSync(join(installed, "fixtures"))).toBe(false);

@@ -37,17 +37,17 @@ describe("flags", () => {
       '--projects must be an integer from 1 to 1000000 (got "0x10")',
     ],
     [
-      ["fixture", "--events", "1e3", "--out", join(dir, "x.sqlite")],
-      '--events must be an integer from 0 to 1000000 (got "1e3")',
+      ["fixture", "--events", "1.5", "--out", join(dir, "x.sqlite")],
+      '--events must be an integer from 0 to 1000000 (got "1.5")',
     ],
-    [["bench", "--trials", "1e3", "--out", join(dir, "b")], '--trials must be an integer from 1 to 1000 (got "1e3")'],
+    [["bench", "--trials", "1e4", "--out", join(dir, "b")], '--trials must be an integer from 1 to 1000 (got "1e4")'],
     [["fuzz", "--seconds", "0x10"], '--seconds must be an integer from 1 to 3600 (got "0x10")'],
     [
-      ["clinic", "doctor", "--clients", "1e1", "--out", join(dir, "c")],
-      '--clients must be an integer from 1 to 1000 (got "1e1")',
+      ["clinic", "doctor", "--clients", "0b1", "--out", join(dir, "c")],
+      '--clients must be an integer from 1 to 1000 (got "0b1")',
     ],
-    [["report", dir, "--ceiling", "1e0"], '--ceiling must be a number from 0.01 to 100 (got "1e0")'],
-  ])("refuses non-decimal numbers: %j", async (args, message) => {
+    [["report", dir, "--ceiling", "Infinity"], '--ceiling must be a number from 0.01 to 100 (got "Infinity")'],
+  ])("refuses non-decimal numbers, fractions for integers, and numbers out of range: %j", async (args, message) => {
     const r = await runCli(args);
     expect(r.code).toBe(2);
     expect(oneLine(r)).toBe(`catchup-bench: ${message}`);

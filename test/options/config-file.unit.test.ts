@@ -66,15 +66,17 @@ describe("a config file's keys", () => {
 
   it("refuse a wrong type or an out-of-range value, naming the key and what it takes", () => {
     expect(usageError(() => flags({ trials: "8" }))).toBe(
-      '/x/catchup-bench.config.json: key "trials" must be an integer from 1 to 1000 (got "8")',
+      'key "trials" in /x/catchup-bench.config.json must be an integer from 1 to 1000 (got "8")',
     );
     expect(usageError(() => flags({ trials: 0 }))).toBe(
-      '/x/catchup-bench.config.json: key "trials" must be an integer from 1 to 1000 (got 0)',
+      'key "trials" in /x/catchup-bench.config.json must be an integer from 1 to 1000 (got 0)',
     );
     expect(usageError(() => flags({ variants: ["legacy", "fast"] }))).toMatch(
-      /key "variants" must be an array of "legacy", "batched" \(got \["legacy","fast"\]\)$/,
+      /key "variants" in \/x\/catchup-bench\.config\.json must be an array of "legacy", "batched" \(got \["legacy","fast"\]\)$/,
     );
-    expect(usageError(() => flags({ memory: "no" }))).toMatch(/key "memory" must be true or false \(got "no"\)$/);
+    expect(usageError(() => flags({ memory: "no" }))).toMatch(
+      /key "memory" in \/x\/catchup-bench\.config\.json must be true or false \(got "no"\)$/,
+    );
     expect(usageError(() => flags([1, 2]))).toMatch(/must hold one JSON object of bench options/);
   });
 
@@ -99,6 +101,12 @@ describe("loading the config", () => {
       path: "p",
       sha256: "s",
     });
+  });
+
+  it("reads a file saved with a UTF-8 byte order mark (as some Windows editors save JSON)", () => {
+    const cwd = mkdtempSync(join(dir, "bom-"));
+    writeFileSync(join(cwd, CONFIG_FILE), `\uFEFF${JSON.stringify({ trials: 4 })}\r\n`);
+    expect(loadConfigFile(BENCH_OPTIONS, undefined, cwd)?.flags).toEqual({ trials: "4" });
   });
 
   it("refuses a --config that is missing, not JSON, or names another config", () => {

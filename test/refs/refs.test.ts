@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results } from "../../scripts/results/schema.js";
 import { startBench } from "../bench/bench-child.js";
-import { chunksModule, git, quickArgs, repoWithFixture, type TestRepo } from "./support.js";
+import { chunksModule, git, refsRunArgs, repoWithFixture, type TestRepo } from "./support.js";
 
 let dir: string;
 let repo: TestRepo;
@@ -16,18 +16,7 @@ let runs = 0;
 
 async function bench(args: string[]): Promise<{ results: Results; stderr: string; stdout: string; report: string }> {
   const out = join(dir, `run-${++runs}`);
-  const child = startBench([
-    ...quickArgs(fixture),
-    "--out",
-    out,
-    "--repo",
-    repo.dir,
-    "--build",
-    repo.build,
-    "--start",
-    repo.start,
-    ...args,
-  ]);
+  const child = startBench([...refsRunArgs(repo, fixture, out), ...args]);
   const { code } = await child.exit(120_000);
   expect(code, child.stderr()).toBe(0);
   const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;

@@ -145,3 +145,16 @@ export const quickArgs = (fixture: string, trials = 1): string[] => [
   "--fixture",
   fixture,
 ];
+
+/** A quick refs bench of the test repository with its counting build, into `out` (the refs follow). */
+export const refsRunArgs = (repo: TestRepo, fixture: string, out: string): string[] => [
+  ...quickArgs(fixture),
+  "--out",
+  out,
+  "--repo",
+  repo.dir,
+  "--build",
+  repo.build,
+  "--start",
+  repo.start,
+];

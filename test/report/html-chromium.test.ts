@@ -20,7 +20,8 @@ let userDataDir: string;
 const dirs: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (see .ci/run)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} not found: apt-get install chromium (npm test does it as root)`);
   userDataDir = mkdtempSync(join(tmpdir(), "catchup-chromium-"));
   // A persistent context on a new, empty user-data-dir (playwright refuses --user-data-dir in args).
   browser = await chromium.launchPersistentContext(userDataDir, {

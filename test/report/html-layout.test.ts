@@ -55,7 +55,8 @@ let layout: Layout;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} not found: install Debian's chromium (see .ci/run)`);
+  if (!existsSync(CHROMIUM))
+    throw new Error(`${CHROMIUM} not found: apt-get install chromium (npm test does it as root)`);
   if (GIVEN) runDir = GIVEN;
   else {
     dir = mkdtempSync(join(tmpdir(), "catchup-layout-"));

@@ -11,4 +11,6 @@ export default function setup(): void {
   execFileSync(process.execPath, [tsc, "-p", "tsconfig.json"], { cwd: root, stdio: "inherit", timeout: 300_000 });
   // The bundled server's one-module build, as `npm run build` makes it (server-under-test/bundle.mjs).
   execFileSync(process.execPath, ["server-under-test/bundle.mjs"], { cwd: root, stdio: "inherit", timeout: 120_000 });
+  // The harness's commit, as `npm run build` records it (scripts/build-info.mjs).
+  execFileSync(process.execPath, ["scripts/build-info.mjs"], { cwd: root, stdio: "inherit", timeout: 60_000 });
 }
