@@ -3,7 +3,7 @@
 // (which checks the run can start, resolves --ref targets, then runs it). The harness itself is
 // loaded once the flags are read: a usage error never waits for it.
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Argv, CommandModule } from "yargs";
 import { DiskFullError } from "../../common/disk-full.js";
@@ -168,10 +168,14 @@ async function runConfig(config: BenchConfig): Promise<void> {
     if (e instanceof DiskFullError) {
       // Before any trial nothing was measured (a usage-like refusal); after, the journal keeps every row.
       const kept = e.during === null ? "" : "; results.jsonl keeps every trial finished before it";
-      // The run's scratch copies fill the temp directory, which the user may not know they chose.
-      const where = e.path.startsWith(join(tmpdir(), "/"))
-        ? ": the temp directory (TMPDIR) is full; free space there or set TMPDIR to a folder with room"
-        : "";
+      // The run's scratch copies fill the temp directory, which the user may not know they chose;
+      // a run folder the user put under it is named as the file alone.
+      const runFolder = resolve(config.run.out ?? join(ROOT, "reports"));
+      const inside = (dir: string) => resolve(e.path).startsWith(join(dir, "/"));
+      const where =
+        inside(tmpdir()) && !inside(runFolder)
+          ? ": the temp directory (TMPDIR) is full; free space there or set TMPDIR to a folder with room"
+          : "";
       process.stderr.write(`catchup-bench: ${e.message}${where}${kept}\n`);
       process.exitCode = e.during === null ? EXIT.usage : EXIT.noResult;
       return;

@@ -43,7 +43,7 @@ describe("one line, not a stack trace or a contradiction", () => {
     const r = await oneLine(["bisect", "--json"]);
     expect(r.code).toBe(2);
     expect(r.line).toBe(
-      "catchup-bench: unknown command bisect; the commands are fixture, bench, fuzz, report, clinic, serve, k6-operator, sample, init, cache (see --help)",
+      "catchup-bench: unknown command bisect; the commands are fixture, bench, fuzz, report, clinic, serve, k6-operator, sample, init, history, cache (see --help)",
     );
     const slip = await oneLine(["benh", "--quick"]);
     expect(slip.line).toMatch(/^catchup-bench: unknown command benh \(did you mean bench\?\); the commands are /);
