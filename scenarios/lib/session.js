@@ -55,23 +55,36 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  */
 
 /**
+ * The figures of a session result, in a row's order: a time (ms; null until measured) or a count (0
+ * until counted). The k6 summary records one metric per figure (summary.js), and the harness's metric
+ * table (scripts/results/metric-names.ts) judges the times, so a new figure is one entry here.
+ */
+export const SESSION_FIGURES = /** @type {const} */ ([
+  { key: "completionMs", time: true },
+  { key: "acknowledgedMs", time: true },
+  { key: "firstChunkMs", time: true },
+  { key: "chunks", time: false },
+  { key: "values", time: false },
+  { key: "bytes", time: false },
+  { key: "probeMs", time: true },
+]);
+
+/**
+ * @typedef {(typeof SESSION_FIGURES)[number]["key"]} SessionFigure
+ */
+
+/**
  * A row with nothing measured yet (ok: false until the completion frame arrives); with an error, the
  * row of a session that failed before it could start.
  * @param {string | null} [error]
  * @returns {SessionResult}
  */
 export function emptySessionResult(error = null) {
-  return {
-    ok: false,
-    completionMs: null,
-    acknowledgedMs: null,
-    firstChunkMs: null,
-    chunks: 0,
-    values: 0,
-    bytes: 0,
-    probeMs: null,
-    error,
-  };
+  /** @type {Record<string, unknown>} */
+  const row = { ok: false };
+  for (const f of SESSION_FIGURES) row[f.key] = f.time ? null : 0;
+  row.error = error;
+  return /** @type {SessionResult} */ (/** @type {unknown} */ (row));
 }
 
 /**

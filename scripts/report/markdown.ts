@@ -3,7 +3,7 @@
 // results.json renders the same bytes.
 
 import { MODE_NOTE } from "../results/cell-names.js";
-import type { Metric } from "../results/metric-names.js";
+import { METRICS, type Metric, metricOf } from "../results/metric-names.js";
 import { failuresMarkdown } from "./failures.js";
 import { leakMarkdown } from "./leak-section.js";
 import { loadLine } from "./load-section.js";
@@ -68,8 +68,8 @@ export function probeTable(model: ReportModel): string[] {
 
 /** GitHub's limit for one comment: report.md must fit it. */
 export const COMMENT_LIMIT = 65_536;
-/** The per-cell tables a large run's report.md leaves to report.html (figures beside the headline ones). */
-const COMPACT_DROPPED: readonly Metric[] = ["hwmRssBytes", "retainedHeapBytes"];
+/** The per-cell tables a large run's report.md leaves to report.html (the metric table's compact: false). */
+const COMPACT_DROPPED: readonly Metric[] = METRICS.filter((m) => !metricOf(m).compact);
 /** Beyond this many cells the details go to report.html only. */
 export const MAX_DETAIL_CELLS = 64;
 
@@ -160,7 +160,7 @@ export function detailsMarkdown(model: ReportModel, compact = false): string[] {
     const rounds = memoryRoundsText(model);
     if (rounds) out.push(mdText(rounds), "");
     for (const t of tables) {
-      if (compact && COMPACT_DROPPED.some((m) => t.title.startsWith(`${m}:`))) continue;
+      if (compact && COMPACT_DROPPED.includes(t.metric)) continue;
       out.push(`### ${mdText(t.title)}`, "", ...mdTable(t.header, t.rows), "", mdText(t.pooled), "");
     }
   }
