@@ -10,14 +10,23 @@ import { type RssSplitChart, rssSplitChart } from "./rss-split-chart.js";
 
 const MIB = 1024 * 1024;
 
+/** A timer a latency chart draws: its header, and its points' and median line's style (the metric table's). */
+export interface ChartedTimer {
+  name: string;
+  point: "dot" | "ring";
+  median: "dash" | "dotted";
+}
+
 export interface LatencyChart {
   kind: "latency";
   id: string;
   title: string;
   names: [string, string];
+  /** The timers drawn, in the data's order. */
+  timers: ChartedTimer[];
   /**
-   * x: trial numbers; then per timer (marker received, marker chunk acknowledged) baseline ms,
-   * candidate ms; then the four medians in the same order (a constant column each).
+   * x: trial numbers; then per timer baseline ms, candidate ms; then per timer the baseline's and
+   * the candidate's median (a constant column each).
    */
   data: (number | null)[][];
 }
@@ -78,7 +87,15 @@ export function align(columns: Map<number, (number | null)[]>, width: number): (
 }
 
 /** The latency metrics each latency case's chart draws (the metric table's chart style), in table order. */
-export const CHARTED_TIMERS: readonly LatencyMetric[] = LATENCY_METRICS.filter((m) => metricOf(m).chart);
+const CHARTED_TIMERS: readonly LatencyMetric[] = LATENCY_METRICS.filter((m) => metricOf(m).chart);
+
+/** The timers a latency chart draws, named and styled as the metric table says. */
+export function chartedTimers(): ChartedTimer[] {
+  return CHARTED_TIMERS.flatMap((m) => {
+    const { header, chart } = metricOf(m);
+    return chart ? [{ name: header, ...chart }] : [];
+  });
+}
 
 export function latencyChart(c: LatencyCaseModel, roles: Roles, index: number): LatencyChart {
   const single = roles.candidate === roles.baseline;
@@ -108,8 +125,11 @@ export function latencyChart(c: LatencyCaseModel, roles: Roles, index: number): 
   return {
     kind: "latency",
     id: `latency-${index}`,
-    title: `${c.label}: marker received and marker chunk acknowledged, per trial (ms)`,
+    title: `${c.label}: ${chartedTimers()
+      .map((t) => t.name)
+      .join(" and ")}, per trial (ms)`,
     names: [roles.baseline, roles.candidate],
+    timers: chartedTimers(),
     data: align(cols, width),
   };
 }

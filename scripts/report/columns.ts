@@ -4,7 +4,9 @@
 // (results/metric-names.ts), so a new metric needs no column code (pure).
 import { type JudgedMetric, metricOf } from "../results/metric-names.js";
 import { arrow, mib, ms } from "../util/format.js";
-import type { Pair } from "./model.js";
+
+/** A figure of the baseline and of the candidate (the model's Pair; declared here so markup can use Cells). */
+type Pair<T> = { baseline: T; candidate: T };
 
 export interface Column<R> {
   header: string;
@@ -13,21 +15,60 @@ export interface Column<R> {
   recorded?: (row: R) => boolean;
   /** A figure outside the summary's headline: report.md leaves such columns out first when it must shorten. */
   outsideHeadline?: boolean;
+  /** What it shows, one sentence for the note under the table ("Peak heap: the server's …"). */
+  note?: string;
+  /** A condition rather than a result: when every row shows the same value it moves to the fixed table. */
+  fixable?: boolean;
 }
 
 /** A table's header and cells as text, shared by report.md and report.html (each renders them inert). */
 export interface Cells {
   header: string[];
   rows: string[][];
+  /** The fixable columns whose value is the same in every row: their headers and that one row of values. */
+  fixed?: { header: string[]; rows: [string[]] };
 }
 
 /**
  * The table of `rows` under `columns`: a column no row records is left out, and with `headlineOnly`
- * so is every column outside the headline.
+ * so is every column outside the headline; a fixable column with one value in every row (of two or
+ * more) moves to the small table of fixed conditions.
  */
 export function tableOf<R>(columns: readonly Column<R>[], rows: readonly R[], headlineOnly = false): Cells {
-  const shown = columns.filter((c) => (!c.recorded || rows.some(c.recorded)) && !(headlineOnly && c.outsideHeadline));
-  return { header: shown.map((c) => c.header), rows: rows.map((r) => shown.map((c) => c.cell(r))) };
+  const shown = shownColumns(columns, rows, headlineOnly);
+  const values = (c: Column<R>) => new Set(rows.map((r) => c.cell(r)));
+  const fixed = rows.length > 1 ? shown.filter((c) => c.fixable && values(c).size === 1) : [];
+  const varying = shown.filter((c) => !fixed.includes(c));
+  const first = rows[0] as R;
+  return {
+    header: varying.map((c) => c.header),
+    rows: rows.map((r) => varying.map((c) => c.cell(r))),
+    ...(fixed.length > 0
+      ? { fixed: { header: fixed.map((c) => c.header), rows: [fixed.map((c) => c.cell(first))] } }
+      : {}),
+  };
+}
+
+function shownColumns<R>(columns: readonly Column<R>[], rows: readonly R[], headlineOnly: boolean): Column<R>[] {
+  return columns.filter((c) => (!c.recorded || rows.some(c.recorded)) && !(headlineOnly && c.outsideHeadline));
+}
+
+/** The headers of the columns `tableOf` leaves out with `headlineOnly` (those some row records). */
+export function outsideHeadline<R>(columns: readonly Column<R>[], rows: readonly R[]): string[] {
+  return columns.filter((c) => c.outsideHeadline && (!c.recorded || rows.some(c.recorded))).map((c) => c.header);
+}
+
+/** The notes of the columns `tableOf` shows, in column order: the sentence under the table. */
+export function tableNote<R>(columns: readonly Column<R>[], rows: readonly R[], headlineOnly = false): string {
+  return shownColumns(columns, rows, headlineOnly)
+    .flatMap((c) => (c.note ? [c.note] : []))
+    .join(" ");
+}
+
+/** "Peak heap: the server's highest heap used, …": a metric's sentence as a column's note. */
+export function metricNote(metric: JudgedMetric): string {
+  const { header, explains } = metricOf(metric);
+  return `${header.charAt(0).toUpperCase()}${header.slice(1)}: ${explains.charAt(0).toLowerCase()}${explains.slice(1)}`;
 }
 
 /** A figure as the tables show it: ms, MiB for bytes, KiB for bytes per cycle, with the metric's digits. */
@@ -68,5 +109,6 @@ export function metricColumn<R, M extends JudgedMetric>(
     },
     ...(d.recent ? { recorded: (r: R) => recordedPair(pick(r)) } : {}),
     ...(d.headline ? {} : { outsideHeadline: true }),
+    note: metricNote(metric),
   };
 }

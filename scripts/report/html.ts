@@ -2,12 +2,12 @@
 // CSS are inlined (passed in by the caller, read from node_modules at render time), the data is inline
 // JSON, and a Content-Security-Policy of default-src 'none' forbids any network request when opened.
 
-import type { Chart, MemoryChart } from "./charts.js";
+import { type Chart, chartedTimers, type MemoryChart } from "./charts.js";
 import { failuresMarkdown } from "./failures.js";
 import { CHART_CSS, CHART_JS, chartFigure, memoryFigure } from "./html-charts.js";
 import { leakCharts, leakHtml } from "./leak-section.js";
 import { loadLine } from "./load-section.js";
-import { escapeHtml, htmlTable } from "./markup.js";
+import { escapeHtml, htmlCells, htmlTable } from "./markup.js";
 import type { ReportModel } from "./model.js";
 import { type RssSplitChart, rssSplitFigure } from "./rss-split-chart.js";
 import { splitNote } from "./rss-split-section.js";
@@ -16,7 +16,9 @@ import { summaryHtml, summaryOf } from "./summary.js";
 import {
   attributionOf,
   latencyCells,
+  latencyNote,
   memoryCells,
+  memoryNote,
   metricTables,
   probeCells,
   rssSplitCellsOf,
@@ -46,12 +48,20 @@ function scriptText(code: string): string {
 
 function latencyHtml(model: ReportModel): string {
   const c = latencyCells(model);
-  return c ? htmlTable(c.header, c.rows, "num") : "<p>No latency trials in this run.</p>";
+  return c ? htmlCells(c, "num") : "<p>No latency trials in this run.</p>";
+}
+
+/** How the latency charts draw each timer, from the metric table's chart styles. */
+function chartNote(): string {
+  const point = { dot: "filled dots", ring: "rings" };
+  const median = { dash: "dashed lines", dotted: "dotted lines" };
+  const timers = chartedTimers();
+  return `In each chart, per trial: ${timers.map((t) => `${point[t.point]}, ${escapeHtml(t.name)}`).join("; ")}; their medians: ${timers.map((t) => `${median[t.median]}, ${escapeHtml(t.name)}`).join("; ")}.`;
 }
 
 function memoryHtml(model: ReportModel): string {
   const c = memoryCells(model);
-  return c ? htmlTable(c.header, c.rows, "num") : "<p>No memory cells in this run.</p>";
+  return c ? htmlCells(c, "num") : "<p>No memory cells in this run.</p>";
 }
 
 /** "Where the RSS was at its peak": the table and the stacked areas of the bold trials. */
@@ -225,9 +235,10 @@ ${verdictsHtml(model)}
 <h2>Latency: subscribe to completion marker</h2>
 ${latencyHtml(model)}
 <div class="grid">${latencyCharts.map((c) => chartFigure(c, escapeHtml)).join("\n")}</div>
-<p class="note">Per trial, two timers from sending the subscribe: filled dots, until the marker chunk is received (completionMs); rings, until that chunk is acknowledged (acknowledgedMs: includes one client ACK delay, as the reference study's timer did). Dashed lines: the received medians; dotted lines: the acknowledged medians.${r ? " The ratio is the median of the per-trial paired ratios with its 95% bootstrap interval; with fewer than 8 pairs that interval is too narrow, so read it as indicative only." : ""}</p>
+${model.latency.length > 0 ? `<p class="note">${escapeHtml(latencyNote(model))} ${chartNote()}${r ? " With fewer than 8 pairs the ratio's interval is too narrow, so read it as indicative only." : ""}</p>` : ""}
 <h2>Memory: server heap and RSS per cell</h2>
 ${memoryHtml(model)}
+${memoryCells(model) ? `<p class="note">${escapeHtml(memoryNote(model))}</p>` : ""}
 <div class="grid">${memoryCharts.map((c) => memoryFigure(c, escapeHtml)).join("\n")}</div>
 <p class="note">Every trial is drawn: faint lines are the other trials, bold lines one trial per variant, by default the one whose peak heap is the median of the variant's trials (the buttons above a chart make another trial bold). Solid: heap used; dashed: RSS; dots: heap after a forced GC (before the clients connect, and after they closed). Right of each plot: the bold trials' peak heap and peak RSS (MiB), joined to a ring on the peak. Above each plot, the bold trials' phases: connect, first chunk, completion and close are named; the others (baseline, hold end, GC) are ticks, named when hovered. RSS is read from /proc on its own schedule; heap is asked of the server's inspector, which cannot answer while the server runs native code (a major GC, a large JSON.stringify, sync zlib or crypto): a break in a heap line is such a stretch with no answer, left as a gap. Both variants' timelines start when their clients connect.</p>
 ${rssSplitHtml(model, splitCharts)}

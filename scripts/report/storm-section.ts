@@ -1,6 +1,7 @@
 // Storm rows -> the report's storm table (report.md and report.html) and chart data (server RSS and
 // caught-up clients over time, one chart per variant of each cell). Pure: samples come in as data.
 
+import { metricOf } from "../results/metric-names.js";
 import { FAILURE_KINDS, type StormRow } from "../results/storm-record.js";
 import { isIndicative, type StormVerdict } from "../results/verdict-record.js";
 import { arrow, mib, ms, size } from "../util/format.js";
@@ -105,16 +106,6 @@ export function stormCells(rows: readonly StormRow[], roles: Roles): { header: s
   };
 }
 
-const FIGURE_LABELS: Record<string, string> = {
-  stormPeakRssBytes: "peak RSS",
-  stormHwmRssBytes: "VmHWM",
-  stormPeakHeapBytes: "peak heap",
-  stormCompletionMsP50: "completion p50",
-  stormCompletionMsP99: "completion p99",
-  stormAllCaughtUpMs: "all caught up",
-  stormProbeMaxMs: "probe max",
-};
-
 function verdictText(v: StormVerdict): string {
   const word = v.guarded
     ? v.verdict === "fail"
@@ -144,7 +135,7 @@ export function stormVerdictTable(verdicts: readonly StormVerdict[]): { header: 
     ],
     rows: verdicts.map((v) => [
       v.cell,
-      `${FIGURE_LABELS[v.metric] ?? v.metric} (${v.metric})${v.guarded ? ", guarded" : ""}`,
+      `${metricOf(v.metric).header} (${v.metric})${v.guarded ? ", guarded" : ""}`,
       `${v.pairs}/${v.plannedPairs}`,
       v.median === null
         ? "n/a"

@@ -7,7 +7,17 @@ import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { isLatencyMetric } from "../verdicts/metrics.js";
 import { attributionNote, attributionSections } from "./attribution-section.js";
-import { type Cells, type Column, figureText, metricColumn, pairText, recordedPair, tableOf } from "./columns.js";
+import {
+  type Cells,
+  type Column,
+  figureText,
+  metricColumn,
+  metricNote,
+  pairText,
+  recordedPair,
+  tableNote,
+  tableOf,
+} from "./columns.js";
 import { disturbedColumn } from "./load-section.js";
 import { MAIN_TIMER, type ReportModel } from "./model.js";
 import { type SplitCell, splitCells } from "./rss-split-section.js";
@@ -31,9 +41,11 @@ type MemoryCell = ReportModel["memory"][number];
 export function latencyColumns(model: ReportModel): Column<LatencyCase>[] {
   const r = model.roles;
   const single = !r;
+  // The main timer per variant, its note said once (under the first of its columns).
   const perVariant = (name: string, side: "baseline" | "candidate"): Column<LatencyCase> => ({
-    header: `${name} median`,
+    header: `${metricOf(MAIN_TIMER).header}, ${name} median`,
     cell: (c) => pairText(true, figureText(MAIN_TIMER, c.medians[MAIN_TIMER][side]), "", displayUnit(MAIN_TIMER)),
+    ...(side === "baseline" ? { note: metricNote(MAIN_TIMER) } : {}),
   });
   const others = LATENCY_METRICS.filter((m) => metricOf(m).column === "pair").map((m) =>
     metricColumn(m, (c: LatencyCase) => c.medians[m], {
@@ -47,14 +59,16 @@ export function latencyColumns(model: ReportModel): Column<LatencyCase>[] {
     cell: (c) => pairText(single, ms(c.targetCpuMs.baseline, 0), ms(c.targetCpuMs.candidate, 0), "ms"),
     recorded: (c) => recordedPair(c.targetCpuMs),
     outsideHeadline: true,
+    note: targetCpuNote("the trial's session"),
   };
+  const chunks = "Chunks: Chunk frames through the completion marker.";
   if (!r) {
     return [
       { header: "case", cell: (c) => c.case },
       perVariant(`${model.single}`, "baseline"),
       ...others,
-      { header: "chunks", cell: (c) => chunkSet(c.chunks.baseline) },
-      { header: "ok trials", cell: (c) => String(c.trials.baseline) },
+      { header: "chunks", cell: (c) => chunkSet(c.chunks.baseline), note: chunks },
+      { header: "ok trials", cell: (c) => String(c.trials.baseline), fixable: true },
       cpu,
     ];
   }
@@ -66,9 +80,14 @@ export function latencyColumns(model: ReportModel): Column<LatencyCase>[] {
     {
       header: `chunks ${r.baseline} → ${r.candidate}`,
       cell: (c) => arrow(chunkSet(c.chunks.baseline), chunkSet(c.chunks.candidate)),
+      note: chunks,
     },
-    { header: "ratio (95% CI)", cell: (c) => ratioCell(c.ratio) },
-    { header: "ok trials", cell: (c) => `${c.trials.baseline} / ${c.trials.candidate}` },
+    {
+      header: "ratio (95% CI)",
+      cell: (c) => ratioCell(c.ratio),
+      note: `Ratio: the median of the per-trial paired ratios of ${MAIN_TIMER} with its 95% bootstrap interval.`,
+    },
+    { header: "ok trials", cell: (c) => `${c.trials.baseline} / ${c.trials.candidate}`, fixable: true },
     cpu,
   ];
 }
@@ -77,6 +96,15 @@ export function latencyCells(model: ReportModel, headlineOnly = false): Cells | 
   if (model.latency.length === 0) return null;
   return tableOf(latencyColumns(model), model.latency, headlineOnly);
 }
+
+/** What the latency table's columns show, and the cases' meanings (the table names a case by its id). */
+export function latencyNote(model: ReportModel, headlineOnly = false): string {
+  const cases = model.latency.map((k) => (k.label === k.case ? k.case : `${k.case} (${k.label})`)).join("; ");
+  return `Medians of the ok trials. ${tableNote(latencyColumns(model), model.latency, headlineOnly)} Cases: ${cases}.`;
+}
+
+/** The target's CPU time, over a latency trial's session or a memory trial's sampled window. */
+const targetCpuNote = (over: string) => `Target CPU: the server's user + system CPU time over ${over}.`;
 
 function intervalText(iv: { median: number; p99: number; max: number } | null): string {
   return iv ? `${ms(iv.median)} / ${ms(iv.p99)} / ${ms(iv.max)}` : "n/a";
@@ -90,6 +118,7 @@ export function memoryColumns(model: ReportModel): Column<MemoryCell>[] {
     {
       header: "ok trials",
       cell: (m) => (single ? String(m.trials.baseline) : `${m.trials.baseline} / ${m.trials.candidate}`),
+      fixable: true,
     },
     ...MEMORY_METRICS.filter((k) => metricOf(k).column === "pair").map((k) =>
       metricColumn(k, (m: MemoryCell) => m.medians[k], { single, header: (h) => h }),
@@ -99,11 +128,13 @@ export function memoryColumns(model: ReportModel): Column<MemoryCell>[] {
       cell: (m) =>
         pairText(single, mib(m.bytesThroughCompletion.baseline, 2), mib(m.bytesThroughCompletion.candidate, 2)),
       outsideHeadline: true,
+      note: "Through completion: bytes of the frames up to the marker.",
     },
     {
       header: "target CPU (ms)",
       cell: (m) => pairText(single, ms(m.targetCpuMs.baseline, 0), ms(m.targetCpuMs.candidate, 0)),
       outsideHeadline: true,
+      note: targetCpuNote("the sampled window"),
     },
   ];
 }
@@ -112,6 +143,11 @@ export function memoryColumns(model: ReportModel): Column<MemoryCell>[] {
 export function memoryCells(model: ReportModel, headlineOnly = false): Cells | null {
   if (model.memory.length === 0 || (!model.roles && !model.single)) return null;
   return tableOf(memoryColumns(model), model.memory, headlineOnly);
+}
+
+/** What the memory table's columns show. */
+export function memoryNote(model: ReportModel, headlineOnly = false): string {
+  return tableNote(memoryColumns(model), model.memory, headlineOnly);
 }
 
 /** The RSS split per memory cell, as the Markdown and HTML tables show it. */
