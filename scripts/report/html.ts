@@ -2,8 +2,10 @@
 // CSS are inlined (passed in by the caller, read from node_modules at render time), the data is inline
 // JSON, and a Content-Security-Policy of default-src 'none' forbids any network request when opened.
 
+import { metricOf } from "../results/metric-names.js";
 import { type Chart, chartedTimers, type MemoryChart } from "./charts.js";
 import { failuresMarkdown } from "./failures.js";
+import { forestGroups, forestSvg } from "./forest-plot.js";
 import { CHART_CSS, CHART_JS, chartFigure, memoryFigure } from "./html-charts.js";
 import { leakCharts, leakHtml } from "./leak-section.js";
 import { loadLine } from "./load-section.js";
@@ -102,6 +104,18 @@ function seedHtml(model: ReportModel): string {
     : "";
 }
 
+/** The verdicts at a glance: the forest plot of every judged cell and metric, and how to read it. */
+function forestHtml(model: ReportModel): string {
+  const groups = forestGroups(model);
+  if (!model.roles || groups.length === 0) return "";
+  const lower = groups.every((g) => metricOf(g.metric).better === "lower");
+  return [
+    "<h2>Verdicts at a glance</h2>",
+    `<p class="note">One row per judged cell and metric: the median paired ratio ${escapeHtml(model.roles.candidate)}/${escapeHtml(model.roles.baseline)} as a dot coloured by its verdict, its 95% interval as a line, the cell's A/A band as a grey box behind it, its practical floor as dashed blue lines (between them: no practical change) and, for a guarded metric, the ceiling as a dashed red line; log scale${lower ? ", left of 1.0 the candidate is lower, which is better for every figure here" : ""}. The tables under Verdicts per cell give each row's figures and reasons.</p>`,
+    `<div class="forestbox">${forestSvg(groups, escapeHtml)}</div>`,
+  ].join("\n");
+}
+
 /** Per metric: its per-cell verdict table and the pooled summary line under it. */
 function verdictsHtml(model: ReportModel): string {
   const tables = metricTables(model);
@@ -148,6 +162,11 @@ h3 { font-size: 14.5px; margin: 18px 0 4px; }
 table.verdicts td:last-child { white-space: normal; }
 table.verdicts td:first-child { white-space: nowrap; }
 .banner.guard { background: #eef4ff; border-color: #9db8e8; font-weight: 600; }
+.forestbox { overflow-x: auto; max-width: 100%; margin: 8px 0; }
+svg.forest { display: block; font-size: 12px; }
+svg.forest .tick { fill: var(--muted); font-size: 11px; font-variant-numeric: tabular-nums; }
+svg.forest .group-title { font-weight: 600; }
+svg.forest .forest-row:hover { outline: 1px solid var(--rule); }
 `;
 
 /** The failure sections of report.md, as HTML (the same bounded, escaped text). */
@@ -231,6 +250,7 @@ ${summaryHtml(summaryOf(model))}
 ${model.interrupted ? '<p class="banner">This run was interrupted: the tables hold only the trials that finished.</p>' : ""}
 ${model.loadWarning ? `<p class="banner">${escapeHtml(model.loadWarning)}</p>` : ""}
 ${guard ? `<p class="banner guard">${escapeHtml(guard)}</p>` : ""}
+${forestHtml(model)}
 ${verdictsHtml(model)}
 <h2>Latency: subscribe to completion marker</h2>
 ${latencyHtml(model)}

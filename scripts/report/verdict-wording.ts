@@ -35,7 +35,7 @@ export function markedIndicative(v: CellVerdict): boolean {
   return isIndicative(v) && !unranked;
 }
 
-export function verdictName(v: CellVerdict): string {
+export function verdictName(v: Pick<CellVerdict, "verdict" | "expected">): string {
   switch (v.verdict) {
     case "no-practical-change":
       return "no practical change";
