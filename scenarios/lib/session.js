@@ -47,6 +47,8 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  *   (after ackDelayMs, or after holdMs when holding); equals completionMs on completion by Exit, which
  *   has no chunk to ACK
  * @property {number | null} firstChunkMs  subscribe Request sent -> first Chunk received
+ * @property {number | null} [firstAckMs]  subscribe Request sent -> the first Chunk's ACK sent (after
+ *   ackDelayMs, or after holdMs when that chunk carries the completion marker)
  * @property {number} chunks  Chunk frames through completion
  * @property {number} values  values in those frames
  * @property {number} bytes  UTF-8 bytes of those frames
@@ -63,6 +65,7 @@ export const SESSION_FIGURES = /** @type {const} */ ([
   { key: "completionMs", time: true },
   { key: "acknowledgedMs", time: true },
   { key: "firstChunkMs", time: true },
+  { key: "firstAckMs", time: true },
   { key: "chunks", time: false },
   { key: "values", time: false },
   { key: "bytes", time: false },
@@ -309,7 +312,11 @@ export function runSession(options) {
           if (frame.requestId !== SUBSCRIBE_ID) {
             return finish(`bad frame: Chunk for request ${frame.requestId}, which is not a stream`);
           }
-          const ack = () => send(encodeAck(SUBSCRIBE_ID));
+          const ack = () => {
+            send(encodeAck(SUBSCRIBE_ID));
+            // ACKs go out in chunk order (the server sends no chunk before the last one's ACK): the first is the first chunk's.
+            if (result.firstAckMs == null) result.firstAckMs = now() - sentAt;
+          };
           if (completed) {
             // Live items after the marker are not catch-up; ACK them so the stream stays healthy.
             return schedule(ack, ackDelayMs);
