@@ -348,9 +348,14 @@ export const STORM_METRIC_NAMES: StormMetric[] = ofMatrix("storm");
 /** The leak guard's figure: the candidate's post-GC heap slope per reconnect cycle. */
 export const LEAK_METRIC = "leakSlopeBytes" satisfies KeysOf<"leak">;
 
+/** Each judged figure's unit, by key: a view of the metric table for code that needs the map. */
+export const METRIC_UNITS = Object.fromEntries(ALL.map((k) => [k, METRIC_TABLE[k].unit])) as {
+  [K in JudgedMetric]: Table[K]["unit"];
+};
+
 /** A figure's unit (ms or bytes for every paired and storm metric, by type). */
 export function unitOf<M extends JudgedMetric>(metric: M): Table[M]["unit"] {
-  return METRIC_TABLE[metric].unit;
+  return METRIC_UNITS[metric];
 }
 
 /** The unit a figure is shown in: MiB for bytes, KiB per cycle for the leak slope. */
