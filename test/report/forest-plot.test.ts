@@ -9,13 +9,12 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildModel } from "../../scripts/report/model.js";
 import { writeReports } from "../../scripts/report/write.js";
+import { launchChromium } from "../support/chromium.js";
 import { defaultRun } from "./synthetic-run.js";
-
-const CHROMIUM = "/usr/bin/chromium";
 
 interface Rect {
   left: number;
@@ -63,12 +62,7 @@ beforeAll(async () => {
   const { htmlPath } = await writeReports(dir, results);
   const model = buildModel(results);
   judged = model.metrics.flatMap((m) => m.cells.map((v) => ({ metric: v.metric, cell: v.cell, guarded: v.guarded })));
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 30_000,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on("pageerror", (e) => pageErrors.push(String(e)));
   await page.goto(pathToFileURL(htmlPath).href, { waitUntil: "load", timeout: 30_000 });
