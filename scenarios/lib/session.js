@@ -47,11 +47,33 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  *   (after ackDelayMs, or after holdMs when holding); equals completionMs on completion by Exit, which
  *   has no chunk to ACK
  * @property {number | null} firstChunkMs  subscribe Request sent -> first Chunk received
+ * @property {number | null} [firstAckMs]  subscribe Request sent -> the first Chunk's ACK sent (after
+ *   ackDelayMs, or after holdMs when that chunk carries the completion marker)
  * @property {number} chunks  Chunk frames through completion
  * @property {number} values  values in those frames
  * @property {number} bytes  UTF-8 bytes of those frames
  * @property {number | null} probeMs  latency of the unary probe
  * @property {string | null} error  why the session failed, for a person
+ */
+
+/**
+ * The figures of a session result, in a row's order: a time (ms; null until measured) or a count (0
+ * until counted). The k6 summary records one metric per figure (summary.js), and the harness's metric
+ * table (scripts/results/metric-names.ts) judges the times, so a new figure is one entry here.
+ */
+export const SESSION_FIGURES = /** @type {const} */ ([
+  { key: "completionMs", time: true },
+  { key: "acknowledgedMs", time: true },
+  { key: "firstChunkMs", time: true },
+  { key: "firstAckMs", time: true },
+  { key: "chunks", time: false },
+  { key: "values", time: false },
+  { key: "bytes", time: false },
+  { key: "probeMs", time: true },
+]);
+
+/**
+ * @typedef {(typeof SESSION_FIGURES)[number]["key"]} SessionFigure
  */
 
 /**
@@ -61,17 +83,11 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  * @returns {SessionResult}
  */
 export function emptySessionResult(error = null) {
-  return {
-    ok: false,
-    completionMs: null,
-    acknowledgedMs: null,
-    firstChunkMs: null,
-    chunks: 0,
-    values: 0,
-    bytes: 0,
-    probeMs: null,
-    error,
-  };
+  /** @type {Record<string, unknown>} */
+  const row = { ok: false };
+  for (const f of SESSION_FIGURES) row[f.key] = f.time ? null : 0;
+  row.error = error;
+  return /** @type {SessionResult} */ (/** @type {unknown} */ (row));
 }
 
 /**
@@ -142,16 +158,10 @@ export function authenticate(url, token, tokenIn, headers = {}) {
 }
 
 /**
- * Runs one subscription session. Never rejects and never hangs: every failure (Defect, failed Exit,
- * close before completion, bad frame, socket error, timeout) resolves with ok:false and a reason.
- *
- * The probe goes out the moment the first chunk arrives, before that chunk's ACK is sent or
- * scheduled, so it is in flight while the ACK is held (for ackDelayMs). With ackDelayMs 0 the ACK
- * follows the probe request immediately and the probe competes with the rest of the catch-up.
+ * A session's options with the library's defaults applied.
  * @param {SessionOptions} options
- * @returns {Promise<SessionResult>}
  */
-export function runSession(options) {
+function sessionSettings(options) {
   const {
     WebSocket,
     now,
@@ -171,202 +181,286 @@ export function runSession(options) {
     onPhase,
     utf8Length = utf8ByteLength,
   } = options;
+  return {
+    ...{ WebSocket, now, setTimeout, clearTimeout, token, tokenIn, subscribeTag, subscribePayload, completion },
+    ...{ ackDelayMs, holdMs, probe, timeoutMs, onPhase, utf8Length, url: options.url, headers: options.headers },
+  };
+}
 
-  return new Promise((resolve) => {
-    const result = emptySessionResult();
-    /** @type {Set<unknown>} */
-    const timers = new Set();
-    /** @type {any} */
-    let socket = null;
-    let done = false;
-    let opened = false;
-    let sentAt = 0;
-    let completed = false;
-    let holdDone = false;
-    let probeSentAt = -1;
-    let probeDone = probe === null;
+/**
+ * @typedef {ReturnType<typeof sessionSettings>} SessionSettings
+ *
+ * @typedef {object} Session  one running session: its settings, its state, and the steps' shared helpers
+ * @property {SessionSettings} cfg
+ * @property {SessionResult} result
+ * @property {any} socket
+ * @property {boolean} done  resolved: nothing more happens
+ * @property {boolean} opened
+ * @property {number} sentAt  when the subscribe Request went out
+ * @property {boolean} completed  the completion frame (or Exit) arrived
+ * @property {boolean} holdDone  the completion chunk's ACK went out (after the delay or the hold)
+ * @property {number} probeSentAt  -1 until the probe went out
+ * @property {boolean} probeDone
+ * @property {(name: string) => void} phase  a phase mark to onPhase (its failure is not the session's)
+ * @property {(error: string | null) => void} finish  resolves once: timers cleared, socket closed
+ * @property {(fn: () => void) => () => void} guarded  runs fn unless finished; a throw finishes the session
+ * @property {(fn: () => void, ms: number) => void} schedule  a guarded timer the finish clears
+ * @property {(text: string) => void} send
+ * @property {() => string} waitingFor  what the session waits for, for a timeout's or a close's reason
+ * @property {() => void} maybeFinish  finishes once completed, ACKed (or held) and the probe answered
+ */
 
-    /** @param {string} name */
-    const phase = (name) => {
-      if (!onPhase) return;
+/**
+ * A session's state and helpers; `resolve` receives its result once.
+ * @param {SessionSettings} cfg
+ * @param {(result: SessionResult) => void} resolve
+ * @returns {Session}
+ */
+function newSession(cfg, resolve) {
+  /** @type {Set<unknown>} */
+  const timers = new Set();
+  /** @type {Session} */
+  const s = {
+    cfg,
+    result: emptySessionResult(),
+    socket: null,
+    done: false,
+    opened: false,
+    sentAt: 0,
+    completed: false,
+    holdDone: false,
+    probeSentAt: -1,
+    probeDone: cfg.probe === null,
+    phase: (name) => {
+      if (!cfg.onPhase) return;
       try {
-        onPhase(name, now());
+        cfg.onPhase(name, cfg.now());
       } catch {
         // A listener's failure is not the session's.
       }
-    };
-
-    /** @param {string | null} error */
-    const finish = (error) => {
-      if (done) return;
-      done = true;
-      for (const h of timers) clearTimeout(h);
+    },
+    finish: (error) => {
+      if (s.done) return;
+      s.done = true;
+      for (const h of timers) cfg.clearTimeout(h);
       timers.clear();
-      result.ok = error === null;
-      result.error = error;
-      closeIfOpen(socket);
-      phase("close");
-      resolve(result);
-    };
-
-    /** @param {() => void} fn @returns {() => void} */
-    const guarded = (fn) => () => {
-      if (done) return;
+      s.result.ok = error === null;
+      s.result.error = error;
+      closeIfOpen(s.socket);
+      s.phase("close");
+      resolve(s.result);
+    },
+    guarded: (fn) => () => {
+      if (s.done) return;
       try {
         fn();
       } catch (e) {
-        finish(`client error: ${errorText(e)}`);
+        s.finish(`client error: ${errorText(e)}`);
       }
-    };
-
-    /** @param {() => void} fn @param {number} ms */
-    const schedule = (fn, ms) => {
+    },
+    schedule: (fn, ms) => {
       /** @type {unknown} */
-      const h = setTimeout(() => {
+      const h = cfg.setTimeout(() => {
         timers.delete(h);
-        guarded(fn)();
+        s.guarded(fn)();
       }, ms);
       timers.add(h);
-    };
-
-    /** @param {string} text */
-    const send = (text) => socket.send(text);
-
-    const waitingFor = () => {
-      if (!opened) return "the connection to open";
-      if (!completed) {
-        const what =
-          completion === "exit" ? "the stream's Exit" : `the completion marker ${completionLabel(completion)}`;
-        return `${what} (${result.chunks} chunks so far)`;
+    },
+    send: (text) => s.socket.send(text),
+    waitingFor: () => {
+      if (!s.opened) return "the connection to open";
+      if (!s.completed) {
+        const rule = cfg.completion;
+        const what = rule === "exit" ? "the stream's Exit" : `the completion marker ${completionLabel(rule)}`;
+        return `${what} (${s.result.chunks} chunks so far)`;
       }
-      if (!probeDone) return `the probe ${probe?.tag} reply`;
+      if (!s.probeDone) return `the probe ${cfg.probe?.tag} reply`;
       return "the end of the hold";
-    };
+    },
+    maybeFinish: () => {
+      if (s.completed && s.holdDone && s.probeDone) s.finish(null);
+    },
+  };
+  return s;
+}
 
-    const maybeFinish = () => {
-      if (completed && holdDone && probeDone) finish(null);
-    };
+/**
+ * The completion frame (or, with completion "exit", the stream's Exit: ack null) arrived at arrivedAt.
+ * @param {Session} s
+ * @param {number} arrivedAt
+ * @param {(() => void) | null} ack
+ */
+function onCompletion(s, arrivedAt, ack) {
+  const { holdMs, ackDelayMs, now } = s.cfg;
+  s.completed = true;
+  s.result.completionMs = arrivedAt - s.sentAt;
+  s.phase("completion");
+  // A probe that never went out (no chunk before the Exit) has nothing to wait for.
+  if (s.probeSentAt < 0) s.probeDone = true;
+  if (ack === null) {
+    // Completion by Exit: the last chunk's ACK already went out (the Exit waits for it).
+    s.result.acknowledgedMs = s.result.completionMs;
+    if (holdMs > 0) {
+      s.schedule(() => {
+        s.phase("hold-end");
+        s.holdDone = true;
+        s.maybeFinish();
+      }, holdMs);
+    } else s.holdDone = true;
+    return s.maybeFinish();
+  }
+  // The completion chunk is ACKed like any other (after the ACK delay), or after the hold: a
+  // server's own timer may stop only when that ACK arrives, so both endpoints are recorded.
+  const acknowledge = () => {
+    ack();
+    s.result.acknowledgedMs = now() - s.sentAt;
+    if (holdMs > 0) s.phase("hold-end");
+    s.holdDone = true;
+    s.maybeFinish();
+  };
+  const delay = holdMs > 0 ? holdMs : ackDelayMs;
+  if (delay > 0) s.schedule(acknowledge, delay);
+  else acknowledge();
+}
 
-    const onCompletion = (/** @type {number} */ arrivedAt, /** @type {(() => void) | null} */ ack) => {
-      completed = true;
-      result.completionMs = arrivedAt - sentAt;
-      phase("completion");
-      // A probe that never went out (no chunk before the Exit) has nothing to wait for.
-      if (probeSentAt < 0) probeDone = true;
-      if (ack === null) {
-        // Completion by Exit: the last chunk's ACK already went out (the Exit waits for it).
-        result.acknowledgedMs = result.completionMs;
-        if (holdMs > 0) {
-          schedule(() => {
-            phase("hold-end");
-            holdDone = true;
-            maybeFinish();
-          }, holdMs);
-        } else holdDone = true;
-        return maybeFinish();
-      }
-      // The completion chunk is ACKed like any other (after the ACK delay), or after the hold: a
-      // server's own timer may stop only when that ACK arrives, so both endpoints are recorded.
-      const acknowledge = () => {
-        ack();
-        result.acknowledgedMs = now() - sentAt;
-        if (holdMs > 0) phase("hold-end");
-        holdDone = true;
-        maybeFinish();
-      };
-      const delay = holdMs > 0 ? holdMs : ackDelayMs;
-      if (delay > 0) schedule(acknowledge, delay);
-      else acknowledge();
-    };
+/**
+ * A Chunk frame: counted through completion, the probe sent on the first, each ACKed once after the delay.
+ * @param {Session} s
+ * @param {{ requestId: string, values: unknown[] }} frame
+ * @param {unknown} data  the frame's text, for its byte count
+ * @param {number} arrivedAt
+ */
+function onChunk(s, frame, data, arrivedAt) {
+  const { now, probe, completion, ackDelayMs, utf8Length } = s.cfg;
+  const result = s.result;
+  if (frame.requestId !== SUBSCRIBE_ID) {
+    return s.finish(`bad frame: Chunk for request ${frame.requestId}, which is not a stream`);
+  }
+  const ack = () => {
+    s.send(encodeAck(SUBSCRIBE_ID));
+    // ACKs go out in chunk order (the server sends no chunk before the last one's ACK): the first is the first chunk's.
+    if (result.firstAckMs == null) result.firstAckMs = now() - s.sentAt;
+  };
+  if (s.completed) {
+    // Live items after the marker are not catch-up; ACK them so the stream stays healthy.
+    return s.schedule(ack, ackDelayMs);
+  }
+  result.chunks += 1;
+  result.values += frame.values.length;
+  result.bytes += utf8Length(/** @type {string} */ (data));
+  if (result.chunks === 1) {
+    result.firstChunkMs = arrivedAt - s.sentAt;
+    s.phase("first-chunk");
+    if (probe !== null) {
+      s.probeSentAt = now();
+      s.send(encodeRequest(PROBE_ID, probe.tag, probe.payload));
+    }
+  }
+  if (completion !== "exit" && frame.values.some((v) => isCompletionMarker(v, completion))) {
+    return onCompletion(s, arrivedAt, ack);
+  }
+  if (ackDelayMs > 0) s.schedule(ack, ackDelayMs);
+  else ack();
+}
 
-    /** @param {{ data?: unknown }} event */
-    const onMessage = (event) => {
-      const arrivedAt = now();
-      const data = event.data;
-      const frame = decodeFrame(data);
-      switch (frame.type) {
-        case "bad":
-          return finish(`bad frame: ${frame.reason}`);
-        case "defect":
-          return finish(`server defect: ${frame.reason}`);
-        case "ping":
-        case "pong":
-          return;
-        case "chunk": {
-          if (frame.requestId !== SUBSCRIBE_ID) {
-            return finish(`bad frame: Chunk for request ${frame.requestId}, which is not a stream`);
-          }
-          const ack = () => send(encodeAck(SUBSCRIBE_ID));
-          if (completed) {
-            // Live items after the marker are not catch-up; ACK them so the stream stays healthy.
-            return schedule(ack, ackDelayMs);
-          }
-          result.chunks += 1;
-          result.values += frame.values.length;
-          result.bytes += utf8Length(/** @type {string} */ (data));
-          if (result.chunks === 1) {
-            result.firstChunkMs = arrivedAt - sentAt;
-            phase("first-chunk");
-            if (probe !== null) {
-              probeSentAt = now();
-              send(encodeRequest(PROBE_ID, probe.tag, probe.payload));
-            }
-          }
-          if (completion !== "exit" && frame.values.some((v) => isCompletionMarker(v, completion))) {
-            return onCompletion(arrivedAt, ack);
-          }
-          if (ackDelayMs > 0) schedule(ack, ackDelayMs);
-          else ack();
-          return;
-        }
-        case "exit": {
-          if (frame.requestId === PROBE_ID && probeSentAt >= 0) {
-            if (!frame.success) return finish(`probe ${probe?.tag} failed: ${frame.reason}`);
-            result.probeMs = arrivedAt - probeSentAt;
-            probeDone = true;
-            return maybeFinish();
-          }
-          if (frame.requestId !== SUBSCRIBE_ID) {
-            return finish(`bad frame: Exit for unknown request ${frame.requestId}`);
-          }
-          if (completed) return; // the stream may end while the probe or the hold is pending
-          if (!frame.success) return finish(`${subscribeTag} failed: ${frame.reason}`);
-          if (completion === "exit") return onCompletion(arrivedAt, null);
-          return finish(
-            `${subscribeTag} ended (Exit Success after ${result.chunks} chunks) before the completion marker ${completionLabel(completion)}`,
-          );
-        }
-      }
-    };
+/**
+ * An Exit frame: the probe's reply, or the stream's end (its completion with completion "exit").
+ * @param {Session} s
+ * @param {{ requestId: string, success: boolean, reason?: string }} frame
+ * @param {number} arrivedAt
+ */
+function onExit(s, frame, arrivedAt) {
+  const { probe, subscribeTag, completion } = s.cfg;
+  if (frame.requestId === PROBE_ID && s.probeSentAt >= 0) {
+    if (!frame.success) return s.finish(`probe ${probe?.tag} failed: ${frame.reason}`);
+    s.result.probeMs = arrivedAt - s.probeSentAt;
+    s.probeDone = true;
+    return s.maybeFinish();
+  }
+  if (frame.requestId !== SUBSCRIBE_ID) {
+    return s.finish(`bad frame: Exit for unknown request ${frame.requestId}`);
+  }
+  if (s.completed) return; // the stream may end while the probe or the hold is pending
+  if (!frame.success) return s.finish(`${subscribeTag} failed: ${frame.reason}`);
+  if (completion === "exit") return onCompletion(s, arrivedAt, null);
+  return s.finish(
+    `${subscribeTag} ended (Exit Success after ${s.result.chunks} chunks) before the completion marker ${completionLabel(completion)}`,
+  );
+}
 
-    phase("connect");
-    schedule(() => finish(`timed out after ${timeoutMs} ms waiting for ${waitingFor()}`), timeoutMs);
-    guarded(() => {
-      const auth = authenticate(options.url, token, tokenIn, options.headers);
-      socket = new WebSocket(auth.url, undefined, auth.params);
-      socket.addEventListener("open", () => closeIfDone(socket, done));
-      socket.addEventListener(
-        "open",
-        guarded(() => {
-          opened = true;
-          phase("open");
-          send(encodeRequest(SUBSCRIBE_ID, subscribeTag, subscribePayload));
-          sentAt = now();
-        }),
-      );
-      socket.addEventListener("message", (/** @type {{ data?: unknown }} */ event) =>
-        guarded(() => onMessage(event))(),
-      );
-      socket.addEventListener("error", (/** @type {unknown} */ event) =>
-        guarded(() => finish(`websocket error: ${eventErrorText(event)}`))(),
-      );
-      socket.addEventListener("close", (/** @type {{ code?: number, reason?: string }} */ event) =>
-        guarded(() => {
-          const how = `${closeCodeText(event)}${event?.reason ? `, ${event.reason}` : ""}`;
-          finish(`connection closed (${how}) while waiting for ${waitingFor()}`);
-        })(),
-      );
-    })();
+/**
+ * One frame from the server, decoded and handed to its step.
+ * @param {Session} s
+ * @param {{ data?: unknown }} event
+ */
+function onMessage(s, event) {
+  const arrivedAt = s.cfg.now();
+  const frame = decodeFrame(event.data);
+  switch (frame.type) {
+    case "bad":
+      return s.finish(`bad frame: ${frame.reason}`);
+    case "defect":
+      return s.finish(`server defect: ${frame.reason}`);
+    case "ping":
+    case "pong":
+      return;
+    case "chunk":
+      return onChunk(s, frame, event.data, arrivedAt);
+    case "exit":
+      return onExit(s, frame, arrivedAt);
+  }
+}
+
+/**
+ * Dials the server and wires the socket's events to the steps; the subscribe goes out on open.
+ * @param {Session} s
+ */
+function connect(s) {
+  const { WebSocket, token, tokenIn, subscribeTag, subscribePayload, now } = s.cfg;
+  const auth = authenticate(s.cfg.url, token, tokenIn, s.cfg.headers);
+  const socket = new WebSocket(auth.url, undefined, auth.params);
+  s.socket = socket;
+  socket.addEventListener("open", () => closeIfDone(socket, s.done));
+  socket.addEventListener(
+    "open",
+    s.guarded(() => {
+      s.opened = true;
+      s.phase("open");
+      s.send(encodeRequest(SUBSCRIBE_ID, subscribeTag, subscribePayload));
+      s.sentAt = now();
+    }),
+  );
+  socket.addEventListener("message", (/** @type {{ data?: unknown }} */ event) =>
+    s.guarded(() => onMessage(s, event))(),
+  );
+  socket.addEventListener("error", (/** @type {unknown} */ event) =>
+    s.guarded(() => s.finish(`websocket error: ${eventErrorText(event)}`))(),
+  );
+  socket.addEventListener("close", (/** @type {{ code?: number, reason?: string }} */ event) =>
+    s.guarded(() => {
+      const how = `${closeCodeText(event)}${event?.reason ? `, ${event.reason}` : ""}`;
+      s.finish(`connection closed (${how}) while waiting for ${s.waitingFor()}`);
+    })(),
+  );
+}
+
+/**
+ * Runs one subscription session. Never rejects and never hangs: every failure (Defect, failed Exit,
+ * close before completion, bad frame, socket error, timeout) resolves with ok:false and a reason.
+ *
+ * The probe goes out the moment the first chunk arrives, before that chunk's ACK is sent or
+ * scheduled, so it is in flight while the ACK is held (for ackDelayMs). With ackDelayMs 0 the ACK
+ * follows the probe request immediately and the probe competes with the rest of the catch-up.
+ * @param {SessionOptions} options
+ * @returns {Promise<SessionResult>}
+ */
+export function runSession(options) {
+  const cfg = sessionSettings(options);
+  return new Promise((resolve) => {
+    const s = newSession(cfg, resolve);
+    s.phase("connect");
+    s.schedule(() => s.finish(`timed out after ${cfg.timeoutMs} ms waiting for ${s.waitingFor()}`), cfg.timeoutMs);
+    s.guarded(() => connect(s))();
   });
 }
 

@@ -3,18 +3,19 @@
 // carry a `session` tag, and one always-passing threshold per session and metric makes k6 report
 // that session's submetric in the summary data, from which the rows are rebuilt exactly. Pure.
 import { phasesFromSummary } from "./phase-marks.js";
+import { SESSION_FIGURES } from "./session.js";
 
-/** Metric names: one per figure of a session row, plus the error count. */
-export const METRICS = /** @type {const} */ ({
-  completionMs: "catchup_completion_ms",
-  acknowledgedMs: "catchup_acknowledged_ms",
-  chunks: "catchup_chunks",
-  probeMs: "catchup_probe_ms",
-  errors: "catchup_errors",
-  firstChunkMs: "catchup_first_chunk_ms",
-  values: "catchup_values",
-  bytes: "catchup_bytes",
-});
+/**
+ * A session figure's k6 metric: "catchup_" and its key in snake case (completionMs ->
+ * catchup_completion_ms).
+ * @param {string} key
+ */
+const metricName = (key) => `catchup_${key.replace(/[A-Z]/g, (c) => `_${c.toLowerCase()}`)}`;
+
+/** Metric names: one per figure of a session row (SESSION_FIGURES), plus the error count. */
+export const METRICS = /** @type {Record<SessionFigure | "errors", string>} */ (
+  Object.fromEntries([...SESSION_FIGURES.map((f) => [f.key, metricName(f.key)]), ["errors", metricName("errors")]])
+);
 
 /** Past this many sessions the summary carries aggregate figures only (thresholds grow with N). */
 export const MAX_SESSION_ROWS = 200;
@@ -23,21 +24,12 @@ export const SUMMARY_SCHEMA = "catchup-bench/k6-summary@1";
 
 /**
  * @typedef {{ add(value: number, tags?: Record<string, string>): void }} MetricLike
- * @typedef {Record<keyof typeof METRICS, MetricLike>} SessionMetrics
+ * @typedef {import("./session.js").SessionFigure} SessionFigure
+ * @typedef {Record<SessionFigure | "errors", MetricLike>} SessionMetrics
  * @typedef {import("./session.js").SessionResult} SessionResult
  * @typedef {{ type?: string, values?: Record<string, number | null | undefined> }} SummaryMetric
  * @typedef {{ metrics?: Record<string, SummaryMetric | undefined> }} SummaryData
  */
-
-const TREND_FIELDS = /** @type {const} */ ([
-  "completionMs",
-  "acknowledgedMs",
-  "firstChunkMs",
-  "chunks",
-  "values",
-  "bytes",
-  "probeMs",
-]);
 
 /**
  * Always-passing thresholds that make k6 report each session's submetrics.
@@ -48,7 +40,7 @@ export function sessionThresholds(sessions) {
   /** @type {Record<string, string[]>} */
   const out = {};
   for (let i = 0; i < Math.min(sessions, MAX_SESSION_ROWS); i++) {
-    for (const field of TREND_FIELDS) out[`${METRICS[field]}{session:${i}}`] = ["max>=0"];
+    for (const f of SESSION_FIGURES) out[`${METRICS[f.key]}{session:${i}}`] = ["max>=0"];
     out[`${METRICS.errors}{session:${i}}`] = ["count>=0"];
   }
   return out;
@@ -65,9 +57,9 @@ export function sessionThresholds(sessions) {
 export function recordSession(metrics, result, session) {
   /** @type {Record<string, string>} */
   const tags = session < MAX_SESSION_ROWS ? { session: String(session) } : {};
-  for (const field of TREND_FIELDS) {
-    const v = result[field];
-    if (typeof v === "number") metrics[field].add(v, tags);
+  for (const f of SESSION_FIGURES) {
+    const v = result[f.key];
+    if (typeof v === "number") metrics[f.key].add(v, tags);
   }
   metrics.errors.add(result.ok ? 0 : 1, tags);
 }
@@ -80,16 +72,12 @@ export function recordSession(metrics, result, session) {
  * @returns {SessionMetrics}
  */
 export function createSessionMetrics({ Trend, Counter }) {
-  return {
-    completionMs: new Trend(METRICS.completionMs, true),
-    acknowledgedMs: new Trend(METRICS.acknowledgedMs, true),
-    chunks: new Trend(METRICS.chunks),
-    probeMs: new Trend(METRICS.probeMs, true),
-    errors: new Counter(METRICS.errors),
-    firstChunkMs: new Trend(METRICS.firstChunkMs, true),
-    values: new Trend(METRICS.values),
-    bytes: new Trend(METRICS.bytes),
-  };
+  /** @type {Record<string, MetricLike>} */
+  const metrics = {};
+  for (const f of SESSION_FIGURES)
+    metrics[f.key] = f.time ? new Trend(METRICS[f.key], true) : new Trend(METRICS[f.key]);
+  metrics.errors = new Counter(METRICS.errors);
+  return /** @type {SessionMetrics} */ (metrics);
 }
 
 /**
@@ -148,7 +136,7 @@ export function rowsFromSummary(data, sessions) {
   for (let i = 0; i < Math.min(sessions, MAX_SESSION_ROWS); i++) {
     /** @param {string} name */
     const values = (name) => data.metrics?.[`${name}{session:${i}}`]?.values ?? {};
-    /** @param {keyof typeof METRICS} field @returns {number | null} */
+    /** @param {SessionFigure} field @returns {number | null} */
     const one = (field) => {
       const v = values(METRICS[field]);
       return typeof v.count === "number" && v.count > 0 && typeof v.max === "number" ? v.max : null;
@@ -161,17 +149,11 @@ export function rowsFromSummary(data, sessions) {
     const ran =
       (typeof chunkSamples === "number" && chunkSamples > 0) || (typeof errorCount === "number" && errorCount > 0);
     const ok = ran && errorCount === 0 && completionMs !== null;
-    rows.push({
-      ok,
-      completionMs,
-      acknowledgedMs: one("acknowledgedMs"),
-      firstChunkMs: one("firstChunkMs"),
-      chunks: one("chunks") ?? 0,
-      values: one("values") ?? 0,
-      bytes: one("bytes") ?? 0,
-      probeMs: one("probeMs"),
-      error: ok ? null : ran ? "session failed (the reason is in the k6 log)" : "session did not run",
-    });
+    /** @type {Record<string, unknown>} */
+    const row = { ok };
+    for (const f of SESSION_FIGURES) row[f.key] = f.time ? one(f.key) : (one(f.key) ?? 0);
+    row.error = ok ? null : ran ? "session failed (the reason is in the k6 log)" : "session did not run";
+    rows.push(/** @type {SessionResult} */ (/** @type {unknown} */ (row)));
   }
   return rows;
 }
@@ -183,16 +165,10 @@ export function rowsFromSummary(data, sessions) {
 export function figuresFromSummary(data) {
   /** @param {string} name */
   const stats = (name) => data.metrics?.[name]?.values ?? null;
-  return {
-    completionMs: stats(METRICS.completionMs),
-    acknowledgedMs: stats(METRICS.acknowledgedMs),
-    firstChunkMs: stats(METRICS.firstChunkMs),
-    chunks: stats(METRICS.chunks),
-    values: stats(METRICS.values),
-    bytes: stats(METRICS.bytes),
-    probeMs: stats(METRICS.probeMs),
-    errors: stats(METRICS.errors)?.count ?? 0,
-  };
+  const figures = /** @type {Record<SessionFigure, SummaryMetric["values"] | null>} */ (
+    Object.fromEntries(SESSION_FIGURES.map((f) => [f.key, stats(METRICS[f.key])]))
+  );
+  return { ...figures, errors: stats(METRICS.errors)?.count ?? 0 };
 }
 
 /**

@@ -1,5 +1,7 @@
 // Renders docs/cli.md from the options tables and the exit codes (pure). A unit test checks the
 // committed page equals this output, so the flag reference cannot drift from the CLI.
+import { METRICS as K6_METRICS } from "../../scenarios/lib/summary.js";
+import { JUDGED_METRICS, type JudgedMetric, metricOf, unitOf } from "../results/metric-names.js";
 import { EXIT, EXIT_MEANINGS } from "../util/exit-codes.js";
 import { COMMAND_SPECS } from "./commands.js";
 import { type CommandSpec, defaultShown, type OptionSpec, typeShown } from "./spec.js";
@@ -42,6 +44,35 @@ function commandSection(spec: CommandSpec): string[] {
   return lines;
 }
 
+const MATRIX_WHERE = { latency: "latency cases", memory: "memory cells", storm: "storm cells", leak: "leak cycles" };
+
+/**
+ * The metrics, from the metric table (results/metric-names.ts): what each is, where and in what it is
+ * measured, its floor, its place in the report, and the k6 metric a session figure is recorded as.
+ */
+function metricsSection(): string[] {
+  const k6 = K6_METRICS as Record<string, string | undefined>;
+  const floor = (m: JudgedMetric) =>
+    metricOf(m).floor ? `\`--min-effect\` (% and ${unitOf(m) === "ms" ? "ms" : "bytes"})` : "`--leak-threshold-kib`";
+  return [
+    "## Metrics",
+    "",
+    "Every figure the harness judges, as `--guard` names it and results.json's `verdicts` hold it. Ratios are",
+    "candidate / baseline; for every figure lower is better. Headline: in the summary block on top of the",
+    "report (its place there); compact: keeps its per-cell verdict table when report.md must shorten to fit one",
+    "comment. A latency metric is a figure of each client session, recorded under k6 as the metric named.",
+    "",
+    "| Metric | Measured per | Unit | Practical floor | What it is | Headline | Compact | k6 metric |",
+    "|--------|--------------|------|-----------------|------------|----------|---------|-----------|",
+    ...JUDGED_METRICS.map((m) => {
+      const d = metricOf(m);
+      const name = k6[m];
+      return `| ${code(m)} | ${MATRIX_WHERE[d.matrix]} | ${d.unit} | ${floor(m)} | ${cell(d.explains)} | ${d.headline ? `yes (${d.headline.rank})` : "no"} | ${d.compact ? "yes" : "no"} | ${name ? code(name) : ""} |`;
+    }),
+    "",
+  ];
+}
+
 /** The whole page. */
 export function renderCliDoc(specs: readonly CommandSpec[] = COMMAND_SPECS): string {
   const lines = [
@@ -61,6 +92,7 @@ export function renderCliDoc(specs: readonly CommandSpec[] = COMMAND_SPECS): str
     "",
   ];
   for (const spec of specs) lines.push(...commandSection(spec));
+  lines.push(...metricsSection());
   lines.push("## Exit codes", "", "| Code | Meaning |", "|------|---------|");
   for (const [name, value] of Object.entries(EXIT)) {
     lines.push(`| ${value} | ${cell(EXIT_MEANINGS[name as keyof typeof EXIT])} |`);

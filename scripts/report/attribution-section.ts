@@ -175,8 +175,8 @@ export function attributionSections(
       const grain = Math.max(MIB, 0.05 * Math.max(b?.sampledBytes ?? 0, c?.sampledBytes ?? 0));
       const named = b && c && extra > grain ? extraSites(diffs, extra) : null;
       const m = memory.find((x) => memoryCellName(x) === cell);
-      const mb = m?.peakHeapBytes.baseline ?? null;
-      const mc = m?.peakHeapBytes.candidate ?? null;
+      const mb = m?.medians.peakHeapBytes.baseline ?? null;
+      const mc = m?.medians.peakHeapBytes.candidate ?? null;
       const measured = mb !== null && mc !== null && names.baseline !== names.candidate ? mc - mb : null;
       if (named) {
         const sum = named.sites.reduce((t, d) => t + d.candidate - d.baseline, 0);
@@ -216,8 +216,8 @@ export function attributionSections(
       );
     }
     const cellModel = memory.find((x) => memoryCellName(x) === cell);
-    const mb0 = cellModel?.peakHeapBytes.baseline ?? null;
-    const mc0 = cellModel?.peakHeapBytes.candidate ?? null;
+    const mb0 = cellModel?.medians.peakHeapBytes.baseline ?? null;
+    const mc0 = cellModel?.medians.peakHeapBytes.candidate ?? null;
     const pair = (x: AttributionRow | null, y: AttributionRow | null) =>
       `${overheadText(x, mb0, names.baseline)}; ${overheadText(y, mc0, names.candidate)}`;
     lines.push(

@@ -1,6 +1,7 @@
 // Chart data for report.html (pure): per latency case the trial points and medians; per memory cell
 // the heap and RSS timelines of both variants on one time axis (0 = clients connect), phase marks and
 // the post-GC point. Values leave here in MiB and ms, ready for uPlot's aligned-columns format.
+import { LATENCY_METRICS, type LatencyMetric, metricOf } from "../results/metric-names.js";
 import type { SampleLine } from "../results/schema.js";
 import { size } from "../util/format.js";
 import type { Roles } from "../verdicts/metrics.js";
@@ -9,14 +10,23 @@ import { type RssSplitChart, rssSplitChart } from "./rss-split-chart.js";
 
 const MIB = 1024 * 1024;
 
+/** A timer a latency chart draws: its header, and its points' and median line's style (the metric table's). */
+export interface ChartedTimer {
+  name: string;
+  point: "dot" | "ring";
+  median: "dash" | "dotted";
+}
+
 export interface LatencyChart {
   kind: "latency";
   id: string;
   title: string;
   names: [string, string];
+  /** The timers drawn, in the data's order. */
+  timers: ChartedTimer[];
   /**
-   * x: trial numbers; then per timer (marker received, marker chunk acknowledged) baseline ms,
-   * candidate ms; then the four medians in the same order (a constant column each).
+   * x: trial numbers; then per timer baseline ms, candidate ms; then per timer the baseline's and
+   * the candidate's median (a constant column each).
    */
   data: (number | null)[][];
 }
@@ -76,11 +86,24 @@ export function align(columns: Map<number, (number | null)[]>, width: number): (
   return out;
 }
 
+/** The latency metrics each latency case's chart draws (the metric table's chart style), in table order. */
+const CHARTED_TIMERS: readonly LatencyMetric[] = LATENCY_METRICS.filter((m) => metricOf(m).chart);
+
+/** The timers a latency chart draws, named and styled as the metric table says. */
+export function chartedTimers(): ChartedTimer[] {
+  return CHARTED_TIMERS.flatMap((m) => {
+    const { header, chart } = metricOf(m);
+    return chart ? [{ name: header, ...chart }] : [];
+  });
+}
+
 export function latencyChart(c: LatencyCaseModel, roles: Roles, index: number): LatencyChart {
   const single = roles.candidate === roles.baseline;
+  const timers = CHARTED_TIMERS;
+  const width = 4 * timers.length;
   const cols = new Map<number, (number | null)[]>();
   const put = (trial: number, slot: number, v: number | null) => {
-    const row = cols.get(trial) ?? Array<number | null>(8).fill(null);
+    const row = cols.get(trial) ?? Array<number | null>(width).fill(null);
     row[slot] = v === null ? null : round(v, 3);
     cols.set(trial, row);
   };
@@ -88,27 +111,26 @@ export function latencyChart(c: LatencyCaseModel, roles: Roles, index: number): 
   if (!single) points.push([c.points.candidate, 1]);
   for (const [list, v] of points) {
     for (const p of list) {
-      put(p.trial, v, p.ms);
-      put(p.trial, 2 + v, p.acknowledgedMs);
+      timers.forEach((m, i) => {
+        put(p.trial, 2 * i + v, p.values[m]);
+      });
     }
   }
-  const medians = [
-    c.completionMedianMs.baseline,
-    single ? null : c.completionMedianMs.candidate,
-    c.acknowledgedMedianMs.baseline,
-    single ? null : c.acknowledgedMedianMs.candidate,
-  ];
+  const medians = timers.flatMap((m) => [c.medians[m].baseline, single ? null : c.medians[m].candidate]);
   for (const row of cols.values()) {
     medians.forEach((m, i) => {
-      row[4 + i] = m === null ? null : round(m, 3);
+      row[2 * timers.length + i] = m === null ? null : round(m, 3);
     });
   }
   return {
     kind: "latency",
     id: `latency-${index}`,
-    title: `${c.label}: marker received and marker chunk acknowledged, per trial (ms)`,
+    title: `${c.label}: ${chartedTimers()
+      .map((t) => t.name)
+      .join(" and ")}, per trial (ms)`,
     names: [roles.baseline, roles.candidate],
-    data: align(cols, 8),
+    timers: chartedTimers(),
+    data: align(cols, width),
   };
 }
 

@@ -31,6 +31,20 @@ export const CHART_JS = `
     return { label: label, stroke: color, width: width || 1.5, dash: dash, spanGaps: false,
       points: { show: false }, value: function (u, v) { return fmt(v, 2); } };
   }
+  // Per timer (in the data's order) its points per variant, then per timer its median lines: a dot
+  // is filled, a ring white inside; a dashed or dotted median line.
+  function latencySeries(c) {
+    var series = [{ label: "trial" }], DASH = { dash: [6, 4], dotted: [1, 3] };
+    c.timers.forEach(function (t) {
+      series.push(points(c.names[0] + " " + t.name, B, t.point === "dot" ? B : "#fff", t.point === "dot" ? 9 : 8),
+                  points(c.names[1] + " " + t.name, C, t.point === "dot" ? C : "#fff", t.point === "dot" ? 9 : 8));
+    });
+    c.timers.forEach(function (t) {
+      series.push(line(c.names[0] + " " + t.name + " median", B, DASH[t.median]),
+                  line(c.names[1] + " " + t.name + " median", C, DASH[t.median]));
+    });
+    return series;
+  }
   function width(el) { return Math.max(360, Math.floor(el.clientWidth - 4)); }
   function el(tag, cls, text, css) {
     var e = document.createElement(tag);
@@ -197,11 +211,7 @@ export const CHART_JS = `
         scales: { x: { time: false, range: [lo, hi] }, y: { range: function (u, mn, mx) { return [0, (mx || 1) * 1.15]; } } },
         axes: [ { label: "trial", incrs: [1], values: function (u, v) { return v.map(function (x) { return x; }); } },
                 { label: "ms", size: 60 } ],
-        series: [ { label: "trial" },
-                  points(c.names[0] + " marker received", B, B), points(c.names[1] + " marker received", C, C),
-                  points(c.names[0] + " acknowledged", B, "#fff", 8), points(c.names[1] + " acknowledged", C, "#fff", 8),
-                  line(c.names[0] + " received median", B, [6, 4]), line(c.names[1] + " received median", C, [6, 4]),
-                  line(c.names[0] + " acknowledged median", B, [1, 3]), line(c.names[1] + " acknowledged median", C, [1, 3]) ] };
+        series: latencySeries(c) };
 ${STORM_CHART_JS}
 ${RSS_SPLIT_CHART_JS}
     } else if (c.kind === "leak") {
@@ -260,10 +270,8 @@ function legend(c: Chart, esc: Escape): string {
   const styles =
     c.kind === "latency"
       ? [
-          '<span class="sw dot"></span>marker received',
-          '<span class="sw ring"></span>marker chunk acknowledged',
-          '<span class="sw dash"></span>median, received',
-          '<span class="sw dotted"></span>median, acknowledged',
+          ...c.timers.map((t) => `<span class="sw ${t.point}"></span>${esc(t.name)}`),
+          ...c.timers.map((t) => `<span class="sw ${t.median}"></span>median, ${esc(t.name)}`),
         ]
       : c.kind === "memory"
         ? [

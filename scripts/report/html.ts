@@ -2,12 +2,14 @@
 // CSS are inlined (passed in by the caller, read from node_modules at render time), the data is inline
 // JSON, and a Content-Security-Policy of default-src 'none' forbids any network request when opened.
 
-import type { Chart, MemoryChart } from "./charts.js";
+import { metricOf } from "../results/metric-names.js";
+import { type Chart, chartedTimers, type MemoryChart } from "./charts.js";
 import { failuresMarkdown } from "./failures.js";
+import { forestGroups, forestSvg } from "./forest-plot.js";
 import { CHART_CSS, CHART_JS, chartFigure, memoryFigure } from "./html-charts.js";
 import { leakCharts, leakHtml } from "./leak-section.js";
 import { loadLine } from "./load-section.js";
-import { escapeHtml, htmlTable } from "./markup.js";
+import { escapeHtml, htmlCells, htmlTable } from "./markup.js";
 import type { ReportModel } from "./model.js";
 import { type RssSplitChart, rssSplitFigure } from "./rss-split-chart.js";
 import { splitNote } from "./rss-split-section.js";
@@ -16,7 +18,9 @@ import { summaryHtml, summaryOf } from "./summary.js";
 import {
   attributionOf,
   latencyCells,
+  latencyNote,
   memoryCells,
+  memoryNote,
   metricTables,
   probeCells,
   rssSplitCellsOf,
@@ -63,12 +67,20 @@ export function scriptText(code: string): string {
 
 function latencyHtml(model: ReportModel): string {
   const c = latencyCells(model);
-  return c ? htmlTable(c.header, c.rows, "num") : "<p>No latency trials in this run.</p>";
+  return c ? htmlCells(c, "num") : "<p>No latency trials in this run.</p>";
+}
+
+/** How the latency charts draw each timer, from the metric table's chart styles. */
+function chartNote(): string {
+  const point = { dot: "filled dots", ring: "rings" };
+  const median = { dash: "dashed lines", dotted: "dotted lines" };
+  const timers = chartedTimers();
+  return `In each chart, per trial: ${timers.map((t) => `${point[t.point]}, ${escapeHtml(t.name)}`).join("; ")}; their medians: ${timers.map((t) => `${median[t.median]}, ${escapeHtml(t.name)}`).join("; ")}.`;
 }
 
 function memoryHtml(model: ReportModel): string {
   const c = memoryCells(model);
-  return c ? htmlTable(c.header, c.rows, "num") : "<p>No memory cells in this run.</p>";
+  return c ? htmlCells(c, "num") : "<p>No memory cells in this run.</p>";
 }
 
 /** "Where the RSS was at its peak": the table and the stacked areas of the bold trials. */
@@ -107,6 +119,18 @@ function seedHtml(model: ReportModel): string {
   return c
     ? `<h2>Seeding</h2>\n${htmlTable(c.header, c.rows, "num")}\n<p class="note">${escapeHtml(SEED_NOTE)}</p>`
     : "";
+}
+
+/** The verdicts at a glance: the forest plot of every judged cell and metric, and how to read it. */
+function forestHtml(model: ReportModel): string {
+  const groups = forestGroups(model);
+  if (!model.roles || groups.length === 0) return "";
+  const lower = groups.every((g) => metricOf(g.metric).better === "lower");
+  return [
+    "<h2>Verdicts at a glance</h2>",
+    `<p class="note">One row per judged cell and metric: the median paired ratio ${escapeHtml(model.roles.candidate)}/${escapeHtml(model.roles.baseline)} as a dot coloured by its verdict, its 95% interval as a line, the cell's A/A band as a grey box behind it, its practical floor as dashed blue lines (between them: no practical change) and, for a guarded metric, the ceiling as a dashed red line; log scale${lower ? ", left of 1.0 the candidate is lower, which is better for every figure here" : ""}. The tables under Verdicts per cell give each row's figures and reasons.</p>`,
+    `<div class="forestbox">${forestSvg(groups, escapeHtml)}</div>`,
+  ].join("\n");
 }
 
 /** Per metric: its per-cell verdict table and the pooled summary line under it. */
@@ -155,6 +179,11 @@ h3 { font-size: 14.5px; margin: 18px 0 4px; }
 table.verdicts td:last-child { white-space: normal; }
 table.verdicts td:first-child { white-space: nowrap; }
 .banner.guard { background: #eef4ff; border-color: #9db8e8; font-weight: 600; }
+.forestbox { overflow-x: auto; max-width: 100%; margin: 8px 0; }
+svg.forest { display: block; font-size: 12px; }
+svg.forest .tick { fill: var(--muted); font-size: 11px; font-variant-numeric: tabular-nums; }
+svg.forest .group-title { font-weight: 600; }
+svg.forest .forest-row:hover { outline: 1px solid var(--rule); }
 `;
 
 /** The failure sections of report.md, as HTML (the same bounded, escaped text). */
@@ -229,13 +258,15 @@ ${summaryHtml(summaryOf(model))}
 ${model.interrupted ? '<p class="banner">This run was interrupted: the tables hold only the trials that finished.</p>' : ""}
 ${model.loadWarning ? `<p class="banner">${escapeHtml(model.loadWarning)}</p>` : ""}
 ${guard ? `<p class="banner guard">${escapeHtml(guard)}</p>` : ""}
+${forestHtml(model)}
 ${verdictsHtml(model)}
 <h2>Latency: subscribe to completion marker</h2>
 ${latencyHtml(model)}
 <div class="grid">${latencyCharts.map((c) => chartFigure(c, escapeHtml)).join("\n")}</div>
-<p class="note">Per trial, two timers from sending the subscribe: filled dots, until the marker chunk is received (completionMs); rings, until that chunk is acknowledged (acknowledgedMs: includes one client ACK delay, as the reference study's timer did). Dashed lines: the received medians; dotted lines: the acknowledged medians.${r ? " The ratio is the median of the per-trial paired ratios with its 95% bootstrap interval; with fewer than 8 pairs that interval is too narrow, so read it as indicative only." : ""}</p>
+${model.latency.length > 0 ? `<p class="note">${escapeHtml(latencyNote(model))} ${chartNote()}${r ? " With fewer than 8 pairs the ratio's interval is too narrow, so read it as indicative only." : ""}</p>` : ""}
 <h2>Memory: server heap and RSS per cell</h2>
 ${memoryHtml(model)}
+${memoryCells(model) ? `<p class="note">${escapeHtml(memoryNote(model))}</p>` : ""}
 <div class="grid">${memoryCharts.map((c) => memoryFigure(c, escapeHtml)).join("\n")}</div>
 <p class="note">Every trial is drawn: faint lines are the other trials, bold lines one trial per variant, by default the one whose peak heap is the median of the variant's trials (the buttons above a chart make another trial bold). Solid: heap used; dashed: RSS; dots: heap after a forced GC (before the clients connect, and after they closed). Right of each plot: the bold trials' peak heap and peak RSS (MiB), joined to a ring on the peak. Above each plot, the bold trials' phases: connect, first chunk, completion and close are named; the others (baseline, hold end, GC) are ticks, named when hovered. RSS is read from /proc on its own schedule; heap is asked of the server's inspector, which cannot answer while the server runs native code (a major GC, a large JSON.stringify, sync zlib or crypto): a break in a heap line is such a stretch with no answer, left as a gap. Both variants' timelines start when their clients connect.</p>
 ${rssSplitHtml(model, splitCharts)}

@@ -2,6 +2,7 @@
 // cycle with the fitted Theil–Sen line, one chart per variant). Pure.
 
 import type { LeakRow } from "../results/leak-record.js";
+import { displayUnit, LEAK_METRIC, metricOf } from "../results/metric-names.js";
 import { median } from "../util/stats.js";
 import { escapeHtml, htmlTable, mdText } from "./markup.js";
 
@@ -42,7 +43,7 @@ export function leakCells(rows: readonly LeakRow[], baseline: string | null): { 
       "variant",
       "cycles (warm-up)",
       "clients",
-      "post-GC heap slope KiB/cycle [95% CI]",
+      `${metricOf(LEAK_METRIC).header} ${displayUnit(LEAK_METRIC)} [95% CI]`,
       "RSS slope KiB/cycle",
       "fd slope /cycle",
       "threshold KiB/cycle",

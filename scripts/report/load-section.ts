@@ -27,22 +27,18 @@ export function loadModel(results: Results): LoadModel | null {
   };
 }
 
-/** Adds a "disturbed rounds" column (d / n) to a verdict table whose rows are `cellIds`, in order. */
-export function withDisturbedColumn<T extends { header: string[]; rows: string[][] }>(
+/** The "disturbed rounds" column (d / n) of a verdict table over one matrix's cells, or null without load readings. */
+export function disturbedColumn(
   load: LoadModel | null,
   matrix: "latency" | "memory",
-  cellIds: readonly string[],
-  table: T,
-): T {
-  if (!load) return table;
-  const at = table.header.length - 1; // before the verdict
+): { header: string; cell: (cell: string) => string } | null {
+  if (!load) return null;
   return {
-    ...table,
-    header: [...table.header.slice(0, at), "disturbed rounds", ...table.header.slice(at)],
-    rows: table.rows.map((row, i) => {
-      const c = load.cells.find((l) => l.matrix === matrix && l.cell === cellIds[i]);
-      return [...row.slice(0, at), c ? `${c.disturbed} / ${c.rounds.length}` : "n/a", ...row.slice(at)];
-    }),
+    header: "disturbed rounds",
+    cell: (cell) => {
+      const c = load.cells.find((l) => l.matrix === matrix && l.cell === cell);
+      return c ? `${c.disturbed} / ${c.rounds.length}` : "n/a";
+    },
   };
 }
 

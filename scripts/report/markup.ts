@@ -2,6 +2,7 @@
 // one Markdown table and one HTML table, every cell rendered inert (a cell can hold a variant name,
 // a command, an error: foreign text, so no table writes its cells raw).
 import { escapeText } from "../util/escape.js";
+import type { Cells } from "./columns.js";
 
 // Foreign text (a target's stderr and errors, a Defect's message, variant names and commands, a
 // runner's path or error, anything in a hand-edited results file) made inert in Markdown (pure).
@@ -41,4 +42,15 @@ export function htmlTable(header: readonly string[], rows: readonly (readonly st
   const body = rows.map((r) => `<tr>${r.map((c) => `<td>${escapeHtml(c)}</td>`).join("")}</tr>`).join("\n");
   const cls = className === "" ? "" : ` class="${className}"`;
   return `<table${cls}><thead><tr>${head}</tr></thead><tbody>\n${body}\n</tbody></table>`;
+}
+
+/** A table's Markdown: its fixed conditions first (a small table of one row), then the table. */
+export function mdCells(c: Cells): string[] {
+  return [...(c.fixed ? [...mdTable(c.fixed.header, c.fixed.rows), ""] : []), ...mdTable(c.header, c.rows)];
+}
+
+/** A table's HTML: its fixed conditions first (a small table of one row), then the table. */
+export function htmlCells(c: Cells, className = ""): string {
+  const fixed = c.fixed ? `${htmlTable(c.fixed.header, c.fixed.rows, "fixed")}\n` : "";
+  return `${fixed}${htmlTable(c.header, c.rows, className)}`;
 }

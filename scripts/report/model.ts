@@ -4,6 +4,13 @@
 import { describeRef } from "../refs/checkout-plan.js";
 import { memoryCellName } from "../results/cell-names.js";
 import type { LeakRow } from "../results/leak-record.js";
+import {
+  LATENCY_METRICS,
+  type LatencyMetric,
+  MEMORY_METRICS,
+  type MemoryMetric,
+  metricOf,
+} from "../results/metric-names.js";
 import type { RefRecord } from "../results/ref.js";
 import type {
   IntervalStats,
@@ -41,19 +48,20 @@ export interface Pair<T> {
   candidate: T;
 }
 
+/** Per metric of a matrix, its median per variant over the ok trials (null where no trial records it). */
+export type Medians<K extends string> = Record<K, Pair<number | null>>;
+
 export interface LatencyCaseModel {
   case: string;
   label: string;
   trials: Pair<number>;
-  completionMedianMs: Pair<number | null>;
-  /** Median of subscribe sent -> the marker chunk's ACK sent; null when the results do not record it. */
-  acknowledgedMedianMs: Pair<number | null>;
+  /** Every latency metric's median of the ok trials, by metric. */
+  medians: Medians<LatencyMetric>;
   chunks: Pair<number[]>;
-  /** Per-case paired completion ratios: median and interval. */
+  /** Per-case paired ratios of the table's main timer (its per-variant columns): median and interval. */
   ratio: RatioSummary | null;
-  /** Every trial's completionMs and acknowledgedMs (null for failed trials), by trial number, for the charts. */
-  points: Pair<{ trial: number; ms: number | null; acknowledgedMs: number | null }[]>;
-  probe: Pair<{ maxMs: number | null; medianMs: number | null }>;
+  /** Every trial's figure of each latency metric (null for failed trials and unrecorded figures), by trial number, for the charts. */
+  points: Pair<{ trial: number; values: Record<LatencyMetric, number | null> }[]>;
   /** Median CPU time of the target per trial (ms); null when the results do not record it. */
   targetCpuMs: Pair<number | null>;
 }
@@ -64,11 +72,8 @@ export interface MemoryCellModel {
   clients: number;
   mode: string;
   trials: Pair<number>;
-  peakHeapBytes: Pair<number | null>;
-  peakRssBytes: Pair<number | null>;
-  hwmRssBytes: Pair<number | null>;
-  postGcHeapBytes: Pair<number | null>;
-  retainedHeapBytes: Pair<number | null>;
+  /** Every memory metric's median of the ok trials, by metric (probeMaxMs: the median of the per-trial maxima). */
+  medians: Medians<MemoryMetric>;
   bytesThroughCompletion: Pair<number | null>;
   /** The RSS lane's achieved interval: median of the trials' medians, worst p99 and max. */
   interval: Pair<{ median: number; p99: number; max: number } | null>;
@@ -78,8 +83,6 @@ export interface MemoryCellModel {
   heapGapMaxMs: Pair<number | null>;
   /** Median CPU time of the target per trial (ms). */
   targetCpuMs: Pair<number | null>;
-  /** maxMs: the largest over all trials; medianOfMaxMs: the median of the per-trial maxima (what probeMaxMs judges). */
-  probe: Pair<{ maxMs: number | null; medianOfMaxMs: number | null; medianMs: number | null }>;
   /** The samples file of each variant's first ok trial. */
   samplesFile: Pair<string | null>;
   /** Every trial's samples file by trial number (null for a trial without one), for the timelines. */
@@ -184,6 +187,15 @@ function byTrial<R extends { trial: number }>(rows: readonly R[]): R[] {
   return [...rows].sort((a, b) => a.trial - b.trial);
 }
 
+/** The metric shown per variant in the latency table, beside its paired ratio (the table's main timer). */
+export const MAIN_TIMER: LatencyMetric =
+  LATENCY_METRICS.find((m) => metricOf(m).column === "per-variant") ?? "completionMs";
+
+/** A latency row's figure of a metric: a number, or null (failed, or not recorded in older results). */
+function figureOf(r: LatencyRow, metric: LatencyMetric): number | null {
+  return r.ok ? (r[metric] ?? null) : null;
+}
+
 function latencyModel(rows: readonly LatencyRow[], roles: Roles): LatencyCaseModel[] {
   const cases = [...new Set(rows.map((r) => r.case as string))].sort((a, b) => {
     const ia = CASE_ORDER.indexOf(a);
@@ -191,27 +203,24 @@ function latencyModel(rows: readonly LatencyRow[], roles: Roles): LatencyCaseMod
     return (ia < 0 ? 99 : ia) - (ib < 0 ? 99 : ib) || a.localeCompare(b);
   });
   return cases.map((kase) => {
-    const of = (v: string) => byTrial(rows.filter((r) => r.case === kase && r.variant === v));
-    const ratios = roles.baseline === roles.candidate ? [] : caseRatios("completionMs", rows, roles, kase);
+    const inCase = rows.filter((r) => r.case === kase);
+    const byVariant = new Map<string, LatencyRow[]>();
+    // Each variant's rows once: a single target's million trials are not filtered per figure.
+    const of = (v: string) => {
+      if (!byVariant.has(v)) byVariant.set(v, byTrial(inCase.filter((r) => r.variant === v)));
+      return byVariant.get(v) as LatencyRow[];
+    };
+    const ratios = roles.baseline === roles.candidate ? [] : caseRatios(MAIN_TIMER, rows, roles, kase);
+    const byMetric = <T>(f: (m: LatencyMetric) => T) =>
+      Object.fromEntries(LATENCY_METRICS.map((m) => [m, f(m)])) as Record<LatencyMetric, T>;
     return {
       case: kase,
       label: CASE_LABELS[kase] ?? kase,
       trials: pairOf(roles, (v) => of(v).filter((r) => r.ok).length),
-      completionMedianMs: pairOf(roles, (v) => medianOrNull(okValues(of(v), (r) => r.completionMs))),
-      acknowledgedMedianMs: pairOf(roles, (v) => medianOrNull(okValues(of(v), (r) => r.acknowledgedMs ?? null))),
+      medians: byMetric((m) => pairOf(roles, (v) => medianOrNull(okValues(of(v), (r) => r[m] ?? null)))),
       chunks: pairOf(roles, (v) => [...new Set(okValues(of(v), (r) => r.chunks))].sort((a, b) => a - b)),
-      ratio: summariseRatios(ratios, { resamples: RESAMPLES, seed: seedFromString(`completionMs:${kase}`) }),
-      points: pairOf(roles, (v) =>
-        of(v).map((r) => ({
-          trial: r.trial,
-          ms: r.ok ? r.completionMs : null,
-          acknowledgedMs: r.ok ? (r.acknowledgedMs ?? null) : null,
-        })),
-      ),
-      probe: pairOf(roles, (v) => {
-        const p = okValues(of(v), (r) => r.probeMs);
-        return { maxMs: maxOrNull(p), medianMs: medianOrNull(p) };
-      }),
+      ratio: summariseRatios(ratios, { resamples: RESAMPLES, seed: seedFromString(`${MAIN_TIMER}:${kase}`) }),
+      points: pairOf(roles, (v) => of(v).map((r) => ({ trial: r.trial, values: byMetric((m) => figureOf(r, m)) }))),
       targetCpuMs: pairOf(roles, (v) => medianOrNull(okValues(of(v), (r) => r.targetCpuMs ?? null))),
     };
   });
@@ -250,21 +259,12 @@ function memoryModel(rows: readonly MemoryRow[], roles: Roles): MemoryCellModel[
       clients: cell.clients,
       mode: cell.mode,
       trials: pairOf(roles, (v) => of(v).filter((r) => r.ok).length),
-      peakHeapBytes: med((r) => r.peakHeapBytes),
-      peakRssBytes: med((r) => r.peakRssBytes),
-      hwmRssBytes: med((r) => r.hwmRssBytes),
-      postGcHeapBytes: med((r) => r.postGcHeapBytes),
-      retainedHeapBytes: med((r) => r.retainedHeapBytes),
+      medians: Object.fromEntries(MEMORY_METRICS.map((m) => [m, med((r) => r[m])])) as Medians<MemoryMetric>,
       bytesThroughCompletion: med((r) => r.bytesThroughCompletion),
       interval: pairOf(roles, (v) => pooledInterval(of(v), (r) => r.sampleIntervalMs)),
       heapInterval: pairOf(roles, (v) => pooledInterval(of(v), (r) => r.heapIntervalMs ?? null)),
       heapGapMaxMs: pairOf(roles, (v) => maxOrNull(okValues(of(v), (r) => r.heapGapMaxMs ?? null))),
       targetCpuMs: med((r) => r.targetCpuMs ?? null),
-      probe: pairOf(roles, (v) => ({
-        maxMs: maxOrNull(okValues(of(v), (r) => r.probeMaxMs)),
-        medianOfMaxMs: medianOrNull(okValues(of(v), (r) => r.probeMaxMs)),
-        medianMs: medianOrNull(okValues(of(v), (r) => r.probeMedianMs)),
-      })),
       samplesFile: pairOf(roles, (v) => of(v).find((r) => r.ok && r.samplesFile)?.samplesFile ?? null),
       trialFiles: pairOf(roles, (v) => of(v).map((r) => ({ trial: r.trial, file: r.samplesFile }))),
       rssSplit: pairOf(roles, (v) => splitAtPeak(of(v))),

@@ -1,6 +1,7 @@
 // Storm rows -> the report's storm table (report.md and report.html) and chart data (server RSS and
 // caught-up clients over time, one chart per variant of each cell). Pure: samples come in as data.
 
+import { displayUnit, type JudgedMetric, metricOf } from "../results/metric-names.js";
 import { FAILURE_KINDS, type StormRow } from "../results/storm-record.js";
 import { isIndicative, type StormVerdict } from "../results/verdict-record.js";
 import { arrow, mib, ms, size } from "../util/format.js";
@@ -47,6 +48,11 @@ function failureText(rows: readonly StormRow[]): string {
   return parts.length ? parts.join(", ") : "none";
 }
 
+/** A figure's column header in the storm table: its header in the metric table and its unit ("peak RSS MiB"). */
+function figureHeader(metric: JudgedMetric): string {
+  return `${metricOf(metric).header} ${displayUnit(metric)}`;
+}
+
 /** The storm table: one row per cell, each figure "baseline → candidate" (one variant: its figure). */
 export function stormCells(rows: readonly StormRow[], roles: Roles): { header: string[]; rows: string[][] } {
   const variants = roles
@@ -71,15 +77,15 @@ export function stormCells(rows: readonly StormRow[], roles: Roles): { header: s
       "cell",
       "ok / clients",
       "failures",
-      "completion p50 ms",
-      "p99 ms",
-      "max ms",
-      "all caught up ms",
-      "peak heap MiB",
-      "peak RSS MiB",
-      "VmHWM MiB",
-      "post-GC heap MiB",
-      "probe max ms",
+      figureHeader("stormCompletionMsP50"),
+      figureHeader("stormCompletionMsP99"),
+      "completion max ms",
+      figureHeader("stormAllCaughtUpMs"),
+      figureHeader("stormPeakHeapBytes"),
+      figureHeader("stormPeakRssBytes"),
+      figureHeader("stormHwmRssBytes"),
+      figureHeader("postGcHeapBytes"),
+      figureHeader("stormProbeMaxMs"),
       "driver lag p99 ms",
     ],
     rows: cellsOf(rows).map((c) => {
@@ -104,16 +110,6 @@ export function stormCells(rows: readonly StormRow[], roles: Roles): { header: s
     }),
   };
 }
-
-const FIGURE_LABELS: Record<string, string> = {
-  stormPeakRssBytes: "peak RSS",
-  stormHwmRssBytes: "VmHWM",
-  stormPeakHeapBytes: "peak heap",
-  stormCompletionMsP50: "completion p50",
-  stormCompletionMsP99: "completion p99",
-  stormAllCaughtUpMs: "all caught up",
-  stormProbeMaxMs: "probe max",
-};
 
 function verdictText(v: StormVerdict): string {
   const word = v.guarded
@@ -144,7 +140,7 @@ export function stormVerdictTable(verdicts: readonly StormVerdict[]): { header: 
     ],
     rows: verdicts.map((v) => [
       v.cell,
-      `${FIGURE_LABELS[v.metric] ?? v.metric} (${v.metric})${v.guarded ? ", guarded" : ""}`,
+      `${metricOf(v.metric).header} (${v.metric})${v.guarded ? ", guarded" : ""}`,
       `${v.pairs}/${v.plannedPairs}`,
       v.median === null
         ? "n/a"

@@ -1,6 +1,13 @@
 // `--json`: the summary as data (pure), for a CI step to read: the verdicts and headline figures of
 // every cell, the sentences, the closing line and the guard's decision. Ratios candidate/baseline.
 import { cellName } from "../results/cell-names.js";
+import {
+  headlineMetrics,
+  LATENCY_METRICS,
+  type LatencyMetric,
+  MEMORY_METRICS,
+  type MemoryMetric,
+} from "../results/metric-names.js";
 import type { CellVerdict } from "../results/verdict-record.js";
 import type { ReportModel } from "./model.js";
 import { closingLine, summaryOf } from "./summary.js";
@@ -30,20 +37,18 @@ export interface SummaryJson {
   closing: string;
   guard: { lines: string[] } | null;
   cells: Array<{ metric: string; cell: string; name: string } & Judged>;
-  latency: Array<{
-    case: string;
-    acknowledgedMedianMs: { baseline: number | null; candidate: number | null };
-    completionMedianMs: { baseline: number | null; candidate: number | null };
-    chunks: { baseline: number[]; candidate: number[] };
-  }>;
-  memory: Array<{
-    cell: string;
-    name: string;
-    peakHeapBytes: { baseline: number | null; candidate: number | null };
-    peakRssBytes: { baseline: number | null; candidate: number | null };
-    postGcHeapBytes: { baseline: number | null; candidate: number | null };
-  }>;
+  /** Per case, each headline timer's medians as `<timer>MedianMs` (acknowledgedMedianMs, completionMedianMs). */
+  latency: Array<
+    { case: string; chunks: { baseline: number[]; candidate: number[] } } & Record<`${string}MedianMs`, Pair>
+  >;
+  /** Per memory cell, each headline memory figure's medians under its key (peakHeapBytes, …). */
+  memory: Array<{ cell: string; name: string } & Partial<Record<MemoryMetric, Pair>>>;
 }
+
+type Pair = { baseline: number | null; candidate: number | null };
+
+/** A headline timer's field in the JSON: completionMs -> completionMedianMs. */
+const medianField = (metric: LatencyMetric): `${string}MedianMs` => `${metric.replace(/Ms$/, "")}MedianMs`;
 
 function judged(v: CellVerdict): Judged {
   return {
@@ -75,16 +80,13 @@ export function summaryJson(model: ReportModel): SummaryJson {
     ),
     latency: model.latency.map((k) => ({
       case: k.case,
-      acknowledgedMedianMs: k.acknowledgedMedianMs,
-      completionMedianMs: k.completionMedianMs,
+      ...Object.fromEntries(headlineMetrics(LATENCY_METRICS).map((m) => [medianField(m), k.medians[m]])),
       chunks: k.chunks,
     })),
     memory: model.memory.map((m) => ({
       cell: `${m.scriptBytes}x${m.clients}/${m.mode}`,
       name: cellName(`${m.scriptBytes}x${m.clients}/${m.mode}`),
-      peakHeapBytes: m.peakHeapBytes,
-      peakRssBytes: m.peakRssBytes,
-      postGcHeapBytes: m.postGcHeapBytes,
+      ...Object.fromEntries(headlineMetrics(MEMORY_METRICS).map((k) => [k, m.medians[k]])),
     })),
   };
 }

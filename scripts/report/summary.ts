@@ -4,13 +4,23 @@
 // verdict class. At most about 30 lines; everything else goes below it, folded.
 
 import { cellName, memoryCellName } from "../results/cell-names.js";
-import type { Metric } from "../results/metric-names.js";
+import {
+  displayUnit,
+  headlineMetrics,
+  LATENCY_METRICS,
+  type LatencyMetric,
+  MEMORY_METRICS,
+  METRICS,
+  type Metric,
+  metricOf,
+} from "../results/metric-names.js";
 import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { escapeText } from "../util/escape.js";
-import { arrow, chunkSet, mib, ms } from "../util/format.js";
+import { arrow, chunkSet } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
 import { MIN_PAIRS } from "../verdicts/cells.js";
 import { minEffectText } from "../verdicts/practical.js";
+import { figureText } from "./columns.js";
 import type { Conditions } from "./conditions.js";
 import { escapeHtml, htmlTable, mdTable, mdText } from "./markup.js";
 import type { ReportModel } from "./model.js";
@@ -54,84 +64,68 @@ function conditionsLine(c: Conditions): string {
   return `${parts.join("; ")}.`;
 }
 
-function latencyTable(model: ReportModel): SummaryTable | null {
+/** The headline's latency metrics a run judged, in headline order (the acknowledged timer only where recorded). */
+function headlineTimers(model: ReportModel): LatencyMetric[] {
+  return headlineMetrics(LATENCY_METRICS).filter((m) => model.metrics.some((x) => x.metric === m));
+}
+
+/** Per case, each headline timer's medians with its paired ratio, the chunks and the verdict(s). */
+function headlineLatencyTable(model: ReportModel): SummaryTable | null {
   const r = model.roles;
   if (!r || model.latency.length === 0) return null;
-  const acknowledged = model.metrics.some((m) => m.metric === "acknowledgedMs");
+  const timers = headlineTimers(model);
   const header = [
     "case",
-    ...(acknowledged ? ["acknowledged, median ms", "its paired ratio (95% CI)"] : []),
-    "marker received, median ms",
-    "its paired ratio (95% CI)",
+    ...timers.flatMap((m) => [`${metricOf(m).header}, median ${displayUnit(m)}`, "its paired ratio (95% CI)"]),
     "chunks",
     "verdict",
   ];
   const rows = model.latency.map((k) => {
-    const ack = verdictOf(model, "acknowledgedMs", k.case);
-    const rec = verdictOf(model, "completionMs", k.case);
-    const words =
-      acknowledged && verdictWord(ack) !== verdictWord(rec)
-        ? `${verdictWord(ack)} / ${verdictWord(rec)}`
-        : verdictWord(rec);
+    const verdicts = timers.map((m) => verdictOf(model, m, k.case));
+    const words = verdicts.map(verdictWord);
     return [
       k.case,
-      ...(acknowledged
-        ? [arrow(ms(k.acknowledgedMedianMs.baseline), ms(k.acknowledgedMedianMs.candidate)), ratioWithInterval(ack)]
-        : []),
-      arrow(ms(k.completionMedianMs.baseline), ms(k.completionMedianMs.candidate)),
-      ratioWithInterval(rec),
+      ...timers.flatMap((m, i) => [
+        arrow(figureText(m, k.medians[m].baseline), figureText(m, k.medians[m].candidate)),
+        ratioWithInterval(verdicts[i]),
+      ]),
       arrow(chunkSet(k.chunks.baseline), chunkSet(k.chunks.candidate)),
-      words,
+      words.every((w) => w === words[0]) ? (words[0] ?? "n/a") : words.join(" / "),
     ];
   });
   return { header, rows };
 }
 
-const MEMORY_HEADLINE: readonly { metric: Metric; short: string }[] = [
-  { metric: "peakHeapBytes", short: "heap" },
-  { metric: "peakRssBytes", short: "RSS" },
-  { metric: "postGcHeapBytes", short: "post-GC" },
-];
+/** "both", "three", …: how many figures a shared verdict cell speaks for. */
+const HOW_MANY = ["none", "one", "both", "three", "four", "five"];
 
-function memoryTable(model: ReportModel): SummaryTable | null {
+/** Per memory cell, each headline memory figure's medians, the pairs and the verdicts (one word when they agree). */
+function headlineMemoryTable(model: ReportModel): SummaryTable | null {
   if (!model.roles || model.memory.length === 0) return null;
-  const header = [
-    "cell",
-    "peak heap, median MiB",
-    "peak RSS, median MiB",
-    "post-GC heap, median MiB",
-    "pairs",
-    "verdict",
-  ];
+  const figures = headlineMetrics(MEMORY_METRICS);
+  const header = ["cell", ...figures.map((m) => `${metricOf(m).header}, median ${displayUnit(m)}`), "pairs", "verdict"];
   const rows = model.memory.map((m) => {
     const id = `${m.scriptBytes}x${m.clients}/${m.mode}`;
-    const verdicts = MEMORY_HEADLINE.map((h) => ({ h, v: verdictOf(model, h.metric, id) }));
+    const verdicts = figures.map((metric) => ({ metric, v: verdictOf(model, metric, id) }));
     const words = verdicts.map(({ v }) => verdictWord(v));
     const same = words.every((w) => w === words[0]);
     // "noise (indicative)" three times says "noise (all three, indicative)" once.
+    const all = `all ${HOW_MANY[figures.length] ?? figures.length}`;
     const verdict = same
-      ? `${words[0]?.replace(/ \(indicative\)$/, "")} (all three${words[0]?.endsWith(" (indicative)") ? ", indicative" : ""})`
-      : verdicts.map(({ h, v }) => `${h.short} ${verdictWord(v)}`).join(", ");
+      ? `${words[0]?.replace(/ \(indicative\)$/, "")} (${all}${words[0]?.endsWith(" (indicative)") ? ", indicative" : ""})`
+      : verdicts.map(({ metric, v }) => `${metricOf(metric).headline?.short} ${verdictWord(v)}`).join(", ");
     const pairs = verdicts[0]?.v?.pairs ?? 0;
     return [
       memoryCellName(m),
-      arrow(mib(m.peakHeapBytes.baseline), mib(m.peakHeapBytes.candidate)),
-      arrow(mib(m.peakRssBytes.baseline), mib(m.peakRssBytes.candidate)),
-      arrow(mib(m.postGcHeapBytes.baseline), mib(m.postGcHeapBytes.candidate)),
+      ...figures.map((metric) =>
+        arrow(figureText(metric, m.medians[metric].baseline), figureText(metric, m.medians[metric].candidate)),
+      ),
       String(pairs),
       verdict,
     ];
   });
   return { header, rows };
 }
-
-const SENTENCE_METRICS: readonly { metric: Metric; name: string }[] = [
-  { metric: "acknowledgedMs", name: "completes (marker acknowledged, the study's timer)" },
-  { metric: "completionMs", name: "receives the marker" },
-  { metric: "peakHeapBytes", name: "peak heap" },
-  { metric: "peakRssBytes", name: "peak RSS" },
-  { metric: "postGcHeapBytes", name: "post-GC heap" },
-];
 
 /** "59–60%" of a set of ratios' distance from 1; "×1.27–1.54" past doubling. */
 function sizeRange(medians: number[], lower: boolean): string {
@@ -196,12 +190,13 @@ function fewPairsNote(cells: CellVerdict[]): string {
   return ` (${parts.join("; ")})`;
 }
 
-/** One sentence for a metric: each of its verdict classes with the cells in it. */
-function sentence(model: ReportModel, metric: Metric, name: string): string | null {
+/** One sentence for a headline metric: each of its verdict classes with the cells in it. */
+function sentence(model: ReportModel, metric: Metric): string | null {
   const m = model.metrics.find((x) => x.metric === metric);
   const r = model.roles;
+  const d = metricOf(metric);
   if (!m || !r || m.cells.length === 0) return null;
-  const what = metric.endsWith("Ms") ? "case" : "cell";
+  const what = d.matrix === "latency" ? "case" : "cell";
   const classes = new Map<string, CellVerdict[]>();
   for (const v of m.cells) {
     const key = v.verdict === "higher" && v.expected ? "expected" : v.verdict;
@@ -211,7 +206,7 @@ function sentence(model: ReportModel, metric: Metric, name: string): string | nu
   for (const [key, cells] of classes) {
     const medians = cells.map((v) => v.median).filter((x): x is number => x !== null);
     const where = cellList(cells, m.cells.length, what);
-    const latency = metric.endsWith("Ms");
+    const latency = d.unit === "ms";
     if (key === "lower" || key === "higher" || key === "expected") {
       const word = latency ? (key === "lower" ? "faster" : "slower") : key === "lower" ? "lower" : "higher";
       const expected = key === "expected" ? ", the expected effect of fewer chunks" : "";
@@ -227,7 +222,9 @@ function sentence(model: ReportModel, metric: Metric, name: string): string | nu
     } else if (key === "too-few-pairs") parts.push(`too few pairs for the guard ${where}`);
     else parts.push(`${key} ${where}`);
   }
-  const subject = metric.endsWith("Ms") ? `${r.candidate} ${name}` : `${r.candidate}'s ${name}`;
+  // A timer's subject is what the candidate does ("completes …"), a memory figure's what it has ("peak heap").
+  const subject =
+    d.matrix === "latency" ? `${r.candidate} ${d.headline?.subject}` : `${r.candidate}'s ${d.headline?.subject}`;
   return `${subject}: ${parts.join("; ")}.`;
 }
 
@@ -244,9 +241,11 @@ export function summaryOf(model: ReportModel): Summary {
     title,
     conditions: conditionsLine(c),
     command: c.command,
-    sentences: SENTENCE_METRICS.map((s) => sentence(model, s.metric, s.name)).filter((x): x is string => x !== null),
-    latency: latencyTable(model),
-    memory: memoryTable(model),
+    sentences: headlineMetrics(METRICS)
+      .map((m) => sentence(model, m))
+      .filter((x): x is string => x !== null),
+    latency: headlineLatencyTable(model),
+    memory: headlineMemoryTable(model),
   };
 }
 
@@ -318,18 +317,23 @@ export function closingLine(model: ReportModel): string {
   const r = model.roles;
   if (!r) return model.single ? `${model.single}: a single target, nothing compared` : "nothing compared";
   const parts: string[] = [];
-  const timer = model.metrics.some((m) => m.metric === "acknowledgedMs") ? "acknowledgedMs" : "completionMs";
-  const lat = farthest(model, timer);
   const tag = (v: CellVerdict) => {
     const few = !v.indicative ? "" : v.signTest ? `, ${v.pairs} pairs, sign test` : ", indicative";
     return `${few}${v.verdict === "noise" ? ", noise" : ""}`;
   };
-  if (lat?.median != null) {
-    const name = timer === "acknowledgedMs" ? "completion (acknowledged)" : "completion (marker received)";
-    parts.push(`${name} ${lat.median.toFixed(2)}× ${r.baseline} (${cellName(lat.cell)}${tag(lat)})`);
+  // The first headline timer the run judged (the study's timer where recorded), the first headline memory figure.
+  const [timer] = headlineTimers(model);
+  const lat = timer ? farthest(model, timer) : null;
+  if (timer && lat?.median != null) {
+    parts.push(
+      `completion (${metricOf(timer).header}) ${lat.median.toFixed(2)}× ${r.baseline} (${cellName(lat.cell)}${tag(lat)})`,
+    );
   }
-  const heap = farthest(model, "peakHeapBytes");
-  if (heap?.median != null) parts.push(`peak heap ${heap.median.toFixed(2)}× (${cellName(heap.cell)}${tag(heap)})`);
+  const [memory] = headlineMetrics(MEMORY_METRICS);
+  const heap = memory ? farthest(model, memory) : null;
+  if (memory && heap?.median != null) {
+    parts.push(`${metricOf(memory).header} ${heap.median.toFixed(2)}× (${cellName(heap.cell)}${tag(heap)})`);
+  }
   const guard = model.guardLines?.at(-1);
   const word = guard ? /^guard: (PASS|FAIL|NO VERDICT)/.exec(guard)?.[1] : undefined;
   const decision = word ? `; guard ${word}` : "";

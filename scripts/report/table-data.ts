@@ -2,29 +2,26 @@
 // header and cells as text, rendered inert by either (pure).
 
 import { cellName, memoryCellName } from "../results/cell-names.js";
-import type { Metric } from "../results/metric-names.js";
+import { displayUnit, LATENCY_METRICS, MEMORY_METRICS, type Metric, metricOf } from "../results/metric-names.js";
 import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { isLatencyMetric } from "../verdicts/metrics.js";
 import { attributionNote, attributionSections } from "./attribution-section.js";
-import { withDisturbedColumn } from "./load-section.js";
-import type { ReportModel } from "./model.js";
+import {
+  type Cells,
+  type Column,
+  figureText,
+  metricColumn,
+  metricNote,
+  pairText,
+  recordedPair,
+  tableNote,
+  tableOf,
+} from "./columns.js";
+import { disturbedColumn } from "./load-section.js";
+import { MAIN_TIMER, type ReportModel } from "./model.js";
 import { type SplitCell, splitCells } from "./rss-split-section.js";
 import { detectableText, intervalCell, ratioWithInterval, verdictText, verdictWord } from "./verdict-wording.js";
-
-/** Human names of the paired metrics. */
-export const METRIC_LABELS: Record<Metric, string> = {
-  completionMs: "marker received: completion time (latency cases)",
-  acknowledgedMs: "marker acknowledged: the study's timer, one ACK delay more (latency cases)",
-  firstChunkMs: "first chunk time (latency cases)",
-  probeMs: "probe latency (latency cases)",
-  peakHeapBytes: "peak heap (memory cells)",
-  peakRssBytes: "peak RSS (memory cells)",
-  hwmRssBytes: "kernel peak RSS, VmHWM (memory cells)",
-  postGcHeapBytes: "post-GC heap (memory cells)",
-  retainedHeapBytes: "retained heap (memory cells)",
-  probeMaxMs: "max probe latency (memory cells)",
-};
 
 /** "0.742 (0.700–0.780)", or without an interval for a single pair (one pair has no spread). */
 export function ratioCell(r: { median: number; n: number; ci: { low: number; high: number } } | null): string {
@@ -33,120 +30,124 @@ export function ratioCell(r: { median: number; n: number; ci: { low: number; hig
   return `${ratio(r.median)} (${ratio(r.ci.low)}–${ratio(r.ci.high)})`;
 }
 
-/** A table's header and cells, shared by report.md and report.html (null: nothing to show). */
-export interface Cells {
-  header: string[];
-  rows: string[][];
-}
-
-/** One figure of a pair: "a → b unit" in a comparison, "a unit" for a single target. */
-function pairText(model: ReportModel, a: string, b: string, unit = ""): string {
-  if (model.single) return unit && a !== "n/a" ? `${a} ${unit}` : a;
-  return arrow(a, b, unit);
-}
-
-export function latencyCells(model: ReportModel): Cells | null {
-  const c = withAcknowledged(model, latencyCellsWithoutCpu(model));
-  // The target's CPU time per session, where the results record it (older results do not).
-  if (!c || !model.latency.some((k) => k.targetCpuMs.baseline !== null || k.targetCpuMs.candidate !== null)) return c;
-  return {
-    header: [...c.header, "target CPU per trial (median)"],
-    rows: c.rows.map((row, i) => {
-      const k = model.latency[i] as ReportModel["latency"][number];
-      return [...row, pairText(model, ms(k.targetCpuMs.baseline, 0), ms(k.targetCpuMs.candidate, 0), "ms")];
-    }),
-  };
-}
+type LatencyCase = ReportModel["latency"][number];
+type MemoryCell = ReportModel["memory"][number];
 
 /**
- * Adds the acknowledged median (subscribe sent to the marker chunk's ACK sent) after the completion
- * medians, where the results record it (older results do not).
+ * The latency table's columns: the case, the main timer per variant with its paired ratio, every
+ * other latency metric the metric table puts in the table ("baseline → candidate"), chunks, ok trials
+ * and the target's CPU time (where the results record it).
  */
-function withAcknowledged(model: ReportModel, c: Cells | null): Cells | null {
-  const recorded = model.latency.some(
-    (k) => k.acknowledgedMedianMs.baseline !== null || k.acknowledgedMedianMs.candidate !== null,
+export function latencyColumns(model: ReportModel): Column<LatencyCase>[] {
+  const r = model.roles;
+  const single = !r;
+  // The main timer per variant, its note said once (under the first of its columns).
+  const perVariant = (name: string, side: "baseline" | "candidate"): Column<LatencyCase> => ({
+    header: `${metricOf(MAIN_TIMER).header}, ${name} median`,
+    cell: (c) => pairText(true, figureText(MAIN_TIMER, c.medians[MAIN_TIMER][side]), "", displayUnit(MAIN_TIMER)),
+    ...(side === "baseline" ? { note: metricNote(MAIN_TIMER) } : {}),
+  });
+  const others = LATENCY_METRICS.filter((m) => metricOf(m).column === "pair").map((m) =>
+    metricColumn(m, (c: LatencyCase) => c.medians[m], {
+      single,
+      header: (h) => `${h} median`,
+      unit: displayUnit(m),
+    }),
   );
-  if (!c || !recorded) return c;
-  const at = model.roles ? 3 : 2;
-  const cell = (k: ReportModel["latency"][number]) =>
-    pairText(model, ms(k.acknowledgedMedianMs.baseline), ms(k.acknowledgedMedianMs.candidate), "ms");
-  return {
-    header: [...c.header.slice(0, at), "acknowledged median", ...c.header.slice(at)],
-    rows: c.rows.map((row, i) => [
-      ...row.slice(0, at),
-      cell(model.latency[i] as ReportModel["latency"][number]),
-      ...row.slice(at),
-    ]),
+  const cpu: Column<LatencyCase> = {
+    header: "target CPU per trial (median)",
+    cell: (c) => pairText(single, ms(c.targetCpuMs.baseline, 0), ms(c.targetCpuMs.candidate, 0), "ms"),
+    recorded: (c) => recordedPair(c.targetCpuMs),
+    outsideHeadline: true,
+    note: targetCpuNote("the trial's session"),
   };
+  const chunks = "Chunks: Chunk frames through the completion marker.";
+  if (!r) {
+    return [
+      { header: "case", cell: (c) => c.case },
+      perVariant(`${model.single}`, "baseline"),
+      ...others,
+      { header: "chunks", cell: (c) => chunkSet(c.chunks.baseline), note: chunks },
+      { header: "ok trials", cell: (c) => String(c.trials.baseline), fixable: true },
+      cpu,
+    ];
+  }
+  return [
+    { header: "case", cell: (c) => c.case },
+    perVariant(r.baseline, "baseline"),
+    perVariant(r.candidate, "candidate"),
+    ...others,
+    {
+      header: `chunks ${r.baseline} → ${r.candidate}`,
+      cell: (c) => arrow(chunkSet(c.chunks.baseline), chunkSet(c.chunks.candidate)),
+      note: chunks,
+    },
+    {
+      header: "ratio (95% CI)",
+      cell: (c) => ratioCell(c.ratio),
+      note: `Ratio: the median of the per-trial paired ratios of ${MAIN_TIMER} with its 95% bootstrap interval.`,
+    },
+    { header: "ok trials", cell: (c) => `${c.trials.baseline} / ${c.trials.candidate}`, fixable: true },
+    cpu,
+  ];
 }
 
-function latencyCellsWithoutCpu(model: ReportModel): Cells | null {
+export function latencyCells(model: ReportModel, headlineOnly = false): Cells | null {
   if (model.latency.length === 0) return null;
-  const r = model.roles;
-  if (!r) {
-    return {
-      header: ["case", `${model.single} median`, "chunks", "ok trials"],
-      rows: model.latency.map((c) => [
-        c.case,
-        c.completionMedianMs.baseline === null ? "n/a" : `${ms(c.completionMedianMs.baseline)} ms`,
-        chunkSet(c.chunks.baseline),
-        String(c.trials.baseline),
-      ]),
-    };
-  }
-  return {
-    header: [
-      "case",
-      `${r.baseline} median`,
-      `${r.candidate} median`,
-      `chunks ${r.baseline} → ${r.candidate}`,
-      "ratio (95% CI)",
-      "ok trials",
-    ],
-    rows: model.latency.map((c) => [
-      c.case,
-      c.completionMedianMs.baseline === null ? "n/a" : `${ms(c.completionMedianMs.baseline)} ms`,
-      c.completionMedianMs.candidate === null ? "n/a" : `${ms(c.completionMedianMs.candidate)} ms`,
-      arrow(chunkSet(c.chunks.baseline), chunkSet(c.chunks.candidate)),
-      ratioCell(c.ratio),
-      `${c.trials.baseline} / ${c.trials.candidate}`,
-    ]),
-  };
+  return tableOf(latencyColumns(model), model.latency, headlineOnly);
 }
+
+/** What the latency table's columns show, and the cases' meanings (the table names a case by its id). */
+export function latencyNote(model: ReportModel, headlineOnly = false): string {
+  const cases = model.latency.map((k) => (k.label === k.case ? k.case : `${k.case} (${k.label})`)).join("; ");
+  return `Medians of the ok trials. ${tableNote(latencyColumns(model), model.latency, headlineOnly)} Cases: ${cases}.`;
+}
+
+/** The target's CPU time, over a latency trial's session or a memory trial's sampled window. */
+const targetCpuNote = (over: string) => `Target CPU: the server's user + system CPU time over ${over}.`;
 
 function intervalText(iv: { median: number; p99: number; max: number } | null): string {
   return iv ? `${ms(iv.median)} / ${ms(iv.p99)} / ${ms(iv.max)}` : "n/a";
 }
 
+/** The memory table's columns: the cell, ok trials, the metric table's memory figures (MiB), bytes through completion and CPU time. */
+export function memoryColumns(model: ReportModel): Column<MemoryCell>[] {
+  const single = Boolean(model.single);
+  return [
+    { header: "cell", cell: (m) => memoryCellName(m) },
+    {
+      header: "ok trials",
+      cell: (m) => (single ? String(m.trials.baseline) : `${m.trials.baseline} / ${m.trials.candidate}`),
+      fixable: true,
+    },
+    ...MEMORY_METRICS.filter((k) => metricOf(k).column === "pair").map((k) =>
+      metricColumn(k, (m: MemoryCell) => m.medians[k], { single, header: (h) => h }),
+    ),
+    {
+      header: "through completion",
+      cell: (m) =>
+        pairText(single, mib(m.bytesThroughCompletion.baseline, 2), mib(m.bytesThroughCompletion.candidate, 2)),
+      outsideHeadline: true,
+      note: "Through completion: bytes of the frames up to the marker.",
+    },
+    {
+      header: "target CPU (ms)",
+      cell: (m) => pairText(single, ms(m.targetCpuMs.baseline, 0), ms(m.targetCpuMs.candidate, 0)),
+      outsideHeadline: true,
+      note: targetCpuNote("the sampled window"),
+    },
+  ];
+}
+
 /** The memory figures per cell (medians of the ok trials, MiB); the sampler's health is its own table. */
-export function memoryCells(model: ReportModel): Cells | null {
+export function memoryCells(model: ReportModel, headlineOnly = false): Cells | null {
   if (model.memory.length === 0 || (!model.roles && !model.single)) return null;
-  const mibPair = (p: { baseline: number | null; candidate: number | null }, digits = 1) =>
-    pairText(model, mib(p.baseline, digits), mib(p.candidate, digits));
-  return {
-    header: [
-      "cell",
-      "ok trials",
-      "peak heap",
-      "peak RSS",
-      "VmHWM",
-      "post-GC heap",
-      "retained heap",
-      "through completion",
-      "target CPU (ms)",
-    ],
-    rows: model.memory.map((m) => [
-      memoryCellName(m),
-      model.single ? String(m.trials.baseline) : `${m.trials.baseline} / ${m.trials.candidate}`,
-      mibPair(m.peakHeapBytes),
-      mibPair(m.peakRssBytes),
-      mibPair(m.hwmRssBytes),
-      mibPair(m.postGcHeapBytes),
-      mibPair(m.retainedHeapBytes, 2),
-      mibPair(m.bytesThroughCompletion, 2),
-      pairText(model, ms(m.targetCpuMs.baseline, 0), ms(m.targetCpuMs.candidate, 0)),
-    ]),
-  };
+  return tableOf(memoryColumns(model), model.memory, headlineOnly);
+}
+
+/** What the memory table's columns show. */
+export function memoryNote(model: ReportModel, headlineOnly = false): string {
+  return tableNote(memoryColumns(model), model.memory, headlineOnly);
 }
 
 /** The RSS split per memory cell, as the Markdown and HTML tables show it. */
@@ -226,9 +227,10 @@ export function verdictOf(model: ReportModel, metric: Metric, cell: string): Cel
  */
 export function probeCells(model: ReportModel): Cells | null {
   if ((!model.roles && !model.single) || (model.latency.length === 0 && model.memory.length === 0)) return null;
-  const fmt = (a: number | null, b: number | null) => pairText(model, ms(a), ms(b), "ms");
+  const fmt = (metric: "probeMs" | "probeMaxMs", p: { baseline: number | null; candidate: number | null }) =>
+    pairText(Boolean(model.single), figureText(metric, p.baseline), figureText(metric, p.candidate), "ms");
   const judged = Boolean(model.roles);
-  const header = ["cell", "aggregation", "probe latency"];
+  const header = ["cell", "aggregation", metricOf("probeMs").header];
   if (judged) header.push("paired ratio (95% CI)", "verdict");
   const tail = (metric: Metric, cell: string) => {
     const v = verdictOf(model, metric, cell);
@@ -240,13 +242,13 @@ export function probeCells(model: ReportModel): Cells | null {
       ...model.latency.map((c) => [
         c.case,
         "median of trials",
-        fmt(c.probe.baseline.medianMs, c.probe.candidate.medianMs),
+        fmt("probeMs", c.medians.probeMs),
         ...tail("probeMs", c.case),
       ]),
       ...model.memory.map((m) => [
         memoryCellName(m),
         "median of per-trial maxima",
-        fmt(m.probe.baseline.medianOfMaxMs, m.probe.candidate.medianOfMaxMs),
+        fmt("probeMaxMs", m.medians.probeMaxMs),
         ...tail("probeMaxMs", `${m.scriptBytes}x${m.clients}/${m.mode}`),
       ]),
     ],
@@ -255,10 +257,38 @@ export function probeCells(model: ReportModel): Cells | null {
 
 /** One metric's per-cell table, its title and the pooled summary line under it. */
 export interface MetricTable extends Cells {
+  metric: Metric;
   title: string;
   pooled: string;
 }
 
+/** A verdict as its table's row shows it, and the cell it judges. */
+type VerdictRow = { v: CellVerdict; marked: CellVerdict };
+
+/** A per-cell verdict table's columns: ratio, interval, A/A band, pairs, detectable change, disturbed rounds, verdict. */
+function verdictColumns(model: ReportModel, metric: Metric, compact: boolean): Column<VerdictRow>[] {
+  const disturbed = disturbedColumn(model.load, isLatencyMetric(metric) ? "latency" : "memory");
+  return [
+    { header: "cell", cell: ({ v }) => cellName(v.cell) },
+    { header: "median paired ratio", cell: ({ v }) => (v.median === null ? "n/a" : ratio(v.median)) },
+    { header: "95% CI", cell: ({ marked }) => intervalCell(marked) },
+    ...(model.hasAa
+      ? [
+          {
+            header: "A/A band",
+            cell: ({ v }: VerdictRow) =>
+              v.aaLow === null || v.aaHigh === null ? "n/a" : `${ratio(v.aaLow)}–${ratio(v.aaHigh)}`,
+          },
+        ]
+      : []),
+    { header: "pairs", cell: ({ v }) => `${v.pairs} / ${v.plannedPairs}` },
+    { header: "smallest detectable change", cell: ({ v, marked }) => detectableText(v.detectable, marked.indicative) },
+    ...(disturbed ? [{ header: disturbed.header, cell: ({ v }: VerdictRow) => disturbed.cell(v.cell) }] : []),
+    { header: "verdict", cell: ({ marked }) => (compact ? verdictWord(marked) : verdictText(marked)) },
+  ];
+}
+
+/** Per judged metric, its per-cell verdict table (compact: verdicts without their reasons). */
 export function metricTables(model: ReportModel, compact = false): MetricTable[] {
   if (!model.roles) return [];
   const roles = model.roles;
@@ -270,31 +300,15 @@ export function metricTables(model: ReportModel, compact = false): MetricTable[]
     const once = allIndicative
       ? " — every interval, detectable change and verdict indicative (fewer than 8 pairs)"
       : "";
-    const title = `${m.metric}: ${METRIC_LABELS[m.metric]}${guard ? ` — guarded: FAIL when the ${rule} exceeds ${model.guard?.ceiling}` : ""}${once}`;
-    const header = ["cell", "median paired ratio", "95% CI"];
-    if (model.hasAa) header.push("A/A band");
-    header.push("pairs", "smallest detectable change", "verdict");
-    const rows = m.cells.map((v) => {
-      const marked = allIndicative ? { ...v, indicative: false, signTest: undefined } : v;
-      const row = [cellName(v.cell), v.median === null ? "n/a" : ratio(v.median), intervalCell(marked)];
-      if (model.hasAa) row.push(v.aaLow === null || v.aaHigh === null ? "n/a" : `${ratio(v.aaLow)}–${ratio(v.aaHigh)}`);
-      row.push(
-        `${v.pairs} / ${v.plannedPairs}`,
-        detectableText(v.detectable, marked.indicative),
-        compact ? verdictWord(marked) : verdictText(marked),
-      );
-      return row;
-    });
+    const title = `${m.metric}: ${metricOf(m.metric).label}${guard ? ` — guarded: FAIL when the ${rule} exceeds ${model.guard?.ceiling}` : ""}${once}`;
+    const rows = m.cells.map((v) => ({
+      v,
+      marked: allIndicative ? { ...v, indicative: false, signTest: undefined } : v,
+    }));
     const p = m.pooled;
     const pooled = p
       ? `Pooled over all cells (a summary, never a verdict): median of ${p.n} paired ratios ${roles.candidate}/${roles.baseline} ${ratio(p.median)}${p.n > 1 ? ` (95% CI ${ratio(p.ci.low)}–${ratio(p.ci.high)})` : ""}.`
       : "Pooled over all cells: no pairs.";
-    const matrix = isLatencyMetric(m.metric) ? "latency" : "memory";
-    return withDisturbedColumn(
-      model.load,
-      matrix,
-      m.cells.map((v) => v.cell),
-      { title, header, rows, pooled },
-    );
+    return { metric: m.metric, title, ...tableOf(verdictColumns(model, m.metric, compact), rows), pooled };
   });
 }

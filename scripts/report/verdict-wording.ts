@@ -2,6 +2,7 @@
 // when it is marked indicative, its ratio and interval, the guard's line, the adaptive rounds' lines
 // and the note that explains them (pure).
 import { cellName } from "../results/cell-names.js";
+import { HEADLINE_MEMORY_METRICS, metricOf } from "../results/metric-names.js";
 import type { MemoryRoundsWhy } from "../results/schema.js";
 import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { ratio } from "../util/format.js";
@@ -35,7 +36,7 @@ export function markedIndicative(v: CellVerdict): boolean {
   return isIndicative(v) && !unranked;
 }
 
-export function verdictName(v: CellVerdict): string {
+export function verdictName(v: Pick<CellVerdict, "verdict" | "expected">): string {
   switch (v.verdict) {
     case "no-practical-change":
       return "no practical change";
@@ -132,7 +133,8 @@ export function memoryRoundsText(model: ReportModel): string | null {
   const cells = m.cells
     .map((c) => `${cellName(c.cell)}: ${c.pairs} pairs, ${ROUNDS_WHY[c.why]?.(c.pairs) ?? c.why}`)
     .join("; ");
-  return `Memory rounds (peak heap, peak RSS; up to ${m.targetPairs} pairs per cell): budget ${m.budgetSeconds} s, used ${m.spentSeconds.toFixed(1)} s; ${cells}.`;
+  const metrics = HEADLINE_MEMORY_METRICS.map((k) => metricOf(k).header).join(", ");
+  return `Memory rounds (${metrics}; up to ${m.targetPairs} pairs per cell): budget ${m.budgetSeconds} s, used ${m.spentSeconds.toFixed(1)} s; ${cells}.`;
 }
 
 export const VERDICT_NOTE =

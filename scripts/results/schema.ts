@@ -3,6 +3,7 @@
 // upgradeResults to read the older version (or drop it from READABLE_RESULTS_SCHEMAS).
 
 import type { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
+import type { SessionResult } from "../../scenarios/lib/session.js";
 import type { AttributionInfo, AttributionRow } from "./attribution-record.js";
 import type { LeakRow } from "./leak-record.js";
 import type { RunLoad, TrialLoad } from "./load-record.js";
@@ -23,20 +24,11 @@ export const READABLE_RESULTS_SCHEMAS = ["catchup-bench/results@1", RESULTS_SCHE
 export type LatencyCase = (typeof LATENCY_CASES)[number];
 export type MemoryMode = "memory" | "snapshot";
 
-/** One client session's figures, as the shared protocol client returns them (everything up to and including the completion frame). */
-export interface SessionFigures {
-  ok: boolean;
-  /** Subscribe Request sent -> the frame carrying the completion marker received. */
-  completionMs: number | null;
-  /** Subscribe Request sent -> that frame's ACK sent (so it includes the client's ACK delay); absent in older results. */
-  acknowledgedMs?: number | null;
-  firstChunkMs: number | null;
-  chunks: number;
-  values: number;
-  bytes: number;
-  probeMs: number | null;
-  error: string | null;
-}
+/**
+ * One client session's figures, as the shared protocol client returns them (everything up to and
+ * including the completion frame): its SessionResult, declared beside the measurement itself.
+ */
+export type SessionFigures = SessionResult;
 
 export interface LatencyRow extends SessionFigures {
   case: LatencyCase;

@@ -4,7 +4,14 @@
 // and the smallest change the cell could have shown. A pooled figure is only ever a summary line:
 // pooling hides a regression confined to one cell.
 import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
-import { HEADLINE_MEMORY_METRICS, METRICS, type Metric, type StormMetric, unitOf } from "../results/metric-names.js";
+import {
+  HEADLINE_MEMORY_METRICS,
+  METRICS,
+  type Metric,
+  metricOf,
+  type StormMetric,
+  unitOf,
+} from "../results/metric-names.js";
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict-record.js";
 import { type Interval, median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
@@ -236,11 +243,13 @@ function signTestOf(results: Results, v: CellVerdict): CellVerdict["signTest"] {
 
 /** The metrics a run has rows for, in report order. */
 export function presentMetrics(results: Pick<Results, "latency" | "memory">): Metric[] {
-  // Results from before the acknowledged timer have no acknowledgedMs: no empty table for it.
-  const acknowledged = results.latency.some((r) => typeof r.acknowledgedMs === "number");
-  return METRICS.filter((m) =>
-    m === "acknowledgedMs" ? acknowledged : isLatencyMetric(m) ? results.latency.length > 0 : results.memory.length > 0,
-  );
+  // Results from before the client measured a recent figure lack it: no empty table for it.
+  return METRICS.filter((m) => {
+    const recent = metricOf(m).recent === true;
+    if (isLatencyMetric(m))
+      return recent ? results.latency.some((r) => typeof r[m] === "number") : results.latency.length > 0;
+    return recent ? results.memory.some((r) => typeof r[m] === "number") : results.memory.length > 0;
+  });
 }
 
 /** The guard settings recorded in a run's config (bench writes them there), or null. */

@@ -4,14 +4,14 @@
 // above the ceiling but inside its A/A band, leaves the run without a verdict.
 
 import { cellName } from "../results/cell-names.js";
-import { LEAK_METRIC, METRICS, STORM_METRIC_NAMES } from "../results/metric-names.js";
+import { JUDGED_METRICS, LEAK_METRIC, metricOf } from "../results/metric-names.js";
 import type { Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict-record.js";
 import { EXIT, type ExitCode } from "../util/exit-codes.js";
 import { GUARD_MIN_PAIRS, type GuardConfig, verdictsOf } from "./cells.js";
 import { judgeLeak } from "./leak-guard.js";
 import { isLatencyMetric, isMetric, rolesOf } from "./metrics.js";
-import { DEFAULT_STORM_GUARD, isStormMetric, runStormVerdicts } from "./storm-verdict.js";
+import { isStormMetric, runStormVerdicts } from "./storm-verdict.js";
 
 export interface GuardDecision {
   /** True when the run passes: no guarded cell failed, none is missing or undecided. */
@@ -25,19 +25,14 @@ export interface GuardDecision {
   undecided: string[];
 }
 
-/** The metric names --guard accepts (the report's metric list; bench and report both use this one). */
-export const GUARD_METRICS: readonly string[] = [...METRICS, LEAK_METRIC, ...STORM_METRIC_NAMES];
+/** The metric names --guard accepts (the metric table's judged figures; bench and report both use this one). */
+export const GUARD_METRICS: readonly string[] = JUDGED_METRICS;
 
-/** The headline figure of each matrix: what the guard judges when --guard is not given. */
+/** What the guard judges when --guard is not given: the figures the metric table guards by default, in each matrix that runs. */
 export function defaultGuard(
   matrices: { latency: boolean; memory: boolean; leak?: boolean; storm?: boolean } = { latency: true, memory: true },
 ): string[] {
-  return [
-    ...(matrices.latency ? ["completionMs"] : []),
-    ...(matrices.memory ? ["peakHeapBytes"] : []),
-    ...(matrices.leak ? [LEAK_METRIC] : []),
-    ...(matrices.storm ? DEFAULT_STORM_GUARD : []),
-  ];
+  return JUDGED_METRICS.filter((m) => metricOf(m).guardedByDefault && matrices[metricOf(m).matrix] === true);
 }
 
 /**

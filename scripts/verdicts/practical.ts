@@ -3,6 +3,7 @@
 // nothing; a median inside the floor with an interval reaching 20% is not "no change"), and
 // the effects the change under test is expected to have (one chunk instead of four: the first chunk
 // is the whole catch-up, so it arrives later), which are shown as such rather than as regressions.
+import { type JudgedMetric, metricOf } from "../results/metric-names.js";
 
 /** The practical floor: a change must reach both the relative and the metric's absolute size. */
 export interface MinEffect {
@@ -81,14 +82,15 @@ export function belowFloor(ratio: number, baseline: number | null, unit: FloorUn
 
 /**
  * The expected effect of delivering the catch-up in fewer chunks: the first chunk then carries all of
- * it and arrives later. A higher firstChunkMs where the candidate sends fewer chunks is that effect,
- * not a regression; returns the reason to show, or null.
+ * it and arrives later. A higher figure the metric table marks laterWithFewerChunks (firstChunkMs)
+ * where the candidate sends fewer chunks is that effect, not a regression; returns the reason to
+ * show, or null.
  */
 export function expectedEffect(
-  metric: string,
+  metric: JudgedMetric,
   chunks: { baseline: number | null; candidate: number | null },
 ): string | null {
-  if (metric !== "firstChunkMs") return null;
+  if (metricOf(metric).laterWithFewerChunks !== true) return null;
   const { baseline, candidate } = chunks;
   if (baseline === null || candidate === null || candidate >= baseline) return null;
   return `expected: ${baseline} → ${candidate} chunks, so the first chunk carries more of the catch-up`;

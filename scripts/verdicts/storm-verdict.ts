@@ -5,7 +5,7 @@
 // storms served every client: a storm with failed clients carried less load, so its peaks and
 // percentiles are not comparable. Every pair that does not count is named, never dropped silently.
 
-import { STORM_METRICS, type StormMetric } from "../results/metric-names.js";
+import { metricOf, STORM_METRIC_NAMES, STORM_METRICS, type StormMetric } from "../results/metric-names.js";
 import type { Results } from "../results/schema.js";
 import type { StormRow } from "../results/storm-record.js";
 import type { MissingPair, StormVerdict } from "../results/verdict-record.js";
@@ -14,13 +14,8 @@ import { aaBandOf, decideCell, type GuardConfig, RESAMPLES } from "./cells.js";
 import { rolesOf } from "./metrics.js";
 import type { MinEffect } from "./practical.js";
 
-/**
- * What the guard judges in a storm cell when --guard does not say: the server's peak RSS (the storm's
- * question: N catch-ups held at once; RSS, sampled from outside, also holds the frames' buffers
- * outside the JS heap) and the completion p99 (the clients a storm hurts are the tail: the median
- * hides them, the max is one client).
- */
-export const DEFAULT_STORM_GUARD: readonly StormMetric[] = ["stormPeakRssBytes", "stormCompletionMsP99"];
+/** What the guard judges in a storm cell when --guard does not say (the metric table's guardedByDefault). */
+const DEFAULT_STORM_GUARD: readonly StormMetric[] = STORM_METRIC_NAMES.filter((m) => metricOf(m).guardedByDefault);
 
 export function isStormMetric(m: string): m is StormMetric {
   return m in STORM_METRICS;

@@ -4,9 +4,9 @@
 import { describe, expect, it } from "vitest";
 import { resolveConfig } from "../../scripts/options/bench-config.js";
 import { attributionSections, diffSites, extraSites, siteLabel } from "../../scripts/report/attribution-section.js";
-import type { MemoryCellModel } from "../../scripts/report/model.js";
 import type { AttributionRow, HeapSite } from "../../scripts/results/attribution-record.js";
 import { heapSites, type SamplingHeapProfileNode } from "../../scripts/sampler/heap-sites.js";
+import { memoryCellModel } from "../support/report-model.js";
 
 const MiB = 1024 * 1024;
 const node = (fn: string, url: string, line: number, selfSize: number, children: SamplingHeapProfileNode[] = []) => ({
@@ -100,9 +100,7 @@ describe("attributionSections", () => {
         row("legacy", "total", [site("a", 300 * MiB)], 400 * MiB),
       ],
     };
-    const memory = [
-      { scriptBytes: 8192, clients: 4, mode: "memory", peakHeapBytes: { baseline: 400 * MiB, candidate: 500 * MiB } },
-    ] as MemoryCellModel[];
+    const memory = [memoryCellModel({ medians: { peakHeapBytes: { baseline: 400 * MiB, candidate: 500 * MiB } } })];
     const [s] = attributionSections(info, memory, { baseline: "legacy", candidate: "batched" });
     expect(s?.peak?.rows[0]).toEqual(["big ← encodeChunk (…/app/a.js:1)", "0.0 (0%)", "100.0 (91%)", "+100.0"]);
     const text = s?.lines.join("\n") ?? "";

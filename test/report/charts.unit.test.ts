@@ -3,12 +3,12 @@
 // (by peak heap) named; a missing samples file is reported; latency charts carry both timers.
 import { describe, expect, it } from "vitest";
 import { align, latencyChart, memoryChart, memoryTimeline } from "../../scripts/report/charts.js";
-import type { LatencyCaseModel, MemoryCellModel } from "../../scripts/report/model.js";
 import type { SampleLine } from "../../scripts/results/schema.js";
+import { latencyCaseModel, memoryCellModel, trialPoint } from "../support/report-model.js";
 
 const MIB = 1024 * 1024;
 const roles = { baseline: "legacy", candidate: "batched" };
-const cell = { scriptBytes: 8192, clients: 4, mode: "memory" } as MemoryCellModel;
+const cell = memoryCellModel({ scriptBytes: 8192, clients: 4, mode: "memory" });
 
 describe("align", () => {
   it("sorts x and fills null where a series has no value", () => {
@@ -131,23 +131,30 @@ describe("memoryChart", () => {
 
 describe("latencyChart", () => {
   it("plots both timers per trial with their medians", () => {
-    const k = {
+    const k = latencyCaseModel({
       label: "snapshot",
       points: {
         baseline: [
-          { trial: 1, ms: 150, acknowledgedMs: 250 },
-          { trial: 2, ms: null, acknowledgedMs: null },
+          trialPoint(1, { completionMs: 150, acknowledgedMs: 250 }),
+          trialPoint(2, { completionMs: null, acknowledgedMs: null }),
         ],
         candidate: [
-          { trial: 1, ms: 50, acknowledgedMs: 150 },
-          { trial: 2, ms: 60, acknowledgedMs: 160 },
+          trialPoint(1, { completionMs: 50, acknowledgedMs: 150 }),
+          trialPoint(2, { completionMs: 60, acknowledgedMs: 160 }),
         ],
       },
-      completionMedianMs: { baseline: 150, candidate: 55 },
-      acknowledgedMedianMs: { baseline: 250, candidate: 155 },
-    } as unknown as LatencyCaseModel;
+      medians: {
+        completionMs: { baseline: 150, candidate: 55 },
+        acknowledgedMs: { baseline: 250, candidate: 155 },
+      },
+    });
     const c = latencyChart(k, roles, 0);
-    expect(c.title).toMatch(/marker received and marker chunk acknowledged/);
+    // The timers the metric table charts, named by their headers and drawn in its styles.
+    expect(c.title).toBe("snapshot: marker received and acknowledged, per trial (ms)");
+    expect(c.timers).toEqual([
+      { name: "marker received", point: "dot", median: "dash" },
+      { name: "acknowledged", point: "ring", median: "dotted" },
+    ]);
     expect(c.data).toEqual([
       [1, 2],
       [150, null],

@@ -7,17 +7,17 @@
 // it (never over the data), the peak labels carry the median trial's figures, and the latency charts
 // plot both timers. CATCHUP_HTML_RUN=DIR checks the report.html of an existing run instead (e.g.
 // the default `npm run bench`'s reports/<run>).
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Browser, chromium } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { MemoryRow, Results } from "../../scripts/results/schema.js";
 import { median } from "../../scripts/util/stats.js";
 import { benchResults } from "../bench/bench-child.js";
+import { launchChromium } from "../support/chromium.js";
 
-const CHROMIUM = "/usr/bin/chromium";
 const GIVEN = process.env.CATCHUP_HTML_RUN;
 const MIB = 1024 * 1024;
 
@@ -55,8 +55,6 @@ let layout: Layout;
 const pageErrors: string[] = [];
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM))
-    throw new Error(`${CHROMIUM} not found: apt-get install chromium (npm test does it as root)`);
   if (GIVEN) runDir = GIVEN;
   else {
     dir = mkdtempSync(join(tmpdir(), "catchup-layout-"));
@@ -81,12 +79,7 @@ beforeAll(async () => {
     expect(code, stdout).toBe(0);
   }
   results = JSON.parse(readFileSync(join(runDir, "results.json"), "utf8")) as Results;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 30_000,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"],
-  });
+  browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
   page.on("pageerror", (e) => pageErrors.push(String(e)));
   page.on("console", (m) => {

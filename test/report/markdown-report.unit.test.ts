@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { writeReports } from "../../scripts/report/write.js";
+import { columnOf, rowWhere, tableUnder } from "../support/table.js";
 import { syntheticResults } from "./synthetic-run.js";
 
 const dirs: string[] = [];
@@ -30,32 +31,44 @@ describe("report.md", () => {
     syntheticResults(dir);
     const { markdown, mdPath } = await writeReports(dir);
     expect(readFileSync(mdPath, "utf8")).toBe(markdown);
-    const latency = section(markdown, "Latency");
-    expect(latency).toContain(
-      "| case | legacy median | batched median | chunks legacy → batched | ratio (95% CI) | ok trials |",
-    );
-    expect(latency).toMatch(
-      /\| snapshot \| 2\d\d\.\d ms \| 1\d\d\.\d ms \| 2 → 1 \| 0\.\d{3} \(0\.\d{3}–0\.\d{3}\) \| 3 \/ 3 \|/,
-    );
-    expect(latency).toMatch(/\| resume-one \| 3\d\d\.\d ms \| 1\d\d\.\d ms \| 3 → 1 \|/);
-    expect(latency).toMatch(/\| resume-many \| 7\d\d\.\d ms \| 5\d\d\.\d ms \| 4 → 1 \|/);
+    const latency = tableUnder(markdown, "## Latency", "case");
+    expect(columnOf(latency, "case")).toEqual(["snapshot", "resume-none", "resume-one", "resume-many"]);
+    const snapshot = rowWhere(latency, "case", "snapshot");
+    expect(snapshot["marker received, legacy median"]).toMatch(/^2\d\d\.\d ms$/);
+    expect(snapshot["marker received, batched median"]).toMatch(/^1\d\d\.\d ms$/);
+    expect(snapshot["chunks legacy → batched"]).toBe("2 → 1");
+    expect(snapshot["ratio (95% CI)"]).toMatch(/^0\.\d{3} \(0\.\d{3}–0\.\d{3}\)$/);
+    expect(rowWhere(latency, "case", "resume-one")["chunks legacy → batched"]).toBe("3 → 1");
+    expect(rowWhere(latency, "case", "resume-many")).toMatchObject({
+      "marker received, legacy median": expect.stringMatching(/^7\d\d\.\d ms$/),
+      "marker received, batched median": expect.stringMatching(/^5\d\d\.\d ms$/),
+      "chunks legacy → batched": "4 → 1",
+    });
+    // Every case had all its trials: the column moves to the small table of fixed conditions above.
+    expect(latency.header).not.toContain("ok trials");
+    expect(tableUnder(markdown, "## Latency", "ok trials").rows).toEqual([{ "ok trials": "3 / 3" }]);
   });
 
   it("holds the memory table in MiB with VmHWM, MiB through completion and the sample interval", async () => {
     const dir = runDir();
     syntheticResults(dir);
     const { markdown } = await writeReports(dir);
-    const memory = section(markdown, "Memory");
-    expect(memory).toContain(
-      "| cell | ok trials | peak heap | peak RSS | VmHWM | post-GC heap | retained heap | through completion |",
-    );
+    const memory = tableUnder(markdown, "## Memory", "cell");
+    for (const column of ["peak heap", "peak RSS", "VmHWM", "post-GC heap", "retained heap", "through completion"]) {
+      expect(memory.header).toContain(column);
+    }
     // 8 cells: {1, 8 KiB} x {1, 4} x {memory, snapshot}
-    expect(memory.split("\n").filter((l) => /^\| (1|8) KiB × (1|4), (resume|snapshot) \|/.test(l))).toHaveLength(8);
-    expect(memory).toMatch(/\| 8 KiB × 4, resume \| 1 \/ 1 \| \d+\.\d → \d+\.\d \| \d+\.\d → \d+\.\d \|/);
+    expect(columnOf(memory, "cell").filter((c) => /^(1|8) KiB × (1|4), (resume|snapshot)$/.test(c))).toHaveLength(8);
+    const cell = rowWhere(memory, "cell", "8 KiB × 4, resume");
+    expect(cell["peak heap"]).toMatch(/^\d+\.\d → \d+\.\d$/);
+    expect(cell["peak RSS"]).toMatch(/^\d+\.\d → \d+\.\d$/);
+    expect(tableUnder(markdown, "## Memory", "ok trials").rows).toEqual([{ "ok trials": "1 / 1" }]);
     // The sampler's cadence has a table of its own, both lanes, without a repeated "gap".
-    const sampler = section(markdown, "Sampler health");
-    expect(sampler).toContain("| cell | RSS lane median / p99 / max (ms) | heap lane median / p99 / max (ms) |");
-    expect(sampler).toMatch(/10\.1 \/ 1\d\.\d \/ 1\d\.\d → 10\.1 \/ 1\d\.\d \/ 1\d\.\d/);
+    const sampler = tableUnder(markdown, "## Sampler health");
+    expect(rowWhere(sampler, "cell", "8 KiB × 4, resume")["RSS lane median / p99 / max (ms)"]).toMatch(
+      /^10\.1 \/ 1\d\.\d \/ 1\d\.\d → 10\.1 \/ 1\d\.\d \/ 1\d\.\d$/,
+    );
+    expect(sampler.header).toContain("heap lane median / p99 / max (ms)");
     expect(markdown).not.toContain("; gap");
   });
 
@@ -63,45 +76,54 @@ describe("report.md", () => {
     const dir = runDir();
     syntheticResults(dir);
     const { markdown } = await writeReports(dir);
-    const probe = section(markdown, "Concurrent probe");
     // One aggregation per figure, the same one the verdict beside it judges; the probe RPC named.
-    expect(probe).toContain("| cell | aggregation | probe latency | paired ratio (95% CI) | verdict |");
-    expect(probe).toMatch(
-      /\| 8 KiB × 4, snapshot \| median of per-trial maxima \| \d+\.\d → \d+\.\d ms \| [01]\.\d{3} \(1 pair, indicative\) \| noise \|/,
-    );
-    expect(probe).toMatch(/\| resume-many \| median of trials \| \d+\.\d → \d+\.\d ms \|/);
+    const probe = tableUnder(markdown, "## Concurrent probe");
+    expect(rowWhere(probe, "cell", "8 KiB × 4, snapshot")).toMatchObject({
+      aggregation: "median of per-trial maxima",
+      "probe latency": expect.stringMatching(/^\d+\.\d → \d+\.\d ms$/),
+      "paired ratio (95% CI)": expect.stringMatching(/^[01]\.\d{3} \(1 pair, indicative\)$/),
+      verdict: "noise",
+    });
+    expect(rowWhere(probe, "cell", "resume-many")).toMatchObject({
+      aggregation: "median of trials",
+      "probe latency": expect.stringMatching(/^\d+\.\d → \d+\.\d ms$/),
+    });
     const verdicts = section(markdown, "Verdicts per cell");
     expect(verdicts).toContain("### completionMs: marker received: completion time (latency cases)\n");
-    expect(verdicts).toContain(
-      "| cell | median paired ratio | 95% CI | pairs | smallest detectable change | verdict |",
-    );
+    const completion = tableUnder(markdown, "### completionMs");
+    expect(completion.header).not.toContain("A/A band");
     // 3 pairs per case, candidate clearly faster: ranked lower, interval marked indicative
-    expect(verdicts).toMatch(
-      /\| resume-many \| 0\.\d{3} \| 0\.\d{3}–0\.\d{3} \(indicative\) \| 3 \/ 3 \| −\d+\.\d% \/ \+\d+\.\d% \(indicative\) \| lower \(indicative: interval below 1\.0\) \|/,
-    );
-    expect(verdicts).toMatch(
-      /\| 8 KiB × 4, resume \| [01]\.\d{3} \| 1 pair, no interval \| 1 \/ 1 \| n\/a \| noise \(1 pair: too few to rank\) \|/,
-    );
+    expect(rowWhere(completion, "cell", "resume-many")).toMatchObject({
+      "median paired ratio": expect.stringMatching(/^0\.\d{3}$/),
+      "95% CI": expect.stringMatching(/^0\.\d{3}–0\.\d{3} \(indicative\)$/),
+      pairs: "3 / 3",
+      "smallest detectable change": expect.stringMatching(/^−\d+\.\d% \/ \+\d+\.\d% \(indicative\)$/),
+      verdict: "lower (indicative: interval below 1.0)",
+    });
+    expect(rowWhere(tableUnder(markdown, "### peakHeapBytes"), "cell", "8 KiB × 4, resume")).toMatchObject({
+      "95% CI": "1 pair, no interval",
+      pairs: "1 / 1",
+      "smallest detectable change": "n/a",
+      verdict: "noise (1 pair: too few to rank)",
+    });
     expect(verdicts).toMatch(
       /Pooled over all cells \(a summary, never a verdict\): median of 12 paired ratios batched\/legacy 0\.\d{3} \(95% CI/,
     );
     expect(verdicts).toContain("Intervals from fewer than 8 pairs are marked indicative");
-    expect(verdicts).not.toContain("A/A band |");
   });
 
   it('calls a cell whose interval spans 1.0 "noise", never ranked', async () => {
     const dir = runDir();
     syntheticResults(dir, { candidateFactor: 1, seed: 4, trials: 8 });
     const { markdown } = await writeReports(dir);
-    const table = section(markdown, "Verdicts per cell").split("### ")[1] ?? "";
-    const rows = table.split("\n").filter((l) => /^\| (snapshot|resume-)/.test(l));
+    const rows = tableUnder(markdown, "### completionMs").rows;
     expect(rows).toHaveLength(4);
     let spanning = 0;
     for (const r of rows) {
-      const [, low, high] = /\| ([\d.]+)–([\d.]+) \|/.exec(r) ?? [];
+      const [, low, high] = /^([\d.]+)–([\d.]+)/.exec(r["95% CI"] ?? "") ?? [];
       if (Number(low) <= 1 && Number(high) >= 1) {
         spanning++;
-        expect(r).toMatch(/\| noise \(interval spans 1\.0\) \|$/);
+        expect(r.verdict).toBe("noise (interval spans 1.0)");
       }
     }
     expect(spanning).toBeGreaterThanOrEqual(2);
@@ -116,15 +138,16 @@ describe("report.md", () => {
     }
     writeFileSync(join(dir, "results.json"), JSON.stringify(results));
     const { markdown } = await writeReports(dir);
-    const table = section(markdown, "Verdicts per cell").split("### ")[1] ?? "";
-    expect(table).toContain("| cell | median paired ratio | 95% CI | A/A band | pairs |");
-    const row = table.split("\n").find((l) => l.startsWith("| resume-many |")) ?? "";
-    const [, median, low] = /\| resume-many \| ([\d.]+) \| ([\d.]+)–/.exec(row) ?? [];
+    const row = rowWhere(tableUnder(markdown, "### completionMs"), "cell", "resume-many");
+    const [, low] = /^([\d.]+)–/.exec(row["95% CI"] ?? "") ?? [];
     expect(Number(low)).toBeGreaterThan(1); // the interval alone would call it a difference
-    expect(Number(median)).toBeLessThan(1.06);
-    expect(row).toMatch(
-      /\| 0\.9[0-4]\d–1\.0[6-9]\d \| 8 \/ 8 \| −\d+\.\d% \/ \+\d+\.\d% \| noise \(inside the A\/A band\) \|$/,
-    );
+    expect(Number(row["median paired ratio"])).toBeLessThan(1.06);
+    expect(row).toMatchObject({
+      "A/A band": expect.stringMatching(/^0\.9[0-4]\d–1\.0[6-9]\d$/),
+      pairs: "8 / 8",
+      "smallest detectable change": expect.stringMatching(/^−\d+\.\d% \/ \+\d+\.\d%$/),
+      verdict: "noise (inside the A/A band)",
+    });
   });
 
   it("shows a single target's figures in every table, without ratios, and no verdicts", async () => {
@@ -134,18 +157,28 @@ describe("report.md", () => {
     expect(markdown).toContain(
       "A single target, **legacy**: its figures, with nothing to compare them with (no ratios).",
     );
-    const latency = section(markdown, "Latency");
-    expect(latency).toContain("| case | legacy median | chunks | ok trials |");
-    expect(latency).toMatch(/\| resume-many \| 7\d\d\.\d ms \| 4 \| 3 \|/);
-    const memory = section(markdown, "Memory");
-    expect(memory).toMatch(/\| 8 KiB × 4, resume \| 1 \| \d+\.\d \| \d+\.\d \|/);
-    expect(section(markdown, "Concurrent probe")).toMatch(/\| snapshot \| median of trials \| \d+\.\d ms \|/);
+    const latency = tableUnder(markdown, "## Latency", "case");
+    expect(latency.header).toEqual(["case", "marker received, legacy median", "chunks"]);
+    expect(rowWhere(latency, "case", "resume-many")).toMatchObject({
+      "marker received, legacy median": expect.stringMatching(/^7\d\d\.\d ms$/),
+      chunks: "4",
+    });
+    expect(tableUnder(markdown, "## Latency", "ok trials").rows).toEqual([{ "ok trials": "3" }]);
+    const memory = rowWhere(tableUnder(markdown, "## Memory", "cell"), "cell", "8 KiB × 4, resume");
+    expect(memory["peak heap"]).toMatch(/^\d+\.\d$/);
+    expect(memory["peak RSS"]).toMatch(/^\d+\.\d$/);
+    expect(rowWhere(tableUnder(markdown, "## Concurrent probe"), "cell", "snapshot")).toMatchObject({
+      aggregation: "median of trials",
+      "probe latency": expect.stringMatching(/^\d+\.\d ms$/),
+    });
     expect(markdown).not.toContain("→");
     expect(markdown).not.toContain("No latency trials");
     expect(markdown).not.toContain("## Verdicts per cell");
     const html = readFileSync(htmlPath, "utf8");
     expect(html).toContain("A single target");
-    expect(html).toMatch(/<td>resume-many<\/td><td>7\d\d\.\d ms<\/td>/);
+    expect(rowWhere(tableUnder(html, "<h2>Latency", "case"), "case", "resume-many")).toMatchObject({
+      "marker received, legacy median": expect.stringMatching(/^7\d\d\.\d ms$/),
+    });
     expect(html).not.toContain("→");
   });
 
@@ -162,9 +195,9 @@ describe("report.md", () => {
     expect(markdown).toContain(
       "**Guard (median paired ratio per cell against ceiling 1.03): FAIL in completionMs resume-many.**",
     );
-    expect(section(markdown, "Verdicts per cell")).toMatch(
-      /\| resume-many \| 1\.\d{3} \|.*\| FAIL \(median 1\.\d{3} > ceiling 1\.03\) \|/,
-    );
+    const row = rowWhere(tableUnder(markdown, "### completionMs"), "cell", "resume-many");
+    expect(row["median paired ratio"]).toMatch(/^1\.\d{3}$/);
+    expect(row.verdict).toMatch(/^FAIL \(median 1\.\d{3} > ceiling 1\.03\)$/);
   });
 
   it("lists failed trials and keeps them out of the medians", async () => {
@@ -174,10 +207,12 @@ describe("report.md", () => {
     expect(section(markdown, "Failed trials")).toContain(
       "- resume-one batched trial 1: socket closed before completion (code 1006)",
     );
-    expect(section(markdown, "Latency")).toMatch(/\| resume-one \|.*\| 3 \/ 2 \|/);
-    expect(section(markdown, "Verdicts per cell")).toMatch(
-      /\| resume-one \|.*\| 2 \/ 3 \| .*\| missing \(2 of 3 pairs\) \|/,
-    );
+    // The trials differ per case now: ok trials stays in the table, one figure per case.
+    expect(rowWhere(tableUnder(markdown, "## Latency", "case"), "case", "resume-one")["ok trials"]).toBe("3 / 2");
+    expect(rowWhere(tableUnder(markdown, "### completionMs"), "cell", "resume-one")).toMatchObject({
+      pairs: "2 / 3",
+      verdict: "missing (2 of 3 pairs)",
+    });
   });
 
   it("ends with an environment line and a not-measured line", async () => {

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results } from "../../scripts/results/schema.js";
 import { EXIT } from "../../scripts/util/exit-codes.js";
 import { benchResults } from "../bench/bench-child.js";
+import { rowWhere, tableUnder, valuesUnder } from "../support/table.js";
 
 let dir: string;
 let out: string;
@@ -44,13 +45,6 @@ afterAll(() => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-function section(md: string, heading: string): string {
-  const start = md.indexOf(`## ${heading}`);
-  expect(start, `section ${heading}`).toBeGreaterThanOrEqual(0);
-  const next = md.indexOf("\n## ", start + 3);
-  return md.slice(start, next < 0 ? undefined : next);
-}
-
 describe("a single-target run of the bundled server", () => {
   it("exits 0: the guard is not judged for want of a candidate", () => {
     expect(code, stdout).toBe(EXIT.ok);
@@ -63,14 +57,22 @@ describe("a single-target run of the bundled server", () => {
     const md = readFileSync(join(out, "report.md"), "utf8");
     expect(md).toContain("A single target, **batched**");
     expect(md).not.toContain("No latency trials");
-    const latency = section(md, "Latency");
-    expect(latency).toContain("| case | batched median | acknowledged median | chunks | ok trials |");
-    expect(latency).toMatch(/\| resume-many \| \d+\.\d ms \| \d+\.\d ms \| 1 \| 2 \|/);
-    const memory = section(md, "Memory");
-    expect(memory).toMatch(/\| 1 KiB × 1, resume \| 1 \| \d+\.\d \| \d+\.\d \|/);
-    expect(section(md, "Concurrent probe")).toMatch(
-      /\| 1 KiB × 1, snapshot \| median of per-trial maxima \| \d+\.\d ms \|/,
-    );
+    const latency = tableUnder(md, "## Latency", "case");
+    expect(latency.header.slice(0, 3)).toEqual(["case", "marker received, batched median", "acknowledged median"]);
+    expect(rowWhere(latency, "case", "resume-many")).toMatchObject({
+      "marker received, batched median": expect.stringMatching(/^\d+\.\d ms$/),
+      "acknowledged median": expect.stringMatching(/^\d+\.\d ms$/),
+      chunks: "1",
+    });
+    // In the table, or (every case alike) in the small table of fixed conditions above it.
+    expect(new Set(valuesUnder(md, "## Latency", "ok trials"))).toEqual(new Set(["2"]));
+    const memory = rowWhere(tableUnder(md, "## Memory", "cell"), "cell", "1 KiB × 1, resume");
+    expect(memory["peak heap"]).toMatch(/^\d+\.\d$/);
+    expect(new Set(valuesUnder(md, "## Memory", "ok trials"))).toEqual(new Set(["1"]));
+    expect(rowWhere(tableUnder(md, "## Concurrent probe"), "cell", "1 KiB × 1, snapshot")).toMatchObject({
+      aggregation: "median of per-trial maxima",
+      "probe latency": expect.stringMatching(/^\d+\.\d ms$/),
+    });
     expect(md).not.toContain("→");
     expect(md).not.toContain("Verdicts per cell");
   });
@@ -78,8 +80,14 @@ describe("a single-target run of the bundled server", () => {
   it("shows the same figures in report.html, with its timelines", () => {
     const html = readFileSync(join(out, "report.html"), "utf8");
     expect(html).toContain("A single target");
-    expect(html).toMatch(/<td>resume-many<\/td><td>\d+\.\d ms<\/td><td>\d+\.\d ms<\/td><td>1<\/td>/);
-    expect(html).toMatch(/<td>1 KiB × 1, resume<\/td><td>1<\/td><td>\d+\.\d<\/td>/);
+    expect(rowWhere(tableUnder(html, "<h2>Latency", "case"), "case", "resume-many")).toMatchObject({
+      "marker received, batched median": expect.stringMatching(/^\d+\.\d ms$/),
+      "acknowledged median": expect.stringMatching(/^\d+\.\d ms$/),
+      chunks: "1",
+    });
+    expect(rowWhere(tableUnder(html, "<h2>Memory", "cell"), "cell", "1 KiB × 1, resume")["peak heap"]).toMatch(
+      /^\d+\.\d$/,
+    );
     expect(html).toContain('id="memory-0"');
     expect(html).not.toContain("→");
   });

@@ -1,6 +1,6 @@
 // The summary block a reviewer reads first: conditions, command, both headline tables and the verdict
-// sentences in the first 30 lines; the whole report.md within one GitHub comment up to 64 cells (past
-// that, the details go to report.html and report.md says so); figures that cannot mislead.
+// sentences in the first 30 lines (the comment-size budget: size-budget.unit.test.ts); figures that
+// cannot mislead.
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -10,7 +10,8 @@ import { buildModel } from "../../scripts/report/model.js";
 import { closingLine } from "../../scripts/report/summary.js";
 import { writeReports } from "../../scripts/report/write.js";
 import type { MemoryRow, Results } from "../../scripts/results/schema.js";
-import { syntheticResults } from "./synthetic-run.js";
+import { columnOf, markdownTables, rowWhere, tableUnder } from "../support/table.js";
+import { defaultRun } from "./synthetic-run.js";
 
 const dirs: string[] = [];
 function runDir(): string {
@@ -21,24 +22,6 @@ function runDir(): string {
 afterAll(() => {
   for (const d of dirs) rmSync(d, { recursive: true, force: true });
 });
-
-/** A default-shaped run: 8 latency rounds, 3 per memory cell, the acknowledged timer, a recorded command. */
-function defaultRun(dir: string, options: Parameters<typeof syntheticResults>[1] = {}): Results {
-  const r = syntheticResults(dir, { trials: 8, memoryTrials: 3, ...options });
-  for (const row of r.latency) if (row.completionMs !== null) row.acknowledgedMs = row.completionMs + 100;
-  r.run.command = "catchup-bench bench";
-  r.run.harnessVersion = "0.1.0";
-  r.run.config = { ...r.run.config, holdMs: 100, sampleIntervalMs: 10 };
-  return r;
-}
-
-/** More memory cells (clients 1..n in every size and mode), for the comment-size limit. */
-function withClients(r: Results, n: number): Results {
-  const template = r.memory.filter((m) => m.clients === 1);
-  const memory = [];
-  for (let clients = 1; clients <= n; clients++) memory.push(...template.map((m) => ({ ...m, clients })));
-  return { ...r, memory };
-}
 
 /** A summary sentence's classes: the one resting on `test` is not indicative, every other one is. */
 function expectSignTestedOnly(sentence: string, test: string): void {
@@ -73,17 +56,36 @@ describe("the summary block", () => {
       /\*\*Conditions:\*\* variants legacy \(.*\) vs batched \(.*\); 8 trials per latency case; 3 per memory cell; ACK delay 100 ms; hold 100 ms; sampling RSS every 10 ms, heap every 10 ms; practical floor 1%, 1 MiB, 1 ms; machine Synthetic CPU @ 2\.20GHz, 2 cores, Node v20\.20\.0, load 0\.52 at start; harness catchup-bench 0\.1\.0, commit 0123456789ab\./,
     );
     expect(head).toContain("**Command:** `catchup-bench bench`");
-    // Both timers, each with its own paired ratio and interval (8 pairs: not indicative).
-    expect(head).toContain(
-      "| case | acknowledged, median ms | its paired ratio (95% CI) | marker received, median ms | its paired ratio (95% CI) | chunks | verdict |",
-    );
-    expect(head).toMatch(
-      /\| resume-many \| 8\d\d\.\d → 6\d\d\.\d \| 0\.\d{3} \(0\.\d{3}–0\.\d{3}\) \| 7\d\d\.\d → 5\d\d\.\d \| 0\.\d{3} \(0\.\d{3}–0\.\d{3}\) \| 4 → 1 \| lower \|/,
-    );
-    expect(head).toContain(
-      "| cell | peak heap, median MiB | peak RSS, median MiB | post-GC heap, median MiB | pairs | verdict |",
-    );
-    expect(head.split("\n").filter((l) => /^\| (1|8) KiB × (1|4), (resume|snapshot) \|/.test(l))).toHaveLength(8);
+    // Both timers, the study's first, each with its own paired ratio and interval (8 pairs: not indicative).
+    const [latency, memory] = markdownTables(head);
+    if (!latency || !memory) throw new Error("the summary block has no latency and memory tables");
+    expect(latency.header.filter((h) => h.endsWith(", median ms"))).toEqual([
+      "acknowledged, median ms",
+      "marker received, median ms",
+    ]);
+    const many = rowWhere(latency, "case", "resume-many");
+    expect(many).toMatchObject({
+      "acknowledged, median ms": expect.stringMatching(/^8\d\d\.\d → 6\d\d\.\d$/),
+      "marker received, median ms": expect.stringMatching(/^7\d\d\.\d → 5\d\d\.\d$/),
+      chunks: "4 → 1",
+      verdict: "lower",
+    });
+    // Each timer's ratio sits in the column after its medians (two columns share the header).
+    const cells =
+      head
+        .split("\n")
+        .find((l) => l.startsWith("| resume-many |"))
+        ?.split(" | ") ?? [];
+    expect([cells[2], cells[4]]).toEqual([
+      expect.stringMatching(/^0\.\d{3} \(0\.\d{3}–0\.\d{3}\)$/),
+      expect.stringMatching(/^0\.\d{3} \(0\.\d{3}–0\.\d{3}\)$/),
+    ]);
+    expect(memory.header.filter((h) => h.endsWith(", median MiB"))).toEqual([
+      "peak heap, median MiB",
+      "peak RSS, median MiB",
+      "post-GC heap, median MiB",
+    ]);
+    expect(columnOf(memory, "cell").filter((c) => /^(1|8) KiB × (1|4), (resume|snapshot)$/.test(c))).toHaveLength(8);
     expect(head).toMatch(
       /^- batched completes \(marker acknowledged, the study's timer\): \d+–\d+% faster in every case\.$/m,
     );
@@ -140,36 +142,18 @@ describe("the summary block", () => {
     expect(markdown.match(/the reference study calls it "memory"/g)).toHaveLength(1);
   });
 
-  it("fits one GitHub comment at 64 cells and sends the details to report.html beyond", async () => {
-    const dir = runDir();
-    // A/A band and guard lines too: the widest details a run has.
-    const base = defaultRun(dir, { aa: true, guard: { ceiling: 1.03, metrics: ["completionMs", "peakHeapBytes"] } });
-    // 4 latency cases + 2 sizes x 2 modes x 15 clients = 64 cells.
-    const at64 = (await writeReports(dir, withClients(base, 15), { guardLines: Array(64).fill("x".repeat(150)) }))
-      .markdown;
-    expect(at64.length).toBeLessThanOrEqual(COMMENT_LIMIT);
-    expect(at64).toContain("<details>");
-    const beyond = (await writeReports(dir, withClients(base, 16))).markdown;
-    expect(beyond.length).toBeLessThanOrEqual(COMMENT_LIMIT);
-    expect(beyond).not.toContain("<details>");
-    expect(beyond).toContain(
-      "The details (every figure, per-cell verdicts, probe, sampler health, environment) are in report.html: with 68 cells (more than 64)",
-    );
-  });
-
   it('calls a change below the practical floor "no practical change" when its interval lies inside the floor too', async () => {
     const dir = runDir();
     // 0.5% slower with 0.1% noise: an interval clear of 1.0, but below the 1% floor.
     const r = defaultRun(dir, { candidateFactor: 1.005, latencyNoise: 0.001 });
     const { markdown } = await writeReports(dir, r);
-    const row = markdown.split("\n").find((l) => l.startsWith("| resume-many | 1.00")) ?? "";
-    const [, low] = /\| 1\.\d{3} \| (1\.\d{3})–/.exec(row) ?? [];
-    expect(Number(low)).toBeGreaterThan(1);
-    expect(row).toMatch(/no practical change \(change 0\.\d% \(\d\.\d ms\) below the relative floor of 1%\) \|$/);
+    const row = rowWhere(tableUnder(markdown, "### completionMs"), "cell", "resume-many");
+    expect(Number(/^([\d.]+)–/.exec(row["95% CI"] ?? "")?.[1])).toBeGreaterThan(1);
+    expect(row.verdict).toMatch(/^no practical change \(change 0\.\d% \(\d\.\d ms\) below the relative floor of 1%\)$/);
     // The same run with no floor ranks it.
     const strict = await writeReports(dir, r, { minEffect: { percent: 0, bytes: 0, ms: 0 } });
-    expect(strict.markdown.split("\n").find((l) => l.startsWith("| resume-many | 1.00"))).toMatch(
-      /higher \(interval above 1\.0\) \|$/,
+    expect(rowWhere(tableUnder(strict.markdown, "### completionMs"), "cell", "resume-many").verdict).toBe(
+      "higher (interval above 1.0)",
     );
   });
 
@@ -178,9 +162,8 @@ describe("the summary block", () => {
     const r = defaultRun(dir);
     for (const row of r.latency) if (row.variant === "batched" && row.firstChunkMs !== null) row.firstChunkMs *= 2.3;
     const { markdown } = await writeReports(dir, r);
-    const table = markdown.slice(markdown.indexOf("### firstChunkMs"));
-    expect(table.split("\n").find((l) => l.startsWith("| resume-many |"))).toMatch(
-      /\| higher \(expected\) \(expected: 4 → 1 chunks, so the first chunk carries more of the catch-up\) \|$/,
+    expect(rowWhere(tableUnder(markdown, "### firstChunkMs"), "cell", "resume-many").verdict).toBe(
+      "higher (expected) (expected: 4 → 1 chunks, so the first chunk carries more of the catch-up)",
     );
   });
 });

@@ -200,6 +200,24 @@ export function syntheticResults(dir: string, options: SyntheticOptions = {}): R
   return results;
 }
 
+/** A default-shaped run: 8 latency rounds, 3 per memory cell, the acknowledged timer, a recorded command. */
+export function defaultRun(dir: string, options: SyntheticOptions = {}): Results {
+  const r = syntheticResults(dir, { trials: 8, memoryTrials: 3, ...options });
+  for (const row of r.latency) if (row.completionMs !== null) row.acknowledgedMs = row.completionMs + 100;
+  r.run.command = "catchup-bench bench";
+  r.run.harnessVersion = "0.1.0";
+  r.run.config = { ...r.run.config, holdMs: 100, sampleIntervalMs: 10 };
+  return r;
+}
+
+/** More memory cells (clients 1..n in every size and mode), for the comment-size budget. */
+export function withClients(r: Results, n: number): Results {
+  const template = r.memory.filter((m) => m.clients === 1);
+  const memory = [];
+  for (let clients = 1; clients <= n; clients++) memory.push(...template.map((m) => ({ ...m, clients })));
+  return { ...r, memory };
+}
+
 /** A 10 ms timeline: baseline, rise to the peak through completion, hold, close, GC. */
 function sampleText(random: () => number, base: number, peakHeap: number, rss: number, completionAt: number): string {
   const lines: string[] = [];

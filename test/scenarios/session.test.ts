@@ -100,6 +100,35 @@ describe.each([effect3, effect4])("runSession, $name dialect", (d: Dialect) => {
     expect(phases.map(([name]) => name)).toEqual(["connect", "open", "first-chunk", "completion", "close"]);
   });
 
+  it("times the first chunk's ACK: its delay after the first chunk, before the next chunk can come", async () => {
+    server = await scriptedServer(async (conn) => {
+      await conn.next();
+      conn.send(d.chunk("1", [{ kind: "snapshot" }]));
+      await expectAck(conn);
+      // The next chunk only after the first ACK, as an ACK-gated server sends it.
+      conn.send(d.chunk("1", [{ kind: "synchronized" }]));
+      await expectAck(conn);
+      await conn.closed;
+    });
+    const r = await session(server.url, { ackDelayMs: 60, probe: null }).result;
+    await server.script;
+    expect(r).toMatchObject({ ok: true, chunks: 2 });
+    const first = r.firstChunkMs ?? Number.NaN;
+    expect(r.firstAckMs).toBeGreaterThanOrEqual(first + 55);
+    expect(r.firstAckMs).toBeLessThan(r.completionMs ?? Number.NaN);
+    expect(r.acknowledgedMs).toBeGreaterThan(r.firstAckMs ?? Number.NaN);
+    // One chunk carrying the marker, held: its ACK is both the first and the marker's.
+    server = await scriptedServer(async (conn) => {
+      await conn.next();
+      conn.send(d.chunk("1", [{ kind: "snapshot" }, { kind: "synchronized" }]));
+      await expectAck(conn);
+      await conn.closed;
+    });
+    const one = await session(server.url, { holdMs: 80, probe: null }).result;
+    await server.script;
+    expect(one.firstAckMs).toBeCloseTo(one.acknowledgedMs ?? Number.NaN, 0);
+  });
+
   it("completes on the stream's Exit when told to, after ACKing every chunk", async () => {
     server = await scriptedServer(async (conn) => {
       await conn.next();
