@@ -276,6 +276,7 @@ export function recordedConfig(c: BenchConfig): Record<string, unknown> {
     configFile: c.run.configFile,
     binding: c.binding.module,
     bindingOptions: c.binding.options,
+    bindingTimeoutMs: c.binding.timeoutMs,
     memorySequentialSeconds: c.memory.sequentialSeconds,
     pin: c.memory.pin,
     disturbedCores: c.run.disturbedCores,

@@ -116,6 +116,11 @@ function asRaw(spec: OptionSpec, v: unknown): unknown {
   }
 }
 
+/** A file's value as written; JSON reads 1e400 as Infinity, which JSON.stringify would show as null. */
+function shownValue(v: unknown): string {
+  return typeof v === "number" && !Number.isFinite(v) ? "a number too large to hold" : JSON.stringify(v);
+}
+
 /**
  * A parsed config as raw flag values, checked key by key against `table` (the same checks as the
  * flag's own, with the file and key named); relative paths of PATH_FLAGS resolve from `baseDir`.
@@ -136,8 +141,7 @@ export function configFlags(json: unknown, table: OptionTable, file: string, bas
       );
     }
     const raw = asRaw(spec, value);
-    const wrong = () =>
-      `key ${JSON.stringify(key)} in ${file} must be ${expected(spec)} (got ${JSON.stringify(value)})`;
+    const wrong = () => `key ${JSON.stringify(key)} in ${file} must be ${expected(spec)} (got ${shownValue(value)})`;
     if (raw === null) throw new UsageError(wrong());
     try {
       parseOption(key, spec, raw);

@@ -78,6 +78,10 @@ describe("a config file's keys", () => {
       /key "memory" in \/x\/catchup-bench\.config\.json must be true or false \(got "no"\)$/,
     );
     expect(usageError(() => flags([1, 2]))).toMatch(/must hold one JSON object of bench options/);
+    // JSON reads 1e400 as Infinity: said as such, never "(got null)".
+    expect(usageError(() => flags(JSON.parse('{"trials": 1e400}')))).toBe(
+      'key "trials" in /x/catchup-bench.config.json must be an integer from 1 to 1000 (got a number too large to hold)',
+    );
   });
 
   it("give way to the flags given on the command line", () => {

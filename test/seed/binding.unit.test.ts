@@ -1,8 +1,9 @@
 // The load phase's pure parts: the --binding flags and their rules, the contract check of a module,
 // and the check of a seeded server's snapshot against the fixture.
 import { describe, expect, it } from "vitest";
-import type { TargetSpec } from "../../scripts/bench/config.js";
+import { recordedConfig, type TargetSpec } from "../../scripts/bench/config.js";
 import { checkAgainstFixture } from "../../scripts/bench/seed-state.js";
+import { resolveConfig } from "../../scripts/options/bench-config.js";
 import { bindingFromFlags, bindingOptions } from "../../scripts/options/binding.js";
 import { checkBindingOptions, contractGaps } from "../../scripts/seed/load-binding.js";
 import { usageError } from "../support/usage-error.js";
@@ -23,6 +24,17 @@ describe("--binding-option", () => {
     expect(usageError(() => bindingOptions(["node"]))).toMatch(/--binding-option must be KEY=VALUE .*got "node"/);
     expect(usageError(() => bindingOptions(["=x"]))).toMatch(/got "=x"/);
     expect(usageError(() => bindingOptions(["a=1", "a=2"]))).toBe("--binding-option a is given twice");
+  });
+});
+
+describe("--binding-timeout-ms", () => {
+  it("is recorded in results.json's config, as the binding and its options are", () => {
+    const c = resolveConfig({
+      target: ["app=srv --data {state} --port {port}"],
+      binding: "t3code",
+      "binding-timeout-ms": "5000",
+    });
+    expect(recordedConfig(c)).toMatchObject({ binding: "t3code", bindingOptions: {}, bindingTimeoutMs: 5000 });
   });
 });
 
