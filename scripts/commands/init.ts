@@ -12,7 +12,7 @@ import { bindingSkeleton } from "../options/binding-skeleton.js";
 import { CONFIG_FILE } from "../options/config-file.js";
 import { INIT_COMMAND, INIT_OPTIONS } from "../options/init.js";
 import { readFlags } from "../options/spec.js";
-import { BINDING_FILE, type StarterFacts, starterConfig, starterNote } from "../options/starter-config.js";
+import { BINDING_FILE, type StarterFacts, starterConfig, starterNote, withBinding } from "../options/starter-config.js";
 import { applyOptions } from "../options/yargs.js";
 import { type BaselineFacts, readBaseline } from "../refs/baseline.js";
 import { ignoreReports } from "../results/reports-ignore.js";
@@ -65,6 +65,20 @@ function repositoryWarnings(cwd: string, facts: BaselineFacts): string[] {
   ];
 }
 
+/** `init --binding` beside a config that exists: the skeleton, named in that config (kept otherwise). */
+function addBinding(path: string, bindingPath: string, pkg: { name: string | null; scripts: Record<string, string> }) {
+  const { text, note } = withBinding(readFileSync(path, "utf8"), path, pkg.scripts);
+  mkdirSync(dirname(bindingPath), { recursive: true });
+  writeFileAtomic(bindingPath, bindingSkeleton(pkg.name ?? basename(process.cwd())));
+  writeFileAtomic(path, text);
+  const lines = [
+    `wrote ${bindingPath}: fill it in (the steps are at its top; docs/bindings.md): it seeds your server from the fixture through its own API`,
+    ...note,
+    "then: npx catchup-bench bench --quick to try the set-up, and npx catchup-bench bench for the comparison",
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+}
+
 export const initCommand: CommandModule = {
   command: INIT_COMMAND.command,
   describe: INIT_COMMAND.describe,
@@ -74,10 +88,14 @@ export const initCommand: CommandModule = {
     const cwd = process.cwd();
     const path = join(cwd, CONFIG_FILE);
     const bindingPath = join(cwd, BINDING_FILE);
-    checkTarget(path, f.force);
-    if (f.binding) checkTarget(bindingPath, f.force);
-    const repo = readBaseline(cwd, f.baseline);
     const pkg = readPackage(cwd);
+    if (f.binding) checkTarget(bindingPath, f.force);
+    if (f.binding && !f.force && existsSync(path) && statSync(path).isFile()) {
+      addBinding(path, bindingPath, pkg);
+      return;
+    }
+    checkTarget(path, f.force);
+    const repo = readBaseline(cwd, f.baseline);
     const facts = { baseline: repo.baseline, scripts: pkg.scripts, lockfile: lockfileOf(cwd), binding: f.binding };
     writeFileAtomic(path, starterConfig(facts));
     if (f.binding) {

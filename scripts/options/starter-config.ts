@@ -3,6 +3,8 @@
 // command comes from package.json's start script: when that script fixes a port or a store folder
 // itself, the config runs its command with {port} and {state} in their place, never `npm start` with
 // a second --port after the first.
+
+import { UsageError } from "../util/usage.js";
 import { CONFIG_FILE } from "./config-file.js";
 
 /** The schema's path as an installed package puts it (editors complete the keys from it). */
@@ -119,6 +121,47 @@ export function starterConfig(facts: StarterFacts): string {
     ceiling: 1.03,
   };
   return `${JSON.stringify(config, null, 2)}\n`;
+}
+
+/**
+ * `init --binding` on a config that exists: the same config naming the skeleton as its "binding" (put
+ * after "start"), and "start" given {state} when it is still what init wrote; the lines to print.
+ * Throws a UsageError when the file is no JSON object or already names another binding.
+ */
+export function withBinding(
+  text: string,
+  file: string,
+  scripts: Record<string, string>,
+): { text: string; note: string[] } {
+  let config: unknown;
+  try {
+    config = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (e) {
+    throw new UsageError(`${file} is not JSON (${(e as Error).message}): fix it, or give --force to replace it`);
+  }
+  if (typeof config !== "object" || config === null || Array.isArray(config))
+    throw new UsageError(`${file} holds no JSON object: fix it, or give --force to replace it`);
+  const entries = Object.entries(config);
+  const binding = `./${BINDING_FILE}`;
+  const named = (config as Record<string, unknown>).binding;
+  if (named !== undefined && named !== binding)
+    throw new UsageError(
+      `${file} already names the binding ${JSON.stringify(named)}: edit it, or give --force to replace it`,
+    );
+  const start = (config as Record<string, unknown>).start;
+  const starter = startPlan(scripts, false).start;
+  const seeded = start === starter ? startPlan(scripts, true).start : start;
+  const note = [`added "binding": "${binding}" to ${file}`];
+  if (seeded !== start)
+    note.push(`"start" is now ${JSON.stringify(seeded)}: {state} is each trial's copy of the seeded store`);
+  else if (typeof start === "string" && !start.includes("{state}"))
+    note.push(
+      `put {state} in "start" where your server takes its store folder: each trial gets a copy of the seeded store`,
+    );
+  const out = entries.filter(([k]) => k !== "binding").map(([k, v]) => [k, k === "start" ? seeded : v] as const);
+  const at = out.findIndex(([k]) => k === "start");
+  out.splice(at < 0 ? out.length : at + 1, 0, ["binding", binding]);
+  return { text: `${JSON.stringify(Object.fromEntries(out), null, 2)}\n`, note };
 }
 
 /** What `init` prints after writing: the files, what was read, and what to check in the config. */

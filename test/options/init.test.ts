@@ -109,6 +109,32 @@ describe("init reads git's branches", () => {
 });
 
 describe("init --binding", () => {
+  it("init then init --binding, as its hint says: the skeleton, named in the config kept as edited", async () => {
+    const cwd = repo("later", { start: "node server.js --state ./data --port 8787" });
+    expect((await init(cwd)).code).toBe(0);
+    const edited = { ...config(cwd), cases: ["snapshot"] };
+    writeFileSync(join(cwd, "catchup-bench.config.json"), JSON.stringify(edited));
+    const r = await init(cwd, ["--binding"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(config(cwd)).toEqual({
+      ...edited,
+      start: "node server.js --state {state} --port {port}",
+      binding: "./bench/binding.mjs",
+    });
+    expect(r.stdout).toMatch(/^wrote .*bench\/binding\.mjs: fill it in/);
+    expect(r.stdout).toContain('"start" is now "node server.js --state {state} --port {port}"');
+    readFileSync(join(cwd, "bench", "binding.mjs"), "utf8");
+    // A config naming another binding is the user's: kept, and said.
+    writeFileSync(join(cwd, "catchup-bench.config.json"), JSON.stringify({ binding: "t3code" }));
+    const other = await init(cwd, ["--binding", "--force"]);
+    expect(other.code).toBe(0);
+    rmSync(join(cwd, "bench"), { recursive: true });
+    writeFileSync(join(cwd, "catchup-bench.config.json"), JSON.stringify({ binding: "t3code" }));
+    const kept = await init(cwd, ["--binding"]);
+    expect(kept.code).toBe(2);
+    expect(kept.stderr).toMatch(/already names the binding "t3code": edit it, or give --force to replace it/);
+  });
+
   it("writes a skeleton that keeps the contract, type-checks against it, and is not overwritten without --force", async () => {
     const cwd = repo("skeleton", { start: "node server.js --port 3000" });
     const r = await init(cwd, ["--binding"]);
