@@ -464,8 +464,10 @@ export const BENCH_OPTIONS = {
 const CONFIG_FILE_NOTES = [
   "**The config file.** `bench` reads `catchup-bench.config.json` in the working directory (or the file",
   "`--config` names). Its keys are the flags above without their dashes, its values typed as JSON:",
-  '`"trials": 3`, `"memory": false` for `--no-memory`, an array for a list or a repeatable flag. Every key',
-  "reaches the run as its flag would; `catchup-bench.schema.json` in the package lets an editor complete them.",
+  '`"trials": 3`, `"memory": false` for `--no-memory`, an array for a list or a repeatable flag, and a',
+  'payload template as text or as an object (`"subscribe-payload": {"since": "{after}"}`, the string',
+  '`"{after}"` standing for the sequence as a number). Every key reaches the run as its flag would;',
+  "`catchup-bench.schema.json` in the package lets an editor complete them.",
   "The precedence, the same for every key:",
   "",
   "- A flag given on the command line replaces the file's key of the same name (a repeatable flag's whole",

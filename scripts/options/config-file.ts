@@ -20,8 +20,20 @@ export const SCHEMA_FILE = "catchup-bench.schema.json";
 /** Flags whose value is a file or folder: relative paths in a config resolve from the config's folder. */
 const PATH_FLAGS: readonly string[] = ["out", "fixture", "fixtures-dir", "token-file", "repo", "summary-md", "history"];
 
+/**
+ * Payload templates: in the file also a JSON object, whose string "{after}" stands for the sequence
+ * (a number on the wire, as `{after}` unquoted is in the flag's text).
+ */
+const TEMPLATE_KEYS: readonly string[] = ["subscribe-payload", "thread-subscribe-payload"];
+
+/** A template written as an object, as the flag's text. */
+function templateText(value: object): string {
+  return JSON.stringify(value).replaceAll('"{after}"', "{after}");
+}
+
 /** The JSON Schema of one flag's value. */
-function valueSchema(spec: OptionSpec): Record<string, unknown> {
+function valueSchema(spec: OptionSpec, flag = ""): Record<string, unknown> {
+  if (TEMPLATE_KEYS.includes(flag)) return { oneOf: [{ type: "string" }, { type: "object" }] };
   switch (spec.type) {
     case "int":
       return { type: "integer", minimum: spec.min, maximum: spec.max };
@@ -52,7 +64,7 @@ export function configSchema(table: OptionTable, title: string): Record<string, 
   for (const [flag, spec] of Object.entries(table)) {
     const shown = spec.defaultText ?? (spec.default === undefined ? undefined : JSON.stringify(spec.default));
     properties[flag] = {
-      ...valueSchema(spec),
+      ...valueSchema(spec, flag),
       description: `${spec.describe}${shown === undefined ? "" : ` (default: ${shown})`}`,
     };
   }
@@ -140,7 +152,8 @@ export function configFlags(json: unknown, table: OptionTable, file: string, bas
         `${file}: unknown key ${JSON.stringify(key)}${near ? ` (did you mean ${JSON.stringify(near)}?)` : ""}; the keys are the bench flags without their dashes: ${known.join(", ")}`,
       );
     }
-    const raw = asRaw(spec, value);
+    const isObject = typeof value === "object" && value !== null && !Array.isArray(value);
+    const raw = TEMPLATE_KEYS.includes(key) && isObject ? templateText(value) : asRaw(spec, value);
     const wrong = () => `key ${JSON.stringify(key)} in ${file} must be ${expected(spec)} (got ${shownValue(value)})`;
     if (raw === null) throw new UsageError(wrong());
     try {

@@ -84,6 +84,16 @@ describe("a config file's keys", () => {
     );
   });
 
+  it("take a payload template as a JSON object too, its string {after} the sequence", () => {
+    const f = flags({ "subscribe-payload": { since: "{after}", note: "x" }, "thread-subscribe-payload": "{}" });
+    expect(f["subscribe-payload"]).toBe('{"since":{after},"note":"x"}');
+    expect(resolveConfig(withConfig({ _: [] }, f)).protocol.subscribePayload).toBe('{"since":{after},"note":"x"}');
+    expect(benchConfigSchema().properties).toMatchObject({
+      "subscribe-payload": { oneOf: [{ type: "string" }, { type: "object" }] },
+    });
+    expect(usageError(() => flags({ "subscribe-payload": [1] }))).toMatch(/"subscribe-payload" .* must be a string/);
+  });
+
   it("give way to the flags given on the command line", () => {
     const raw = withConfig({ trials: "2", _: [] }, flags({ trials: 5, "ack-delay-ms": 50 }));
     const c = resolveConfig(raw);
