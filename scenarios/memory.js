@@ -7,7 +7,7 @@ import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { CASES, cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
-import { recordResult, scenarioSummary } from "./lib/k6-summary.js";
+import { clientsSummary, recordResult } from "./lib/k6-summary.js";
 import { DEFAULT_HOLD_MS } from "./lib/protocol.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
 import { emptySessionResult } from "./lib/session.js";
@@ -48,13 +48,5 @@ export default async function () {
 
 /** @param {import("./lib/summary.js").SummaryData} data */
 export function handleSummary(data) {
-  return scenarioSummary(data, {
-    scenario: "memory",
-    sessions: clients,
-    summaryPath: __ENV.SUMMARY,
-    config,
-    extra: { clients },
-    cursor: { caseName, explicitAfter },
-    runId: __ENV.RUN_ID,
-  });
+  return clientsSummary(data, __ENV, "memory", { clients, config, caseName, explicitAfter });
 }

@@ -12,7 +12,7 @@ import { Counter, Trend } from "k6/metrics";
 import { clearTimeout, setTimeout } from "k6/timers";
 import { WebSocket } from "k6/websockets";
 import { CASES, cursorFromEnv, intEnv, jsonEnv, scenarioConfigFromEnv } from "./lib/env.js";
-import { runRecorded, scenarioSummary } from "./lib/k6-summary.js";
+import { clientsSummary, runRecorded } from "./lib/k6-summary.js";
 import { createPhaseMetrics, phaseRecorder } from "./lib/phase-marks.js";
 import { DEFAULT_HOLD_MS } from "./lib/protocol.js";
 import { resolveAfterSequence, runScenarioSession } from "./lib/scenario.js";
@@ -44,13 +44,5 @@ export default async function () {
 
 /** @param {import("./lib/summary.js").SummaryData} data */
 export function handleSummary(data) {
-  return scenarioSummary(data, {
-    scenario: "scaleout",
-    sessions: clients,
-    summaryPath: __ENV.SUMMARY,
-    config,
-    extra: { clients },
-    cursor: { caseName, explicitAfter },
-    runId: __ENV.RUN_ID,
-  });
+  return clientsSummary(data, __ENV, "scaleout", { clients, config, caseName, explicitAfter });
 }

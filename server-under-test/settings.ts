@@ -136,8 +136,8 @@ function int(flag: string, value: unknown, min: number, max: number): number {
   return n;
 }
 
-/** Parses argv (without node and script; --token-env reads env); throws SettingsError on bad input. */
-export function parseSettings(argv: string[], env: NodeJS.ProcessEnv = process.env): ServerSettings {
+/** The flags as yargs reads them (names and arity checked; values still strings); throws SettingsError. */
+function readArgv(argv: string[]) {
   let failure: string | undefined;
   const args = yargs(argv)
     .scriptName("server-under-test")
@@ -177,6 +177,37 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
     .option("check-flags", { type: "boolean", default: false })
     .parseSync();
   if (failure !== undefined) throw new SettingsError(missingValue(failure) ?? `${failure}; usage: ${USAGE}`);
+  return args;
+}
+
+/** --token grants, then --token-env's (read from env). */
+function tokenGrants(specs: readonly unknown[], envNames: readonly unknown[], env: NodeJS.ProcessEnv): TokenGrant[] {
+  const tokens: TokenGrant[] = [];
+  for (const spec of specs) {
+    try {
+      tokens.push(parseToken(String(spec)));
+    } catch (e) {
+      throw new SettingsError((e as Error).message);
+    }
+  }
+  for (const name of envNames) {
+    const spec = env[String(name)];
+    // The value is never quoted back: it is a secret.
+    if (!spec) throw new SettingsError(`--token-env ${name}: the environment variable ${name} is not set or empty`);
+    try {
+      tokens.push(parseToken(spec));
+    } catch {
+      throw new SettingsError(
+        `--token-env ${name}: its value must be SECRET[:scope,scope] with a non-empty SECRET and scopes from ${SCOPES.join(", ")}`,
+      );
+    }
+  }
+  return tokens;
+}
+
+/** Parses argv (without node and script; --token-env reads env); throws SettingsError on bad input. */
+export function parseSettings(argv: string[], env: NodeJS.ProcessEnv = process.env): ServerSettings {
+  const args = readArgv(argv);
   if (typeof args.db !== "string" || args.db === "")
     throw new SettingsError(`--db FIXTURE is required; usage: ${USAGE}`);
   if (args.host === "") throw new SettingsError(`--host needs a value: --host HOST (e.g. 127.0.0.1)`);
@@ -195,26 +226,7 @@ export function parseSettings(argv: string[], env: NodeJS.ProcessEnv = process.e
   if (!(ITEM_SHAPES as readonly string[]).includes(itemShape)) {
     throw new SettingsError(`--item-shape must be one of ${ITEM_SHAPES.join(", ")} (got ${JSON.stringify(itemShape)})`);
   }
-  const tokens: TokenGrant[] = [];
-  for (const spec of args.token ?? []) {
-    try {
-      tokens.push(parseToken(String(spec)));
-    } catch (e) {
-      throw new SettingsError((e as Error).message);
-    }
-  }
-  for (const name of args["token-env"] ?? []) {
-    const spec = env[String(name)];
-    // The value is never quoted back: it is a secret.
-    if (!spec) throw new SettingsError(`--token-env ${name}: the environment variable ${name} is not set or empty`);
-    try {
-      tokens.push(parseToken(spec));
-    } catch {
-      throw new SettingsError(
-        `--token-env ${name}: its value must be SECRET[:scope,scope] with a non-empty SECRET and scopes from ${SCOPES.join(", ")}`,
-      );
-    }
-  }
+  const tokens = tokenGrants(args.token ?? [], args["token-env"] ?? [], env);
   const initial = args["max-initial-chunk-bytes"];
   const projected = args["max-projected-bytes"];
   return {

@@ -37,6 +37,29 @@ export async function runRecorded(metrics, session, run) {
 }
 
 /**
+ * handleSummary of a scenario whose sessions are its CLIENTS (memory, scaleout): the summary with the
+ * run's SUMMARY path and RUN_ID from env.
+ * @param {import("./summary.js").SummaryData} data
+ * @param {Record<string, string | undefined>} env
+ * @param {string} scenario
+ * @param {{ clients: number, config: object, caseName: string, explicitAfter: number | null }} run
+ * @returns {Record<string, string>}
+ */
+export function clientsSummary(data, env, scenario, { clients, config, caseName, explicitAfter }) {
+  const cursor = { caseName, explicitAfter };
+  const summaryPath = env.SUMMARY;
+  return scenarioSummary(data, {
+    scenario,
+    sessions: clients,
+    summaryPath,
+    config,
+    extra: { clients },
+    cursor,
+    runId: env.RUN_ID,
+  });
+}
+
+/**
  * handleSummary's outputs: the SUMMARY file (default summary.json) and a stdout line. `params` are the
  * session config, then `extra`, then the case (null when an explicit AFTER_SEQUENCE replaced it).
  * `runId` (RUN_ID) names the run, so a merge can refuse a stale runner's summary from another run.

@@ -158,17 +158,29 @@ export function authenticate(url, token, tokenIn, headers = {}) {
 }
 
 /**
+ * A connection's options with the library's defaults applied.
+ * @param {ConnectOptions} options
+ */
+function connectSettings(options) {
+  const { token = null, tokenIn = "header", timeoutMs = DEFAULT_SESSION_TIMEOUT_MS } = options;
+  return {
+    WebSocket: options.WebSocket,
+    now: options.now,
+    setTimeout: options.setTimeout,
+    clearTimeout: options.clearTimeout,
+    token,
+    tokenIn,
+    timeoutMs,
+  };
+}
+
+/**
  * A session's options with the library's defaults applied.
  * @param {SessionOptions} options
  */
 function sessionSettings(options) {
+  const { WebSocket, now, setTimeout, clearTimeout, token, tokenIn, timeoutMs } = connectSettings(options);
   const {
-    WebSocket,
-    now,
-    setTimeout,
-    clearTimeout,
-    token = null,
-    tokenIn = "header",
     subscribeTag = SUBSCRIBE_TAG,
     subscribePayload = {},
     completion = COMPLETION_MARKER,
@@ -177,7 +189,6 @@ function sessionSettings(options) {
     ackDelayMs = 0,
     holdMs = 0,
     probe = { tag: PROBE_TAG, payload: {} },
-    timeoutMs = DEFAULT_SESSION_TIMEOUT_MS,
     onPhase,
     utf8Length = utf8ByteLength,
   } = options;
@@ -471,16 +482,8 @@ export function runSession(options) {
  * @returns {Promise<{ ok: boolean, value: unknown, ms: number | null, error: string | null }>}
  */
 export function callUnary(options) {
-  const {
-    WebSocket,
-    now,
-    setTimeout,
-    clearTimeout,
-    token = null,
-    tokenIn = "header",
-    tag,
-    timeoutMs = DEFAULT_SESSION_TIMEOUT_MS,
-  } = options;
+  const { WebSocket, now, setTimeout, clearTimeout, token, tokenIn, timeoutMs } = connectSettings(options);
+  const tag = options.tag;
   return new Promise((resolve) => {
     /** @type {any} */
     let socket = null;

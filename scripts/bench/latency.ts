@@ -111,6 +111,21 @@ export async function exitedWithin(target: Target, ms: number): Promise<boolean>
   return result;
 }
 
+/**
+ * After a failure: true when the target died of it (exitedWithin a second), its crash reported unless
+ * the run was stopped.
+ */
+export async function reportIfDied(
+  ctx: { stopped: () => boolean; onCrash?: (crash: CrashReport) => void },
+  target: Target,
+  variant: string,
+  cellId: string,
+): Promise<boolean> {
+  const died = await exitedWithin(target, 1000);
+  if (died && !ctx.stopped()) ctx.onCrash?.(crashOf(target, variant, `during ${cellId}`, [cellId]));
+  return died;
+}
+
 /** One session of a latency case against a running target. */
 async function session(
   ctx: LatencyContext,

@@ -9,14 +9,20 @@ import { join } from "node:path";
 import type { ClientsRun, PhaseName } from "../driver/session-spec.js";
 import type { MemoryRow, SessionFigures } from "../results/schema.js";
 import { readVmHwm } from "../sampler/procfs.js";
-import { postGcHeap, type Sampler, type SamplerSummary, startSampler } from "../sampler/sampler.js";
+import {
+  postGcHeap,
+  type Sampler,
+  type SamplerOptions,
+  type SamplerSummary,
+  startSampler,
+} from "../sampler/sampler.js";
 import { redact } from "../util/redact.js";
 import { maxValue, median } from "../util/stats.js";
 import type { MemoryConfig } from "./config.js";
 import { type EarlyStarts, earlyStarts, type Started } from "./early-start.js";
 import type { FixtureRef } from "./fixtures.js";
 import { privateCopy } from "./fixtures.js";
-import { type CellContext, crashOf, exitedWithin, FailFast, targetOptions, trialQueue } from "./latency.js";
+import { type CellContext, FailFast, reportIfDied, targetOptions, trialQueue } from "./latency.js";
 import { startTarget, type Target } from "./launch.js";
 import { type PinningInfo, pinHarness, pinThreads } from "./pinning.js";
 import { afterSequenceFor, type MemoryTrial, memoryTrialId } from "./plan.js";
@@ -180,6 +186,26 @@ export async function closingHeap(
   return { postGc, hwm, error };
 }
 
+/** Starts sampling a cell's target at the memory matrix's lane intervals, into file. */
+export function startCellSampler(
+  memory: Pick<MemoryConfig, "sampleIntervalMs" | "heapIntervalMs">,
+  target: Pick<Target, "pid">,
+  inspector: NonNullable<Target["inspector"]>,
+  file: string,
+  origin: number,
+  observers: Pick<SamplerOptions, "onRss" | "onHeap"> = {},
+): Promise<Sampler> {
+  return startSampler({
+    pid: target.pid,
+    inspector,
+    intervalMs: memory.sampleIntervalMs,
+    heapIntervalMs: memory.heapIntervalMs ?? undefined,
+    file,
+    origin,
+    ...observers,
+  });
+}
+
 /** One trial, with where its wall time went (phaseMs). */
 async function runTrial(ctx: MemoryContext, t: MemoryTrial): Promise<MemoryRow> {
   const clock = trialClock();
@@ -222,13 +248,7 @@ async function measureTrial(
     const idle = new Promise<void>((resolve) => {
       idleDone = resolve;
     });
-    const sampler = await startSampler({
-      pid: target.pid,
-      inspector,
-      intervalMs: ctx.memory.sampleIntervalMs,
-      heapIntervalMs: ctx.memory.heapIntervalMs ?? undefined,
-      file: join(ctx.runDir, samplesFile),
-      origin,
+    const sampler = await startCellSampler(ctx.memory, target, inspector, join(ctx.runDir, samplesFile), origin, {
       onRss: () => {
         if (++idleRss >= IDLE_SAMPLES && idleHeap >= IDLE_HEAP_SAMPLES) idleDone();
       },
@@ -267,15 +287,12 @@ async function measureTrial(
     const { postGc, hwm } = closing;
     extraError ??= closing.error;
     const summary = { ...sampled, hwmRssBytes: hwm };
-    if ((rows.some((r) => !r.ok) || postGc === null) && (await exitedWithin(target, 1000))) {
-      extraError = target.describeExit();
-      if (!ctx.stopped()) ctx.onCrash?.(crashOf(target, t.variant, `during ${memoryTrialId(t)}`, [memoryTrialId(t)]));
+    if (rows.some((r) => !r.ok) || postGc === null) {
+      if (await reportIfDied(ctx, target, t.variant, memoryTrialId(t))) extraError = target.describeExit();
     }
     return { ...memoryRow(t, samplesFile, rows, baselineHeap, postGc, summary, extraError), clientLoopLagMs: loopLag };
   } catch (e) {
-    const died = await exitedWithin(target, 1000);
-    if (died && !ctx.stopped())
-      ctx.onCrash?.(crashOf(target, t.variant, `during ${memoryTrialId(t)}`, [memoryTrialId(t)]));
+    const died = await reportIfDied(ctx, target, t.variant, memoryTrialId(t));
     const why = died ? target.describeExit() : (e as Error).message;
     return emptyRow(t, null, why);
   } finally {

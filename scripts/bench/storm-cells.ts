@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { type SessionSpec, subscribePayloadFor } from "../driver/session-spec.js";
 import type { StormRow } from "../results/storm-record.js";
-import { postGcHeap, startSampler } from "../sampler/sampler.js";
+import { postGcHeap, type Sampler } from "../sampler/sampler.js";
 import { caughtUpTimeline, classifyFailure, stormFigures, stormTimeline } from "../storm/figures.js";
 import { runStormClients } from "../storm/fleet.js";
 import { checkStormLimits, describeLimits, readLimits, StormLimitError } from "../storm/limits.js";
@@ -15,9 +15,9 @@ import { stormRow } from "../storm/row.js";
 import { maxValue } from "../util/stats.js";
 import type { MemoryConfig, ProtocolConfig, StormConfig, TargetSpec, TargetsConfig } from "./config.js";
 import { type FixtureRef, privateCopy } from "./fixtures.js";
-import { type CrashReport, crashOf, exitedWithin, targetOptions } from "./latency.js";
+import { type CrashReport, reportIfDied, targetOptions } from "./latency.js";
 import { startTarget, type Target } from "./launch.js";
-import { closingHeap } from "./memory.js";
+import { closingHeap, startCellSampler } from "./memory.js";
 import { afterSequenceFor, rotation } from "./plan.js";
 import { type SessionServer, sessionSpec } from "./sessions.js";
 
@@ -104,8 +104,9 @@ export async function runStorm(ctx: StormContext): Promise<void> {
   }
 }
 
-async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
-  const base = {
+/** The row's fixed part: the cell and the storm's settings. */
+function stormBase(ctx: StormContext, cell: StormCell) {
+  return {
     variant: cell.variant,
     clients: cell.clients,
     scriptBytes: cell.scriptBytes,
@@ -115,6 +116,11 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
     sessionTimeoutMs: ctx.storm.timeoutMs,
     ...(cell.variant === ctx.aaVariant ? { aa: true as const } : {}),
   };
+}
+type StormBase = ReturnType<typeof stormBase>;
+
+async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
+  const base = stormBase(ctx, cell);
   const fixture = ctx.fixtures.get(cell.scriptBytes);
   const spec = ctx.targets.find((t) => t.name === cell.variant);
   if (!fixture || !spec) return stormRow(base, null, { error: `no fixture or target for ${stormCellId(cell)}` });
@@ -128,100 +134,126 @@ async function runCell(ctx: StormContext, cell: StormCell): Promise<StormRow> {
     return stormRow(base, null, { error: (e as Error).message });
   }
   const untrack = ctx.track(target);
-  const samplesFile = `samples/${stormCellId(cell)}.jsonl`;
   try {
-    const limits = readLimits(target.pid, Number(new URL(target.url).port) || null);
-    const limitsLine = describeLimits(limits);
-    ctx.onLimits?.(`storm ${cell.clients} × ${cell.variant}: ${limitsLine}`);
-    const refusal = checkStormLimits(cell.clients, ctx.storm.rampMs, limits);
-    if (refusal) throw new StormLimitError(refusal);
-    const inspector = target.inspector;
-    if (!inspector) return stormRow(base, null, { error: `target ${cell.variant}: no inspector`, limits: limitsLine });
-    const origin = performance.now();
-    await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
-    const sampler = await startSampler({
-      pid: target.pid,
-      inspector,
-      intervalMs: ctx.memory.sampleIntervalMs,
-      heapIntervalMs: ctx.memory.heapIntervalMs ?? undefined,
-      file: join(ctx.runDir, samplesFile),
-      origin,
-    });
-    const resume = stormSessionSpec(ctx, target, afterSequenceFor("memory", fixture.meta));
-    const snapshotPayload = subscribePayloadFor(
-      ctx.protocol.subscribePayload,
-      afterSequenceFor("snapshot", fixture.meta),
-    );
-    sampler.mark("connect");
-    let run: Awaited<ReturnType<typeof runStormClients>> | null = null;
-    let driverError: string | null = null;
-    try {
-      run = await runStormClients({
-        clients: cell.clients,
-        rampMs: ctx.storm.rampMs,
-        resumeRatio: ctx.storm.resumeRatio,
-        spec: resume,
-        snapshotPayload,
-      });
-    } catch (e) {
-      driverError = `driver: ${(e as Error).message}`;
-    }
-    sampler.mark("close");
-    const sampled = await sampler.stop();
-    const closing = await closingHeap(target, inspector, sampled.hwmRssBytes);
-    const { postGc, hwm } = closing;
-    driverError ??= closing.error;
-    const sessions = run?.sessions ?? [];
-    const figures = stormFigures(cell.clients, sessions);
-    // The storm's time axis in the samples file: caught-up clients by time, for the report's chart.
-    let timeline: StormRow["timeline"];
-    if (run) {
-      const shift = run.startedAtEpochMs - performance.timeOrigin - origin;
-      const lines = caughtUpTimeline(sessions).map(([t, n]) =>
-        JSON.stringify({ t: t + shift, phase: "caught-up", clients: n }),
-      );
-      const gc =
-        postGc === null ? [] : [JSON.stringify({ t: performance.now() - origin, phase: "gc", heapUsed: postGc })];
-      appendFileSync(join(ctx.runDir, samplesFile), [...lines, ...gc].map((l) => `${l}\n`).join(""));
-      timeline = stormTimeline(rssSince(join(ctx.runDir, samplesFile), shift), caughtUpTimeline(sessions));
-    }
-    let error = driverError ?? sampled.error ?? null;
-    const bad = sessions.findIndex((s) => !s.ok);
-    const firstBad = sessions[bad];
-    if (firstBad) {
-      // The clients' failure comes first: a timed-out post-GC read after it is usually its consequence.
-      const clients = `${figures.failed} of ${cell.clients} clients failed (first: client ${bad + 1}, connecting at ${Math.round(firstBad.startMs)} ms: ${classifyFailure(firstBad.error)}: ${firstBad.error})`;
-      error = error ? `${clients}; ${error}` : clients;
-    }
-    if ((figures.failed > 0 || postGc === null) && (await exitedWithin(target, 1000))) {
-      error = target.describeExit();
-      if (!ctx.stopped())
-        ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
-    }
-    const probes = run?.probeMs.length ? maxValue(run.probeMs) : null;
-    return stormRow(base, figures, {
-      peakHeapBytes: sampled.peakHeapBytes,
-      peakRssBytes: sampled.peakRssBytes,
-      hwmRssBytes: hwm,
-      postGcHeapBytes: postGc,
-      probeMaxMs: probes,
-      driverLoopLagMs: run?.loopLag.p99 ?? null,
-      driverWorkers: run?.workers,
-      limits: limitsLine,
-      samplesFile,
-      timeline,
-      error,
-    });
+    return await measureStorm(ctx, cell, base, fixture, target);
   } catch (e) {
     if (e instanceof StormLimitError) throw e;
-    const died = await exitedWithin(target, 1000);
-    if (died && !ctx.stopped())
-      ctx.onCrash?.(crashOf(target, cell.variant, `during ${stormCellId(cell)}`, [stormCellId(cell)]));
+    const died = await reportIfDied(ctx, target, cell.variant, stormCellId(cell));
     return stormRow(base, null, { error: died ? target.describeExit() : (e as Error).message });
   } finally {
     await target.stop(ctx.launch.stopGraceMs);
     untrack();
   }
+}
+
+/** The target's limits, stated; throws StormLimitError when they cannot take the storm. */
+function stormLimits(ctx: StormContext, cell: StormCell, target: Target): string {
+  const limits = readLimits(target.pid, Number(new URL(target.url).port) || null);
+  const limitsLine = describeLimits(limits);
+  ctx.onLimits?.(`storm ${cell.clients} × ${cell.variant}: ${limitsLine}`);
+  const refusal = checkStormLimits(cell.clients, ctx.storm.rampMs, limits);
+  if (refusal) throw new StormLimitError(refusal);
+  return limitsLine;
+}
+
+type StormRun = Awaited<ReturnType<typeof runStormClients>>;
+
+/** The storm itself: the clients connect over the ramp, resume or take a snapshot, and close. */
+async function driveStorm(
+  ctx: StormContext,
+  cell: StormCell,
+  target: Target,
+  fixture: FixtureRef,
+  sampler: Sampler,
+): Promise<{ run: StormRun | null; driverError: string | null }> {
+  const resume = stormSessionSpec(ctx, target, afterSequenceFor("memory", fixture.meta));
+  const snapshotPayload = subscribePayloadFor(
+    ctx.protocol.subscribePayload,
+    afterSequenceFor("snapshot", fixture.meta),
+  );
+  sampler.mark("connect");
+  let run: StormRun | null = null;
+  let driverError: string | null = null;
+  try {
+    run = await runStormClients({
+      clients: cell.clients,
+      rampMs: ctx.storm.rampMs,
+      resumeRatio: ctx.storm.resumeRatio,
+      spec: resume,
+      snapshotPayload,
+    });
+  } catch (e) {
+    driverError = `driver: ${(e as Error).message}`;
+  }
+  sampler.mark("close");
+  return { run, driverError };
+}
+
+/** The storm's time axis in the samples file: caught-up clients by time, for the report's chart. */
+function writeTimeline(path: string, run: StormRun, origin: number, postGc: number | null): StormRow["timeline"] {
+  const shift = run.startedAtEpochMs - performance.timeOrigin - origin;
+  const lines = caughtUpTimeline(run.sessions).map(([t, n]) =>
+    JSON.stringify({ t: t + shift, phase: "caught-up", clients: n }),
+  );
+  const gc = postGc === null ? [] : [JSON.stringify({ t: performance.now() - origin, phase: "gc", heapUsed: postGc })];
+  appendFileSync(path, [...lines, ...gc].map((l) => `${l}\n`).join(""));
+  return stormTimeline(rssSince(path, shift), caughtUpTimeline(run.sessions));
+}
+
+/** The clients' failure comes first: a timed-out post-GC read after it is usually its consequence. */
+function withClientFailure(error: string | null, sessions: StormRun["sessions"], failed: number, clients: number) {
+  const bad = sessions.findIndex((s) => !s.ok);
+  const firstBad = sessions[bad];
+  if (!firstBad) return error;
+  const what = `${failed} of ${clients} clients failed (first: client ${bad + 1}, connecting at ${Math.round(firstBad.startMs)} ms: ${classifyFailure(firstBad.error)}: ${firstBad.error})`;
+  return error ? `${what}; ${error}` : what;
+}
+
+/** A started target's storm: limits, baseline GC, sampling around the clients, the closing heap. */
+async function measureStorm(
+  ctx: StormContext,
+  cell: StormCell,
+  base: StormBase,
+  fixture: FixtureRef,
+  target: Target,
+): Promise<StormRow> {
+  const samplesFile = `samples/${stormCellId(cell)}.jsonl`;
+  const limitsLine = stormLimits(ctx, cell, target);
+  const inspector = target.inspector;
+  if (!inspector) return stormRow(base, null, { error: `target ${cell.variant}: no inspector`, limits: limitsLine });
+  const origin = performance.now();
+  await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+  const sampler = await startCellSampler(ctx.memory, target, inspector, join(ctx.runDir, samplesFile), origin);
+  const { run, driverError } = await driveStorm(ctx, cell, target, fixture, sampler);
+  const sampled = await sampler.stop();
+  const closing = await closingHeap(target, inspector, sampled.hwmRssBytes);
+  const { postGc, hwm } = closing;
+  const sessions = run?.sessions ?? [];
+  const figures = stormFigures(cell.clients, sessions);
+  const timeline = run ? writeTimeline(join(ctx.runDir, samplesFile), run, origin, postGc) : undefined;
+  let error = withClientFailure(
+    driverError ?? closing.error ?? sampled.error ?? null,
+    sessions,
+    figures.failed,
+    cell.clients,
+  );
+  if (figures.failed > 0 || postGc === null) {
+    if (await reportIfDied(ctx, target, cell.variant, stormCellId(cell))) error = target.describeExit();
+  }
+  const probes = run?.probeMs.length ? maxValue(run.probeMs) : null;
+  return stormRow(base, figures, {
+    peakHeapBytes: sampled.peakHeapBytes,
+    peakRssBytes: sampled.peakRssBytes,
+    hwmRssBytes: hwm,
+    postGcHeapBytes: postGc,
+    probeMaxMs: probes,
+    driverLoopLagMs: run?.loopLag.p99 ?? null,
+    driverWorkers: run?.workers,
+    limits: limitsLine,
+    samplesFile,
+    timeline,
+    error,
+  });
 }
 
 /** RSS samples of a samples file as [ms since the storm began, bytes] (shift: the storm's start in file time). */

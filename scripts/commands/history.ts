@@ -3,13 +3,10 @@
 // loaded once the flags are read.
 import type { Argv, CommandModule } from "yargs";
 import {
-  HISTORY_ADD_COMMAND,
   HISTORY_BENCH_OPTIONS,
-  HISTORY_DETECT_COMMAND,
-  HISTORY_PAGE_COMMAND,
+  HISTORY_COMMANDS,
   HISTORY_RECORD_COMMAND,
   HISTORY_REGRESSIONS_COMMAND,
-  HISTORY_TRIAGE_COMMAND,
 } from "../options/history.js";
 import type { CommandSpec } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
@@ -17,7 +14,11 @@ import { runHistoryCommand } from "./history-run.js";
 
 type Raw = Record<string, unknown>;
 
-function sub(spec: CommandSpec, measures = false): CommandModule<object, Raw> {
+/** The subcommands that run the bench take its flags too. */
+const MEASURING: readonly CommandSpec[] = [HISTORY_RECORD_COMMAND, HISTORY_REGRESSIONS_COMMAND];
+
+function sub(spec: CommandSpec): CommandModule<object, Raw> {
+  const measures = MEASURING.includes(spec);
   const name = spec.command.replace(/^history /, "").split(" ")[0] as string;
   return {
     command: spec.command.replace(/^history /, ""),
@@ -39,13 +40,7 @@ export const historyCommand: CommandModule = {
   command: "history <command>",
   describe: "The history of a server across commits: record, add, detect change points, regressions, the page",
   builder: (y: Argv) =>
-    y
-      .command(sub(HISTORY_ADD_COMMAND) as CommandModule)
-      .command(sub(HISTORY_RECORD_COMMAND, true) as CommandModule)
-      .command(sub(HISTORY_DETECT_COMMAND) as CommandModule)
-      .command(sub(HISTORY_REGRESSIONS_COMMAND, true) as CommandModule)
-      .command(sub(HISTORY_PAGE_COMMAND) as CommandModule)
-      .command(sub(HISTORY_TRIAGE_COMMAND) as CommandModule)
+    HISTORY_COMMANDS.reduce((argv, spec) => argv.command(sub(spec) as CommandModule), y)
       .demandCommand(1, "Name a history command: add, record, detect, regressions, page or triage")
       .example(
         "$0 history record --commits v1.2.0..main --anchor v1.2.0",

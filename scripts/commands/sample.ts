@@ -5,8 +5,9 @@
 import { resolve } from "node:path";
 import type { CommandModule } from "yargs";
 import { SAMPLE_COMMAND, SAMPLE_OPTIONS } from "../options/sample.js";
-import { readFlags } from "../options/spec.js";
+import { type Flags, readFlags } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
+import type { Agent, AgentResult } from "../sampler/agent.js";
 import { defaultHeapIntervalMs } from "../sampler/lane-defaults.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
@@ -93,7 +94,7 @@ async function sample(args: Args, print: (line: string) => void, signals: Return
     return stoppedBeforeSampling(early);
   }
   const heapIntervalMs = f["heap-interval-ms"] ?? defaultHeapIntervalMs(f["interval-ms"]);
-  let agent: Awaited<ReturnType<typeof startAgent>>;
+  let agent: Agent;
   try {
     agent = await startAgent({
       pid,
@@ -117,6 +118,31 @@ async function sample(args: Args, print: (line: string) => void, signals: Return
     : `RSS only, every ${f["interval-ms"]} ms: pid ${pid} has no inspector on 127.0.0.1 (start it with --inspect=127.0.0.1:0, or give --inspect-port, for heap figures and GC)`;
   print(`sampling pid ${pid}${f.port ? ` (port ${f.port})` : ""}: ${lanes}; samples to ${escapeText(file)}`);
 
+  return sampleUntilStopped(agent, signals, print, f);
+}
+
+/** The line a stop prints: why, the samples and their span, the peaks (the post-GC heap when asked for). */
+function stoppedLine(reason: string, result: AgentResult, gcAtEnd: boolean): string {
+  const s = result.summary;
+  const fig = (label: string, v: number | null) => `${label} ${v === null ? "n/a" : `${mib(v)} MiB`}`;
+  return [
+    `stopped (${escapeText(reason)}): ${s.rssSamples} RSS and ${s.heapSamples} heap samples over ${(s.durationMs / 1000).toFixed(1)} s`,
+    fig("peak RSS", s.peakRssBytes),
+    fig("VmHWM", s.hwmRssBytes),
+    fig("peak heap", s.peakHeapBytes),
+    ...(gcAtEnd
+      ? [result.gcError ? `post-GC heap n/a (${result.gcError})` : fig("post-GC heap", result.postGcHeapBytes)]
+      : []),
+  ].join("; ");
+}
+
+/** Samples until a stop signal, --duration or the server's exit; SIGUSR2 marks and forces a GC. Resolves with the exit code. */
+async function sampleUntilStopped(
+  agent: Agent,
+  signals: ReturnType<typeof listenForSignals>,
+  print: (line: string) => void,
+  f: Pick<Flags<typeof SAMPLE_OPTIONS>, "duration" | "gc-at-end">,
+): Promise<number> {
   signals.onUsr2(() => {
     void agent.gcMark("SIGUSR2").then((heap) => {
       print(`SIGUSR2: marked${heap === null ? "" : `; post-GC heap ${mib(heap)} MiB`}`);
@@ -130,19 +156,7 @@ async function sample(args: Args, print: (line: string) => void, signals: Return
       agent.endedBySelf.then((reason) => ({ reason, bySelf: true })),
     ]);
     const result = await agent.stop({ gcAtEnd: f["gc-at-end"], reason: ended.reason });
-    const s = result.summary;
-    const fig = (label: string, v: number | null) => `${label} ${v === null ? "n/a" : `${mib(v)} MiB`}`;
-    print(
-      [
-        `stopped (${escapeText(ended.reason)}): ${s.rssSamples} RSS and ${s.heapSamples} heap samples over ${(s.durationMs / 1000).toFixed(1)} s`,
-        fig("peak RSS", s.peakRssBytes),
-        fig("VmHWM", s.hwmRssBytes),
-        fig("peak heap", s.peakHeapBytes),
-        ...(f["gc-at-end"]
-          ? [result.gcError ? `post-GC heap n/a (${result.gcError})` : fig("post-GC heap", result.postGcHeapBytes)]
-          : []),
-      ].join("; "),
-    );
+    print(stoppedLine(ended.reason, result, f["gc-at-end"]));
     if (result.fileError) {
       process.stderr.write(`catchup-bench: ${escapeText(result.fileError)}\n`);
       return EXIT.noResult;

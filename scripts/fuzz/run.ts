@@ -12,6 +12,7 @@ import { generateFixture } from "../../fixtures/generate.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 import { connectInspector, type InspectorClient } from "../sampler/inspector.js";
 import { isAlive } from "../sampler/procfs.js";
+import { postGcHeap } from "../sampler/sampler.js";
 import { signalExitCode } from "../util/exit-codes.js";
 import { onStopSignals } from "../util/stop-signals.js";
 import { emptyTally, runLane } from "./connection.js";
@@ -79,12 +80,6 @@ function openFds(pid: number): number {
   return readdirSync(`/proc/${pid}/fd`).length;
 }
 
-async function postGcHeap(inspector: InspectorClient): Promise<number> {
-  await inspector.collectGarbage(10_000);
-  await inspector.collectGarbage(10_000);
-  return (await inspector.getHeapUsage(10_000)).usedSize;
-}
-
 /** Runs fuzz lanes and raw-socket faults for `ms`; returns when all lanes stopped and held sockets are gone. */
 async function fuzzPhase(
   url: string,
@@ -138,13 +133,9 @@ async function fuzzPhase(
   figures.halfOpenErrors.push(...halfOpen.errors);
 }
 
-/** Runs the whole fuzz session. Rejects only if the server cannot be started; failures are in the verdict. */
-export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
-  const log = options.log ?? (() => {});
-  const started = performance.now();
-  sweepStaleFuzzDirs();
-  const tmp = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
-  const figures: FuzzFigures = {
+/** The figures before anything ran: counts at zero, no heap or descriptor figures yet. */
+function emptyFigures(options: FuzzOptions): FuzzFigures {
+  return {
     seed: options.seed,
     seconds: options.seconds,
     connections: options.connections,
@@ -167,10 +158,18 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     stderrLines: 0,
     durationMs: 0,
   };
-  let target: Awaited<ReturnType<typeof startTarget>> | null = null;
-  let inspector: InspectorClient | null = null;
+}
+
+/** What a stop signal must end: the server and its inspector, once they exist. */
+interface Live {
+  target: Awaited<ReturnType<typeof startTarget>> | null;
+  inspector: InspectorClient | null;
+}
+
+/** SIGINT/SIGTERM: stop the server, remove the temp folder, exit 130/143; a second signal exits at once. */
+function stopOnSignal(live: Live, tmp: string, log: (line: string) => void) {
   let stopping = false;
-  const onSignal = (signal: "SIGINT" | "SIGTERM") => {
+  return (signal: "SIGINT" | "SIGTERM") => {
     const code = signalExitCode(signal);
     if (stopping) {
       rmSync(tmp, { recursive: true, force: true });
@@ -179,65 +178,100 @@ export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
     stopping = true;
     log(`${signal}: stopping the server and removing ${tmp}`);
     void (async () => {
-      await inspector?.close().catch(() => undefined);
-      await target?.stop(1000).catch(() => undefined);
+      await live.inspector?.close().catch(() => undefined);
+      await live.target?.stop(1000).catch(() => undefined);
       rmSync(tmp, { recursive: true, force: true });
       process.exit(code);
     })();
   };
-  const offSignals = options.handleSignals ? onStopSignals(onSignal) : () => undefined;
+}
+
+/** The fixture to serve: the user's, else a small but real one built in tmp. */
+function fuzzFixture(options: FuzzOptions, tmp: string): string {
+  if (options.fixture !== undefined) return options.fixture;
+  const db = join(tmp, "fuzz.sqlite");
+  // Small but real: 100 projects with 1-2 KiB scripts, enough post-cursor events for replay chunks.
+  generateFixture({
+    projects: 100,
+    scriptBytesMin: 1024,
+    scriptBytesMax: 2048,
+    scriptsPerProject: 1,
+    events: 600,
+    seed: options.seed >>> 0,
+    out: db,
+  });
+  return db;
+}
+
+/** The server frees a closed connection's state asynchronously: measure again (bounded) until it is back. */
+async function settledAfter(inspector: InspectorClient, pid: number, baselineBytes: number, baselineFds: number) {
+  let afterBytes = await postGcHeap(inspector);
+  let afterFds = openFds(pid);
+  let attempts = 1;
+  const settled = () => afterBytes <= baselineBytes * (1 + HEAP_TOLERANCE) && afterFds <= baselineFds + FD_SLACK;
+  while (!settled() && attempts < 6) {
+    await new Promise((r) => setTimeout(r, 500));
+    afterBytes = await postGcHeap(inspector);
+    afterFds = openFds(pid);
+    attempts++;
+  }
+  return { afterBytes, afterFds, attempts };
+}
+
+/** Server, healthy client, warm-up, baseline, the fuzz itself, the heap and descriptors after. */
+async function fuzzSession(
+  options: FuzzOptions,
+  db: string,
+  live: Live,
+  figures: FuzzFigures,
+  log: (l: string) => void,
+) {
+  const target = await startTarget({
+    db,
+    args: ["--token", FULL_TOKEN, "--token", `${READ_TOKEN}:orchestration:read`],
+  });
+  live.target = target;
+  log(`server pid ${target.pid} at ${target.url}`);
+  const inspector = await connectInspector(target.inspectorUrl, { timeoutMs: 10_000 });
+  live.inspector = inspector;
+  const healthy = startHealthyClient({ url: target.url, token: FULL_TOKEN });
   try {
-    let db = options.fixture;
-    if (db === undefined) {
-      db = join(tmp, "fuzz.sqlite");
-      // Small but real: 100 projects with 1-2 KiB scripts, enough post-cursor events for replay chunks.
-      generateFixture({
-        projects: 100,
-        scriptBytesMin: 1024,
-        scriptBytesMax: 2048,
-        scriptsPerProject: 1,
-        events: 600,
-        seed: options.seed >>> 0,
-        out: db,
-      });
-    }
-    target = await startTarget({ db, args: ["--token", FULL_TOKEN, "--token", `${READ_TOKEN}:orchestration:read`] });
-    log(`server pid ${target.pid} at ${target.url}`);
-    inspector = await connectInspector(target.inspectorUrl, { timeoutMs: 10_000 });
-    const healthy = startHealthyClient({ url: target.url, token: FULL_TOKEN });
-    try {
-      await healthy.ready;
-    } catch (e) {
-      figures.healthy = await healthy.stop();
-      figures.healthy.errors.push((e as Error).message);
-      throw e;
-    }
-    // Warm-up: the same traffic, not counted, so lazily compiled code and caches exist before the baseline.
-    const warmupMs = Math.min(3_000, Math.max(1_000, options.seconds * 100));
-    log(`warm-up ${warmupMs} ms`);
-    await fuzzPhase(target.url, options, 0, warmupMs, figures);
-    const baselineBytes = await postGcHeap(inspector);
-    const baselineFds = openFds(target.pid);
-    log(`baseline heap ${baselineBytes} bytes, ${baselineFds} open fds; fuzzing ${options.seconds} s`);
-    await fuzzPhase(target.url, options, 1, options.seconds * 1000, figures);
-    // The server frees a closed connection's state asynchronously: measure again (bounded) until it is back.
-    let afterBytes = await postGcHeap(inspector);
-    let afterFds = openFds(target.pid);
-    let attempts = 1;
-    const settled = () => afterBytes <= baselineBytes * (1 + HEAP_TOLERANCE) && afterFds <= baselineFds + FD_SLACK;
-    while (!settled() && attempts < 6) {
-      await new Promise((r) => setTimeout(r, 500));
-      afterBytes = await postGcHeap(inspector);
-      afterFds = openFds(target.pid);
-      attempts++;
-    }
-    figures.heap = { baselineBytes, afterBytes, attempts };
-    figures.fds = { baseline: baselineFds, after: afterFds };
+    await healthy.ready;
+  } catch (e) {
     figures.healthy = await healthy.stop();
+    figures.healthy.errors.push((e as Error).message);
+    throw e;
+  }
+  // Warm-up: the same traffic, not counted, so lazily compiled code and caches exist before the baseline.
+  const warmupMs = Math.min(3_000, Math.max(1_000, options.seconds * 100));
+  log(`warm-up ${warmupMs} ms`);
+  await fuzzPhase(target.url, options, 0, warmupMs, figures);
+  const baselineBytes = await postGcHeap(inspector);
+  const baselineFds = openFds(target.pid);
+  log(`baseline heap ${baselineBytes} bytes, ${baselineFds} open fds; fuzzing ${options.seconds} s`);
+  await fuzzPhase(target.url, options, 1, options.seconds * 1000, figures);
+  const { afterBytes, afterFds, attempts } = await settledAfter(inspector, target.pid, baselineBytes, baselineFds);
+  figures.heap = { baselineBytes, afterBytes, attempts };
+  figures.fds = { baseline: baselineFds, after: afterFds };
+  figures.healthy = await healthy.stop();
+}
+
+/** Runs the whole fuzz session. Rejects only if the server cannot be started; failures are in the verdict. */
+export async function runFuzz(options: FuzzOptions): Promise<FuzzResult> {
+  const log = options.log ?? (() => {});
+  const started = performance.now();
+  sweepStaleFuzzDirs();
+  const tmp = mkdtempSync(join(tmpdir(), `${WORK_PREFIX}${process.pid}-`));
+  const figures = emptyFigures(options);
+  const live: Live = { target: null, inspector: null };
+  const offSignals = options.handleSignals ? onStopSignals(stopOnSignal(live, tmp, log)) : () => undefined;
+  try {
+    await fuzzSession(options, fuzzFixture(options, tmp), live, figures, log);
   } catch (e) {
     figures.heapError ??= (e as Error).message;
-    if (!target) throw e;
+    if (!live.target) throw e;
   } finally {
+    const { target, inspector } = live;
     figures.serverExit = target?.exit() ?? null;
     figures.suspiciousStderr = target?.suspicious() ?? [];
     figures.stderrLines = target?.stderrLineCount() ?? 0;

@@ -12,7 +12,7 @@ import { listFlag, UsageError } from "../util/usage.js";
 import { BENCH_OPTIONS, DEFAULT_EVENTS, DEFAULT_PROJECTS, QUICK } from "./bench.js";
 import { bindingFromFlags } from "./binding.js";
 import { guardFromFlags } from "./guard.js";
-import { given, readFlags } from "./spec.js";
+import { type Flags, given, readFlags } from "./spec.js";
 import { type Env, resolveToken } from "./token.js";
 
 /** Raw flag values keyed by the flag's name as typed (kebab-case), as yargs leaves them. */
@@ -172,14 +172,10 @@ function readyLineFlag(source: string | undefined, targets: TargetSpec[]): strin
   return source;
 }
 
-/**
- * Resolves the flags into a BenchConfig, applying --quick's smaller defaults where a flag is absent.
- * `env` supplies CATCHUP_TOKEN (the CLI passes process.env).
- */
-export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFileRecord | null = null): BenchConfig {
-  const f = readFlags(BENCH_OPTIONS, raw);
-  const quick = f.quick;
-  const refs = parseRefFlags(raw);
+type BenchFlags = Flags<typeof BENCH_OPTIONS>;
+
+/** The targets: --ref's checkouts, --target's commands, or the bundled variants with --server-arg and --gc-flags. */
+function resolveTargets(raw: RawFlags, f: BenchFlags, refs: ReturnType<typeof parseRefFlags>): TargetSpec[] {
   const serverArgs = serverArgsFlag(f["server-arg"]);
   if (serverArgs.length > 0 && (refs || f.target !== undefined)) {
     throw new UsageError(
@@ -193,11 +189,15 @@ export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFi
     );
   }
   // A --ref target's command runs in its checkout, set once the checkouts exist (scripts/refs/).
-  const targets = refs
+  return refs
     ? refVariantNames(refs).map((name): TargetSpec => ({ name, kind: "command", command: refs.start }))
     : parseTargets(raw, f.variants, f.target, serverArgs).map((t) =>
         t.kind === "bundled" && gcFlags.length > 0 ? { ...t, nodeArgs: gcFlags } : t,
       );
+}
+
+/** Which parts run: the latency and memory matrices, the leak cycles, the storm; at least one. */
+function resolveParts(raw: RawFlags, f: BenchFlags) {
   const leakCycles = f["leak-cycles"] ?? 0;
   if (f["leak-only"] && leakCycles === 0) throw new UsageError("--leak-only needs --leak-cycles N");
   // --leak-only: neither matrix runs, only the leak cycles.
@@ -212,6 +212,74 @@ export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFi
   if (!memory && !latency && leakCycles === 0 && stormClients.length === 0) {
     throw new UsageError("--no-memory and --no-latency together leave nothing to run");
   }
+  return { latency, memory, leakCycles, stormClients };
+}
+
+/** --cursor and --latest: the sequences the cases start from, the cursor not past the latest. */
+function sequencesFlags(f: BenchFlags): { cursor: number | null; latest: number | null } {
+  const cursor = f.cursor ?? null;
+  const latest = f.latest ?? null;
+  if (cursor !== null && latest !== null && cursor > latest) {
+    throw new UsageError(`--cursor must not exceed --latest (got --cursor ${cursor} --latest ${latest})`);
+  }
+  return { cursor, latest };
+}
+
+/** What the client sends and waits for: path, credentials, subscriptions, completion, probe, timings. */
+function protocolConfig(f: BenchFlags, env: Env): BenchConfig["protocol"] {
+  if (!f["url-path"].startsWith("/")) {
+    throw new UsageError(`--url-path must start with / (got ${JSON.stringify(f["url-path"])})`);
+  }
+  return {
+    urlPath: f["url-path"],
+    token: resolveToken(f, env),
+    headers: parseHeaders(f.header ?? []),
+    subscribeTag: f["subscribe-tag"],
+    subscribePayload: parseSubscribePayload(f["subscribe-payload"]),
+    threadSubscribeTag: f["thread-subscribe-tag"],
+    threadSubscribePayload: parseSubscribePayload(f["thread-subscribe-payload"], "thread-subscribe-payload"),
+    completion: parseCompletion(f.completion),
+    probeTag: f["probe-tag"],
+    probePayload: f["probe-payload"],
+    ackDelayMs: f["ack-delay-ms"],
+    holdMs: f["hold-ms"],
+    trialTimeoutMs: f["trial-timeout-ms"],
+  };
+}
+
+/** The run as a whole: output, early stops, checks before the start, where results go. */
+function runConfig(f: BenchFlags, configFile: ConfigFileRecord | null): BenchConfig["run"] {
+  return {
+    out: f.out ?? null,
+    quick: f.quick,
+    failFast: f["fail-fast"],
+    autoSampleSeconds: f["auto-sample"] ?? null,
+    memoryCheck: f["memory-check"],
+    disturbedCores: f["disturbed-cores"],
+    waitQuietSeconds: f["wait-quiet"] ?? null,
+    configFile,
+    history: f.history ?? null,
+    json: f.json,
+    summaryMd: f["summary-md"] ?? null,
+  };
+}
+
+/** --quick's smaller values apply where the flag is not given (QUICK, beside the flags' own defaults). */
+function quickPreset(raw: RawFlags, f: BenchFlags) {
+  return <K extends keyof typeof QUICK & keyof BenchFlags>(flag: K): BenchFlags[K] | (typeof QUICK)[K] =>
+    f.quick && !given(raw, flag) ? QUICK[flag] : f[flag];
+}
+
+/**
+ * Resolves the flags into a BenchConfig, applying --quick's smaller defaults where a flag is absent.
+ * `env` supplies CATCHUP_TOKEN (the CLI passes process.env).
+ */
+export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFileRecord | null = null): BenchConfig {
+  const f = readFlags(BENCH_OPTIONS, raw);
+  const quick = f.quick;
+  const refs = parseRefFlags(raw);
+  const targets = resolveTargets(raw, f, refs);
+  const { latency, memory, leakCycles, stormClients } = resolveParts(raw, f);
   // Without --guard, the guard judges the headline figure of each part that runs.
   const guard = guardFromFlags(raw, { latency, memory, leak: leakCycles > 0, storm: stormClients.length > 0 });
   if (f["auto-sample"] !== undefined && guard.guard === null) {
@@ -219,52 +287,17 @@ export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFi
       "--auto-sample needs --ceiling (it adds rounds until each guarded cell is decided against it)",
     );
   }
-  const cursor = f.cursor ?? null;
-  const latest = f.latest ?? null;
-  if (cursor !== null && latest !== null && cursor > latest) {
-    throw new UsageError(`--cursor must not exceed --latest (got --cursor ${cursor} --latest ${latest})`);
-  }
-  if (!f["url-path"].startsWith("/")) {
-    throw new UsageError(`--url-path must start with / (got ${JSON.stringify(f["url-path"])})`);
-  }
+  const sequences = sequencesFlags(f);
   // A foreign server (or an older revision of this one) may have no thread subscription: its runs
   // take the thread cases only when --cases names them.
   const cases =
     given(raw, "cases") || targets.every((t) => t.kind === "bundled")
       ? f.cases
       : f.cases.filter((c) => !(THREAD_CASES as readonly string[]).includes(c));
-  // --quick's smaller values apply where the flag is not given (QUICK, beside the flags' own defaults).
-  const preset = <K extends keyof typeof QUICK & keyof typeof f>(flag: K): (typeof f)[K] | (typeof QUICK)[K] =>
-    quick && !given(raw, flag) ? QUICK[flag] : f[flag];
+  const preset = quickPreset(raw, f);
   return {
-    run: {
-      out: f.out ?? null,
-      quick,
-      failFast: f["fail-fast"],
-      autoSampleSeconds: f["auto-sample"] ?? null,
-      memoryCheck: f["memory-check"],
-      disturbedCores: f["disturbed-cores"],
-      waitQuietSeconds: f["wait-quiet"] ?? null,
-      configFile,
-      history: f.history ?? null,
-      json: f.json,
-      summaryMd: f["summary-md"] ?? null,
-    },
-    protocol: {
-      urlPath: f["url-path"],
-      token: resolveToken(f, env),
-      headers: parseHeaders(f.header ?? []),
-      subscribeTag: f["subscribe-tag"],
-      subscribePayload: parseSubscribePayload(f["subscribe-payload"]),
-      threadSubscribeTag: f["thread-subscribe-tag"],
-      threadSubscribePayload: parseSubscribePayload(f["thread-subscribe-payload"], "thread-subscribe-payload"),
-      completion: parseCompletion(f.completion),
-      probeTag: f["probe-tag"],
-      probePayload: f["probe-payload"],
-      ackDelayMs: f["ack-delay-ms"],
-      holdMs: f["hold-ms"],
-      trialTimeoutMs: f["trial-timeout-ms"],
-    },
+    run: runConfig(f, configFile),
+    protocol: protocolConfig(f, env),
     targets: {
       targets,
       refs,
@@ -280,7 +313,7 @@ export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFi
       seed: f.seed,
       projects: quick ? QUICK.projects : DEFAULT_PROJECTS,
       events: DEFAULT_EVENTS,
-      sequences: { cursor, latest },
+      sequences,
     },
     latency: { enabled: latency, cases, trials: preset("trials") },
     memory: {

@@ -125,6 +125,89 @@ function overheadText(r: AttributionRow | null, measuredMedian: number | null, n
   return `${name} ${mib(r.peakHeapBytes)} MiB against ${mib(measuredMedian)} (${pct < 0 ? "−" : "+"}${Math.abs(pct).toFixed(1)}%)`;
 }
 
+/** The peak profiles' sites side by side, the largest first. */
+function peakTable(
+  diffs: readonly SiteDiff[],
+  b: AttributionRow | null,
+  c: AttributionRow | null,
+  names: Names,
+  dir: string,
+): NonNullable<AttributionSection["peak"]> {
+  const shown = [...diffs].sort((x, y) => Math.max(y.baseline, y.candidate) - Math.max(x.baseline, x.candidate));
+  return {
+    header: ["site (function ← caller, file:line)", `${names.baseline} MiB`, `${names.candidate} MiB`, "difference"],
+    rows: shown
+      .slice(0, PEAK_ROWS)
+      .map((d) => [
+        siteLabel(d.site, dir),
+        `${mib(d.baseline)}${shareOf(d.baseline, b?.sampledBytes ?? null)}`,
+        `${mib(d.candidate)}${shareOf(d.candidate, c?.sampledBytes ?? null)}`,
+        signedMib(d.candidate - d.baseline),
+      ]),
+  };
+}
+
+/** When a live profile was taken, in words. */
+function takenText(r: AttributionRow | null, n: string): string {
+  return !r
+    ? `${n}: no profile`
+    : r.taken === "peak"
+      ? `${n} at its peak tick (${mib(r.sampledBytes)} MiB sampled)`
+      : r.taken === "closest"
+        ? `${n} at ${mib(r.heapAtProfileBytes)} MiB heap, its highest profiled tick (peak ${mib(r.peakHeapBytes)}; ${mib(r.sampledBytes)} MiB sampled)`
+        : `${n} after the clients closed (no earlier answer; ${mib(r.sampledBytes)} MiB sampled)`;
+}
+
+/** The sites that account for the candidate's extra sampled heap at the peak, or that there is none; null for one variant. */
+function extraHeapLine(
+  diffs: readonly SiteDiff[],
+  b: AttributionRow | null,
+  c: AttributionRow | null,
+  m: MemoryCellModel | undefined,
+  names: Names,
+  dir: string,
+): string | null {
+  const extra = (c?.sampledBytes ?? 0) - (b?.sampledBytes ?? 0);
+  // Below a MiB, or 5% of the larger profile, the two are the same within the sampling's grain.
+  const grain = Math.max(MIB, 0.05 * Math.max(b?.sampledBytes ?? 0, c?.sampledBytes ?? 0));
+  const named = b && c && extra > grain ? extraSites(diffs, extra) : null;
+  const mb = m?.medians.peakHeapBytes.baseline ?? null;
+  const mc = m?.medians.peakHeapBytes.candidate ?? null;
+  const measured = mb !== null && mc !== null && names.baseline !== names.candidate ? mc - mb : null;
+  if (named) {
+    const sum = named.sites.reduce((t, d) => t + d.candidate - d.baseline, 0);
+    const list = named.sites.map((d) => `${signedMib(d.candidate - d.baseline)} ${siteLabel(d.site, dir)}`);
+    const short =
+      named.covered < EXTRA_SHARE
+        ? `, short of ${100 * EXTRA_SHARE}%: the rest is spread over sites past the ${b?.sites.length ?? 0} stored per profile`
+        : "";
+    const against =
+      measured !== null && measured > 0
+        ? `; against the measured peak heap medians' difference, ${signedMib(measured)} MiB, they account for ${((100 * sum) / measured).toFixed(0)}%`
+        : measured !== null
+          ? `; the measured peak heap medians differ by ${signedMib(measured)} MiB`
+          : "";
+    const covered = `${(100 * named.covered).toFixed(0)}% of it${short}${against}`;
+    return `The candidate's extra sampled heap at the peak, ${signedMib(extra)} MiB: ${list.join("; ")} (${covered}).`;
+  }
+  if (b && c && names.baseline !== names.candidate) {
+    return `The candidate's sampled heap at the peak is not higher beyond the sampling's grain (${signedMib(extra)} MiB).`;
+  }
+  return null;
+}
+
+/** The largest sites of everything allocated over the window, collected objects included. */
+function totalLine(tb: AttributionRow | null, tc: AttributionRow | null, names: Names, dir: string): string {
+  const top = (r: AttributionRow | null) =>
+    r
+      ? r.sites
+          .slice(0, TOTAL_ROWS)
+          .map((s) => `${mib(s.bytes)} ${siteLabel(s, dir)}`)
+          .join("; ")
+      : "n/a";
+  return `Allocated over the window, collected objects included: ${names.baseline} ${mib(tb?.sampledBytes ?? null)} MiB (${top(tb)}); ${names.candidate} ${mib(tc?.sampledBytes ?? null)} MiB (${top(tc)}).`;
+}
+
 /** Pure: one section per memory cell that has profiles. */
 export function attributionSections(
   info: AttributionInfo,
@@ -140,82 +223,19 @@ export function attributionSections(
   return cells.map((cell) => {
     const b = rowOf(info.rows, cell, names.baseline, "peak");
     const c = rowOf(info.rows, cell, names.candidate, "peak");
+    const cellModel = memory.find((x) => memoryCellName(x) === cell);
     const lines: string[] = [];
     let peak: AttributionSection["peak"] = null;
     if (b || c) {
       const diffs = diffSites(b?.sites ?? [], c?.sites ?? []);
-      const shown = [...diffs].sort((x, y) => Math.max(y.baseline, y.candidate) - Math.max(x.baseline, x.candidate));
-      peak = {
-        header: [
-          "site (function ← caller, file:line)",
-          `${names.baseline} MiB`,
-          `${names.candidate} MiB`,
-          "difference",
-        ],
-        rows: shown
-          .slice(0, PEAK_ROWS)
-          .map((d) => [
-            siteLabel(d.site, dir),
-            `${mib(d.baseline)}${shareOf(d.baseline, b?.sampledBytes ?? null)}`,
-            `${mib(d.candidate)}${shareOf(d.candidate, c?.sampledBytes ?? null)}`,
-            signedMib(d.candidate - d.baseline),
-          ]),
-      };
-      const taken = (r: AttributionRow | null, n: string) =>
-        !r
-          ? `${n}: no profile`
-          : r.taken === "peak"
-            ? `${n} at its peak tick (${mib(r.sampledBytes)} MiB sampled)`
-            : r.taken === "closest"
-              ? `${n} at ${mib(r.heapAtProfileBytes)} MiB heap, its highest profiled tick (peak ${mib(r.peakHeapBytes)}; ${mib(r.sampledBytes)} MiB sampled)`
-              : `${n} after the clients closed (no earlier answer; ${mib(r.sampledBytes)} MiB sampled)`;
-      lines.push(`Live sampled heap: ${taken(b, names.baseline)}; ${taken(c, names.candidate)}.`);
-      const extra = (c?.sampledBytes ?? 0) - (b?.sampledBytes ?? 0);
-      // Below a MiB, or 5% of the larger profile, the two are the same within the sampling's grain.
-      const grain = Math.max(MIB, 0.05 * Math.max(b?.sampledBytes ?? 0, c?.sampledBytes ?? 0));
-      const named = b && c && extra > grain ? extraSites(diffs, extra) : null;
-      const m = memory.find((x) => memoryCellName(x) === cell);
-      const mb = m?.medians.peakHeapBytes.baseline ?? null;
-      const mc = m?.medians.peakHeapBytes.candidate ?? null;
-      const measured = mb !== null && mc !== null && names.baseline !== names.candidate ? mc - mb : null;
-      if (named) {
-        const sum = named.sites.reduce((t, d) => t + d.candidate - d.baseline, 0);
-        const list = named.sites.map((d) => `${signedMib(d.candidate - d.baseline)} ${siteLabel(d.site, dir)}`);
-        const short =
-          named.covered < EXTRA_SHARE
-            ? `, short of ${100 * EXTRA_SHARE}%: the rest is spread over sites past the ${b?.sites.length ?? 0} stored per profile`
-            : "";
-        const against =
-          measured !== null && measured > 0
-            ? `; against the measured peak heap medians' difference, ${signedMib(measured)} MiB, they account for ${((100 * sum) / measured).toFixed(0)}%`
-            : measured !== null
-              ? `; the measured peak heap medians differ by ${signedMib(measured)} MiB`
-              : "";
-        const covered = `${(100 * named.covered).toFixed(0)}% of it${short}${against}`;
-        lines.push(
-          `The candidate's extra sampled heap at the peak, ${signedMib(extra)} MiB: ${list.join("; ")} (${covered}).`,
-        );
-      } else if (b && c && names.baseline !== names.candidate) {
-        lines.push(
-          `The candidate's sampled heap at the peak is not higher beyond the sampling's grain (${signedMib(extra)} MiB).`,
-        );
-      }
+      peak = peakTable(diffs, b, c, names, dir);
+      lines.push(`Live sampled heap: ${takenText(b, names.baseline)}; ${takenText(c, names.candidate)}.`);
+      const extra = extraHeapLine(diffs, b, c, cellModel, names, dir);
+      if (extra !== null) lines.push(extra);
     }
     const tb = rowOf(info.rows, cell, names.baseline, "total");
     const tc = rowOf(info.rows, cell, names.candidate, "total");
-    if (tb || tc) {
-      const top = (r: AttributionRow | null) =>
-        r
-          ? r.sites
-              .slice(0, TOTAL_ROWS)
-              .map((s) => `${mib(s.bytes)} ${siteLabel(s, dir)}`)
-              .join("; ")
-          : "n/a";
-      lines.push(
-        `Allocated over the window, collected objects included: ${names.baseline} ${mib(tb?.sampledBytes ?? null)} MiB (${top(tb)}); ${names.candidate} ${mib(tc?.sampledBytes ?? null)} MiB (${top(tc)}).`,
-      );
-    }
-    const cellModel = memory.find((x) => memoryCellName(x) === cell);
+    if (tb || tc) lines.push(totalLine(tb, tc, names, dir));
     const mb0 = cellModel?.medians.peakHeapBytes.baseline ?? null;
     const mc0 = cellModel?.medians.peakHeapBytes.candidate ?? null;
     const pair = (x: AttributionRow | null, y: AttributionRow | null) =>

@@ -161,30 +161,23 @@ async function gcAtEnd(inspector: InspectorClient | null): Promise<{ postGc: num
   }
 }
 
-/** Starts sampling; rejects when the file exists already or the target cannot be sampled. */
-export async function startAgent(options: AgentOptions): Promise<Agent> {
-  const { pid, inspector, file } = options;
-  // Never over another run's samples: nothing measured is lost to a repeated command line.
-  const problem = agentFileProblem(file);
-  if (problem) throw new AgentFileError(problem);
+/** Resets the target's peak RSS; false where not permitted (VmHWM then covers the process's whole life). */
+function tryResetHwm(pid: number): boolean {
+  try {
+    resetVmHwm(pid);
+    return true;
+  } catch {
+    // not permitted (another user's process): VmHWM then covers the process's whole life, and the file says so
+    return false;
+  }
+}
+
+/** The samples file's first write error (the sampler's or ours), and the lines appended after sampling. */
+function agentFileWriter(file: string, origin: number) {
   let fileError: string | null = null;
   const failed = (e: NodeJS.ErrnoException) => {
     fileError ??= fileErrorLine(file, e);
   };
-  let hwmReset = false;
-  try {
-    resetVmHwm(pid);
-    hwmReset = true;
-  } catch {
-    // not permitted (another user's process): VmHWM then covers the process's whole life, and the file says so
-  }
-  const origin = performance.now();
-  const sampler = await openAgentSampler(options, origin, hwmReset, failed);
-  const proc = procLines(sampler, pid);
-  void proc.record();
-  const procTimer = setInterval(() => void proc.record(), options.procIntervalMs);
-  const endedBySelf = sampler.ended.then((s) => s.error ?? "stopped");
-
   /**
    * A line after sampling ended: t on the same clock, wall from Date.now(); appended synchronously,
    * whole or not at all. After a failed write, the torn tail the stream left is cut off first.
@@ -199,67 +192,102 @@ export async function startAgent(options: AgentOptions): Promise<Agent> {
       failed(e as NodeJS.ErrnoException);
     }
   };
+  return { failed, appendLine, error: () => fileError };
+}
 
-  /** Stop and drain: the last figures, the lanes stopped, the GC at the end, the end line. */
-  const finish = async (gcAsked: boolean, reason: string): Promise<AgentResult> => {
-    clearInterval(procTimer);
-    // The last VmHWM and CPU figures go in before the lanes stop.
-    await proc.record();
-    const summary = await sampler.stop();
-    let postGc: number | null = null;
-    let gcError: string | null = null;
-    if (gcAsked) {
-      ({ postGc, gcError } = await gcAtEnd(inspector));
-      appendLine({ phase: "gc", heapUsed: postGc, reason: "gc-at-end", ...(gcError ? { error: gcError } : {}) });
-    }
-    let hwm = summary.hwmRssBytes;
-    try {
-      hwm = readVmHwm(pid) ?? hwm;
-    } catch {
-      // gone
-    }
-    // A reading taken after the process ended (or never) must not undercut one already written.
-    const highestHwm = proc.highestHwm();
-    if (highestHwm !== null) hwm = Math.max(hwm ?? 0, highestHwm);
-    appendLine({
-      phase: "end",
-      reason: fileError ?? summary.error ?? reason,
-      rssSamples: summary.rssSamples,
-      heapSamples: summary.heapSamples,
-      peakRssBytes: summary.peakRssBytes,
-      peakHeapBytes: summary.peakHeapBytes,
-      hwmRssBytes: hwm,
-      hwmReset,
-      postGcHeapBytes: postGc,
-      targetCpuMs: summary.targetCpuMs,
-      interval: summary.interval,
-      heapInterval: summary.heapInterval,
-      missedSlots: summary.missedSlots,
-    });
-    await inspector?.close(1_000);
-    return { summary: { ...summary, hwmRssBytes: hwm }, postGcHeapBytes: postGc, gcError, fileError };
-  };
+/** The peak RSS for the end line: the kernel's last VmHWM, never below one a line of the file holds. */
+function finalHwm(pid: number, sampled: number | null, highestHwm: number | null): number | null {
+  let hwm = sampled;
+  try {
+    hwm = readVmHwm(pid) ?? hwm;
+  } catch {
+    // gone
+  }
+  // A reading taken after the process ended (or never) must not undercut one already written.
+  if (highestHwm !== null) hwm = Math.max(hwm ?? 0, highestHwm);
+  return hwm;
+}
 
+interface RunningAgent {
+  options: AgentOptions;
+  sampler: Sampler;
+  proc: ReturnType<typeof procLines>;
+  procTimer: NodeJS.Timeout;
+  writer: ReturnType<typeof agentFileWriter>;
+  hwmReset: boolean;
+}
+
+/** Stop and drain: the last figures, the lanes stopped, the GC at the end, the end line. */
+async function finishAgent(a: RunningAgent, gcAsked: boolean, reason: string): Promise<AgentResult> {
+  const { pid, inspector } = a.options;
+  clearInterval(a.procTimer);
+  // The last VmHWM and CPU figures go in before the lanes stop.
+  await a.proc.record();
+  const summary = await a.sampler.stop();
+  let postGc: number | null = null;
+  let gcError: string | null = null;
+  if (gcAsked) {
+    ({ postGc, gcError } = await gcAtEnd(inspector));
+    a.writer.appendLine({ phase: "gc", heapUsed: postGc, reason: "gc-at-end", ...(gcError ? { error: gcError } : {}) });
+  }
+  const hwm = finalHwm(pid, summary.hwmRssBytes, a.proc.highestHwm());
+  a.writer.appendLine({
+    phase: "end",
+    reason: a.writer.error() ?? summary.error ?? reason,
+    rssSamples: summary.rssSamples,
+    heapSamples: summary.heapSamples,
+    peakRssBytes: summary.peakRssBytes,
+    peakHeapBytes: summary.peakHeapBytes,
+    hwmRssBytes: hwm,
+    hwmReset: a.hwmReset,
+    postGcHeapBytes: postGc,
+    targetCpuMs: summary.targetCpuMs,
+    interval: summary.interval,
+    heapInterval: summary.heapInterval,
+    missedSlots: summary.missedSlots,
+  });
+  await inspector?.close(1_000);
+  return { summary: { ...summary, hwmRssBytes: hwm }, postGcHeapBytes: postGc, gcError, fileError: a.writer.error() };
+}
+
+/** A "mark" line and, with an inspector, a forced GC and the heap after it ("gc" line). */
+async function gcMark(sampler: Sampler, inspector: InspectorClient | null, reason: string): Promise<number | null> {
+  if (!sampler.running) return null;
+  const asked = sampler.mark("mark", { reason });
+  if (!inspector) return null;
+  try {
+    const heapUsed = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+    sampler.mark("gc", { heapUsed, reason, asked: Math.round(asked * 1000) / 1000 });
+    return heapUsed;
+  } catch (e) {
+    sampler.mark("gc", { heapUsed: null, reason, error: (e as Error).message });
+    return null;
+  }
+}
+
+/** Starts sampling; rejects when the file exists already or the target cannot be sampled. */
+export async function startAgent(options: AgentOptions): Promise<Agent> {
+  const { pid, inspector, file } = options;
+  // Never over another run's samples: nothing measured is lost to a repeated command line.
+  const problem = agentFileProblem(file);
+  if (problem) throw new AgentFileError(problem);
+  const hwmReset = tryResetHwm(pid);
+  const origin = performance.now();
+  const writer = agentFileWriter(file, origin);
+  const sampler = await openAgentSampler(options, origin, hwmReset, writer.failed);
+  const proc = procLines(sampler, pid);
+  void proc.record();
+  const procTimer = setInterval(() => void proc.record(), options.procIntervalMs);
+  const endedBySelf = sampler.ended.then((s) => s.error ?? "stopped");
+  const running: RunningAgent = { options, sampler, proc, procTimer, writer, hwmReset };
   let result: Promise<AgentResult> | null = null;
   return {
     pid,
     inspectorUrl: inspector?.url ?? null,
     endedBySelf,
-    async gcMark(reason) {
-      if (!sampler.running) return null;
-      const asked = sampler.mark("mark", { reason });
-      if (!inspector) return null;
-      try {
-        const heapUsed = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
-        sampler.mark("gc", { heapUsed, reason, asked: Math.round(asked * 1000) / 1000 });
-        return heapUsed;
-      } catch (e) {
-        sampler.mark("gc", { heapUsed: null, reason, error: (e as Error).message });
-        return null;
-      }
-    },
+    gcMark: (reason) => gcMark(sampler, inspector, reason),
     stop({ gcAtEnd: gcAsked, reason }) {
-      result ??= finish(gcAsked, reason);
+      result ??= finishAgent(running, gcAsked, reason);
       return result;
     },
   };

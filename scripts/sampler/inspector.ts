@@ -71,6 +71,120 @@ export function assertLoopbackWsUrl(url: string): URL {
   return parsed;
 }
 
+/** The CDP session over one socket: numbered calls, their answers, and the close that fails what is pending. */
+class CdpSession {
+  private readonly pending = new Map<
+    number,
+    { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
+  >();
+  private nextId = 1;
+  closedReason: string | null = null;
+  exiting = false;
+  readonly closed: Promise<string>;
+  private resolveClosed: (reason: string) => void = () => {};
+
+  constructor(
+    private readonly ws: WebSocket,
+    readonly defaultTimeout: number,
+  ) {
+    this.closed = new Promise<string>((r) => {
+      this.resolveClosed = r;
+    });
+  }
+
+  markClosed(reason: string): void {
+    if (this.closedReason !== null) return;
+    this.closedReason = reason;
+    for (const [id, p] of this.pending) {
+      clearTimeout(p.timer);
+      p.reject(new InspectorError(`inspector closed (${reason})`));
+      this.pending.delete(id);
+    }
+    this.resolveClosed(reason);
+  }
+
+  /** An answer settles its call; a target waiting for the debugger to disconnect is let go. */
+  onMessage(data: WebSocket.RawData): void {
+    let msg: { id?: number; result?: unknown; error?: { code?: number; message?: string } };
+    try {
+      msg = JSON.parse(String(data));
+    } catch {
+      return;
+    }
+    if (typeof msg.id !== "number") {
+      // A target that exits while a session is attached waits for the debugger to disconnect
+      // (even after process.exit); let it go at once.
+      if ((msg as { method?: string }).method === "NodeRuntime.waitingForDisconnect") {
+        this.exiting = true;
+        this.ws.close();
+      }
+      return;
+    }
+    const p = this.pending.get(msg.id);
+    if (!p) return;
+    this.pending.delete(msg.id);
+    clearTimeout(p.timer);
+    if (msg.error) p.reject(new InspectorError(`inspector error ${msg.error.code}: ${msg.error.message}`));
+    else p.resolve(msg.result);
+  }
+
+  send<T>(method: string, params: Record<string, unknown> = {}, timeoutMs = this.defaultTimeout): Promise<T> {
+    if (this.closedReason !== null)
+      return Promise.reject(new InspectorError(`inspector closed (${this.closedReason})`));
+    const id = this.nextId++;
+    return new Promise<T>((res, rej) => {
+      const timer = setTimeout(() => {
+        this.pending.delete(id);
+        rej(new InspectorError(`inspector ${method} timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      this.pending.set(id, { resolve: res as (v: unknown) => void, reject: rej, timer });
+      this.ws.send(JSON.stringify({ id, method, params }), (err) => {
+        if (!err) return;
+        clearTimeout(timer);
+        this.pending.delete(id);
+        rej(new InspectorError(`inspector ${method} could not be sent: ${err.message}`));
+      });
+    });
+  }
+}
+
+/** The client a caller holds: CDP calls through the session, and closing its socket. */
+function inspectorClient(wsUrl: string, ws: WebSocket, session: CdpSession): InspectorClient {
+  const send = <T>(method: string, params?: Record<string, unknown>, timeoutMs?: number): Promise<T> =>
+    session.send<T>(method, params, timeoutMs);
+  return {
+    url: wsUrl,
+    send,
+    async getHeapUsage(timeoutMs) {
+      const r = await send<{ usedSize: number; totalSize: number }>("Runtime.getHeapUsage", {}, timeoutMs);
+      return { usedSize: r.usedSize, totalSize: r.totalSize };
+    },
+    async collectGarbage(timeoutMs) {
+      await send("HeapProfiler.collectGarbage", {}, timeoutMs);
+    },
+    async evaluate<T>(expression: string, timeoutMs?: number) {
+      const r = await send<{ result: { value?: unknown }; exceptionDetails?: { text?: string } }>(
+        "Runtime.evaluate",
+        { expression, returnByValue: true },
+        timeoutMs,
+      );
+      if (r.exceptionDetails) throw new InspectorError(`evaluate threw: ${r.exceptionDetails.text ?? "exception"}`);
+      return r.result.value as T;
+    },
+    get isClosed() {
+      return session.closedReason !== null;
+    },
+    closed: session.closed,
+    async close(timeoutMs = session.defaultTimeout) {
+      if (session.closedReason !== null) return;
+      ws.close();
+      const timer = setTimeout(() => ws.terminate(), timeoutMs);
+      await session.closed;
+      clearTimeout(timer);
+    },
+  };
+}
+
 /** Connects to a Node inspector websocket. Rejects after timeoutMs or if the url is not loopback. */
 export function connectInspector(wsUrl: string, options: ConnectOptions = {}): Promise<InspectorClient> {
   try {
@@ -81,119 +195,25 @@ export function connectInspector(wsUrl: string, options: ConnectOptions = {}): P
   const defaultTimeout = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(wsUrl, { perMessageDeflate: false, handshakeTimeout: defaultTimeout });
-    const pending = new Map<
-      number,
-      { resolve: (v: unknown) => void; reject: (e: Error) => void; timer: NodeJS.Timeout }
-    >();
-    let nextId = 1;
-    let closedReason: string | null = null;
-    let exiting = false;
-    let resolveClosed: (reason: string) => void = () => {};
-    const closed = new Promise<string>((r) => {
-      resolveClosed = r;
-    });
+    const session = new CdpSession(ws, defaultTimeout);
     const connectTimer = setTimeout(() => {
       ws.terminate();
       reject(new InspectorError(`inspector ${wsUrl} did not accept a connection within ${defaultTimeout} ms`));
     }, defaultTimeout);
-
-    const markClosed = (reason: string) => {
-      if (closedReason !== null) return;
-      closedReason = reason;
-      for (const [id, p] of pending) {
-        clearTimeout(p.timer);
-        p.reject(new InspectorError(`inspector closed (${reason})`));
-        pending.delete(id);
-      }
-      resolveClosed(reason);
-    };
-
-    ws.on("message", (data) => {
-      let msg: { id?: number; result?: unknown; error?: { code?: number; message?: string } };
-      try {
-        msg = JSON.parse(String(data));
-      } catch {
-        return;
-      }
-      if (typeof msg.id !== "number") {
-        // A target that exits while a session is attached waits for the debugger to disconnect
-        // (even after process.exit); let it go at once.
-        if ((msg as { method?: string }).method === "NodeRuntime.waitingForDisconnect") {
-          exiting = true;
-          ws.close();
-        }
-        return;
-      }
-      const p = pending.get(msg.id);
-      if (!p) return;
-      pending.delete(msg.id);
-      clearTimeout(p.timer);
-      if (msg.error) p.reject(new InspectorError(`inspector error ${msg.error.code}: ${msg.error.message}`));
-      else p.resolve(msg.result);
-    });
+    ws.on("message", (data) => session.onMessage(data));
     ws.on("error", (err) => {
       if (ws.readyState === WebSocket.CONNECTING) {
         clearTimeout(connectTimer);
         reject(new InspectorError(`cannot connect to inspector ${wsUrl}: ${err.message}`));
       }
-      markClosed(err.message);
+      session.markClosed(err.message);
     });
-    ws.on("close", (code) => markClosed(exiting ? "target is exiting" : `socket closed, code ${code}`));
-
-    const send = <T>(method: string, params: Record<string, unknown> = {}, timeoutMs = defaultTimeout): Promise<T> => {
-      if (closedReason !== null) return Promise.reject(new InspectorError(`inspector closed (${closedReason})`));
-      const id = nextId++;
-      return new Promise<T>((res, rej) => {
-        const timer = setTimeout(() => {
-          pending.delete(id);
-          rej(new InspectorError(`inspector ${method} timed out after ${timeoutMs} ms`));
-        }, timeoutMs);
-        pending.set(id, { resolve: res as (v: unknown) => void, reject: rej, timer });
-        ws.send(JSON.stringify({ id, method, params }), (err) => {
-          if (!err) return;
-          clearTimeout(timer);
-          pending.delete(id);
-          rej(new InspectorError(`inspector ${method} could not be sent: ${err.message}`));
-        });
-      });
-    };
-
-    const client: InspectorClient = {
-      url: wsUrl,
-      send,
-      async getHeapUsage(timeoutMs) {
-        const r = await send<{ usedSize: number; totalSize: number }>("Runtime.getHeapUsage", {}, timeoutMs);
-        return { usedSize: r.usedSize, totalSize: r.totalSize };
-      },
-      async collectGarbage(timeoutMs) {
-        await send("HeapProfiler.collectGarbage", {}, timeoutMs);
-      },
-      async evaluate<T>(expression: string, timeoutMs?: number) {
-        const r = await send<{ result: { value?: unknown }; exceptionDetails?: { text?: string } }>(
-          "Runtime.evaluate",
-          { expression, returnByValue: true },
-          timeoutMs,
-        );
-        if (r.exceptionDetails) throw new InspectorError(`evaluate threw: ${r.exceptionDetails.text ?? "exception"}`);
-        return r.result.value as T;
-      },
-      get isClosed() {
-        return closedReason !== null;
-      },
-      closed,
-      async close(timeoutMs = defaultTimeout) {
-        if (closedReason !== null) return;
-        ws.close();
-        const timer = setTimeout(() => ws.terminate(), timeoutMs);
-        await closed;
-        clearTimeout(timer);
-      },
-    };
-
+    ws.on("close", (code) => session.markClosed(session.exiting ? "target is exiting" : `socket closed, code ${code}`));
+    const client = inspectorClient(wsUrl, ws, session);
     ws.once("open", () => {
       clearTimeout(connectTimer);
       // Node-only; a target that does not know it answers with an error, which is fine.
-      send("NodeRuntime.notifyWhenWaitingForDisconnect", { enabled: true }).then(
+      session.send("NodeRuntime.notifyWhenWaitingForDisconnect", { enabled: true }).then(
         () => resolve(client),
         () => resolve(client),
       );

@@ -147,6 +147,123 @@ function tell<T>(observer: ((x: T) => void) | undefined, x: T): void {
   }
 }
 
+/** The lanes' intervals and what prepareTarget found: fixed for the whole run. */
+interface RunSetup {
+  intervalMs: number;
+  heapIntervalMs: number;
+  cpuStart: Awaited<ReturnType<typeof cpuTimeMsOrNull>>;
+  hwmReset: boolean;
+}
+
+/** One sampling run: the samples file, the tally, both lanes, and how the run ends. */
+class SamplingRun {
+  readonly samples: SamplesFile;
+  readonly tally: ReturnType<typeof createSampleTally>;
+  readonly ended: Promise<SamplerSummary>;
+  running = true;
+  finishing = false;
+  laneError: string | null = null;
+  heapLane: HeapLane | null = null;
+  /** Set once the lane runs: a final batch that comes before only records its error. */
+  rssLane: RssLane | null = null;
+  startT = 0;
+  private lastHwmRead = Number.NEGATIVE_INFINITY;
+  private resolveEnded: (s: SamplerSummary) => void = () => {};
+
+  constructor(
+    private readonly options: SamplerOptions,
+    private readonly setup: RunSetup,
+    readonly now: () => number,
+    origin: number,
+  ) {
+    // A write error is reported in the summary; with onFileError it also ends sampling (nothing more could be kept).
+    this.samples = openSamplesFile({
+      file: options.file,
+      exclusive: options.exclusive,
+      wallOrigin: options.wallClock ? origin : null,
+      onError: (e, message) => {
+        if (!options.onFileError) return;
+        options.onFileError(e);
+        if (this.rssLane) void this.finish(message);
+      },
+    });
+    this.tally = createSampleTally(options.pid, heapGapThresholdMs(setup.heapIntervalMs));
+    this.ended = new Promise<SamplerSummary>((r) => {
+      this.resolveEnded = r;
+    });
+  }
+
+  /** The RSS lane's readings: tallied, written, told; a final batch with an error ends the run. */
+  onBatch(b: RssBatch): void {
+    const { options, tally, samples } = this;
+    for (let i = 0; i < b.t.length; i++) {
+      const sample: RssSample = { t: b.t[i] as number, rss: b.rss[i] as number };
+      tally.rss(sample, b.reads[i] as number);
+      samples.writeRss(sample.t, `{"t":${r3(sample.t)},"rss":${sample.rss}}`);
+      tell(options.onRss, sample);
+    }
+    tally.missed(b.missed);
+    if (performance.now() - this.lastHwmRead >= HWM_EVERY_MS) {
+      this.lastHwmRead = performance.now();
+      tally.readHwm();
+    }
+    if (b.final) {
+      // finish() releases every line itself, after the heap lane's last one.
+      if (b.error !== null) {
+        const pid = options.pid;
+        this.laneError = b.gone ? `target pid ${pid} exited during sampling` : `RSS lane of pid ${pid}: ${b.error}`;
+        if (this.rssLane) void this.finish(this.laneError);
+      }
+      return;
+    }
+    samples.release(b.upTo);
+  }
+
+  /** Closes the stretch since the last heap answer (or the lane's start) at time t. */
+  private closeHeapStretch(t: number): void {
+    if (!this.options.inspector) return; // RSS only: no heap lane, no gaps
+    const gap = this.tally.stretch(this.tally.lastHeap?.t ?? this.startT, t);
+    if (gap !== null) this.samples.write(t, `{"t":${r3(t)},"heapGapMs":${r3(gap)}}`);
+  }
+
+  onHeapAnswer(t: number, asked: number, h: HeapUsage | MemoryUsageReading): void {
+    this.closeHeapStretch(t);
+    const { sample, line } = heapSample(t, asked, h);
+    this.tally.heap(sample, "rss" in h ? h : null);
+    this.samples.write(t, line);
+    tell(this.options.onHeap, sample);
+  }
+
+  async finish(error: string | null): Promise<void> {
+    if (this.finishing) return;
+    this.finishing = true;
+    this.running = false;
+    this.heapLane?.stop();
+    const endT = this.now();
+    await this.rssLane?.stop();
+    this.closeHeapStretch(endT);
+    this.tally.readHwm();
+    const { options, setup } = this;
+    const cpuEnd = await cpuTimeMsOrNull(options.pid);
+    this.samples.release(Number.POSITIVE_INFINITY);
+    await this.samples.close();
+    this.resolveEnded(
+      this.tally.summary({
+        withHeap: options.inspector !== null,
+        hwmReset: setup.hwmReset,
+        failedHeapReads: this.heapLane?.failed ?? 0,
+        targetCpuMs: cpuDelta(setup.cpuStart, cpuEnd),
+        rssLaneScheduling: this.rssLane?.scheduling ?? "normal",
+        intervalMs: setup.intervalMs,
+        heapIntervalMs: setup.heapIntervalMs,
+        durationMs: endT - this.startT,
+        file: options.file ?? null,
+        error: error ?? this.samples.error,
+      }),
+    );
+  }
+}
+
 /**
  * Starts sampling pid: RSS every intervalMs, heap every heapIntervalMs. Resolves once the first RSS
  * read worked; rejects if pid is gone or its inspector is closed.
@@ -158,135 +275,46 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   const { cpuStart, hwmReset } = await prepareTarget(options);
   const origin = options.origin ?? performance.now();
   const now = () => performance.now() - origin;
-  // A write error is reported in the summary; with onFileError it also ends sampling (nothing more could be kept).
-  const samples = openSamplesFile({
-    file: options.file,
-    exclusive: options.exclusive,
-    wallOrigin: options.wallClock ? origin : null,
-    onError: (e, message) => {
-      if (!options.onFileError) return;
-      options.onFileError(e);
-      if (rssLane) void finish(message);
-    },
-  });
-  const tally = createSampleTally(pid, heapGapThresholdMs(heapIntervalMs));
-  let lastHwmRead = Number.NEGATIVE_INFINITY;
-  let running = true;
-  let finishing = false;
-  let laneError: string | null = null;
-  let heapLane: HeapLane | null = null;
-  let resolveEnded: (s: SamplerSummary) => void = () => {};
-  const ended = new Promise<SamplerSummary>((r) => {
-    resolveEnded = r;
-  });
-
-  const onBatch = (b: RssBatch) => {
-    for (let i = 0; i < b.t.length; i++) {
-      const sample: RssSample = { t: b.t[i] as number, rss: b.rss[i] as number };
-      tally.rss(sample, b.reads[i] as number);
-      samples.writeRss(sample.t, `{"t":${r3(sample.t)},"rss":${sample.rss}}`);
-      tell(options.onRss, sample);
-    }
-    tally.missed(b.missed);
-    if (performance.now() - lastHwmRead >= HWM_EVERY_MS) {
-      lastHwmRead = performance.now();
-      tally.readHwm();
-    }
-    if (b.final) {
-      // finish() releases every line itself, after the heap lane's last one.
-      if (b.error !== null) {
-        laneError = b.gone ? `target pid ${pid} exited during sampling` : `RSS lane of pid ${pid}: ${b.error}`;
-        if (rssLane) void finish(laneError);
-      }
-      return;
-    }
-    samples.release(b.upTo);
-  };
-
-  // Set once the lane runs: a final batch that comes before only records its error.
-  let rssLane: RssLane | null = null;
-  rssLane = await startRssLane({
+  const run = new SamplingRun(options, { intervalMs, heapIntervalMs, cpuStart, hwmReset }, now, origin);
+  run.rssLane = await startRssLane({
     pid,
     intervalMs,
     origin,
     batchMs: options.batchMs ?? RSS_BATCH_MS,
     realtime: options.realtime ?? true,
-    onBatch,
+    onBatch: (b) => run.onBatch(b),
   }).catch((e: Error) => {
-    void samples.close();
+    void run.samples.close();
     throw new Error(`cannot sample pid ${pid}: ${e.message}`);
   });
-  const startT = now();
-
-  /** Closes the stretch since the last heap answer (or the lane's start) at time t. */
-  const closeHeapStretch = (t: number) => {
-    if (!inspector) return; // RSS only: no heap lane, no gaps
-    const gap = tally.stretch(tally.lastHeap?.t ?? startT, t);
-    if (gap !== null) samples.write(t, `{"t":${r3(t)},"heapGapMs":${r3(gap)}}`);
-  };
-
-  async function finish(error: string | null) {
-    if (finishing) return;
-    finishing = true;
-    running = false;
-    heapLane?.stop();
-    const endT = now();
-    await rssLane?.stop();
-    closeHeapStretch(endT);
-    tally.readHwm();
-    const cpuEnd = await cpuTimeMsOrNull(pid);
-    samples.release(Number.POSITIVE_INFINITY);
-    await samples.close();
-    resolveEnded(
-      tally.summary({
-        withHeap: inspector !== null,
-        hwmReset,
-        failedHeapReads: heapLane?.failed ?? 0,
-        targetCpuMs: cpuDelta(cpuStart, cpuEnd),
-        rssLaneScheduling: rssLane?.scheduling ?? "normal",
-        intervalMs,
-        heapIntervalMs,
-        durationMs: endT - startT,
-        file: options.file ?? null,
-        error: error ?? samples.error,
-      }),
-    );
-  }
+  run.startT = now();
   // The lane may have ended (target gone), or the file failed, before this function got here.
-  if (laneError !== null) void finish(laneError);
-  else if (samples.error !== null && options.onFileError) void finish(samples.error);
-  const lane = rssLane;
-
-  const onHeapAnswer = (t: number, asked: number, h: HeapUsage | MemoryUsageReading) => {
-    closeHeapStretch(t);
-    const { sample, line } = heapSample(t, asked, h);
-    tally.heap(sample, "rss" in h ? h : null);
-    samples.write(t, line);
-    tell(options.onHeap, sample);
-  };
+  if (run.laneError !== null) void run.finish(run.laneError);
+  else if (run.samples.error !== null && options.onFileError) void run.finish(run.samples.error);
+  const lane = run.rssLane;
   // The heap lane runs on this thread: one request in flight at a time, never waited for by the RSS lane.
-  if (inspector && running) {
-    heapLane = startHeapLane({
+  if (inspector && run.running) {
+    run.heapLane = startHeapLane({
       pid,
       inspector,
       intervalMs: heapIntervalMs,
       callTimeoutMs,
       split: options.split ?? true,
       now,
-      onAnswer: onHeapAnswer,
-      onGone: (reason) => void finish(reason),
+      onAnswer: (t, asked, h) => run.onHeapAnswer(t, asked, h),
+      onGone: (reason) => void run.finish(reason),
     });
   }
   return samplerHandle({
     pid,
     now,
-    samples,
-    tally,
+    samples: run.samples,
+    tally: run.tally,
     lane,
-    ended,
-    finish,
-    isRunning: () => running,
-    isFinishing: () => finishing,
+    ended: run.ended,
+    finish: (error) => run.finish(error),
+    isRunning: () => run.running,
+    isFinishing: () => run.finishing,
   });
 }
 

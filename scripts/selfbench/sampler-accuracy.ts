@@ -467,7 +467,8 @@ async function cost(intervalMs: number, pairs: number, workMs: number) {
   };
 }
 
-export async function main(argv: string[]): Promise<void> {
+/** The flags, checked; sets the module's realtime and split switches. */
+function readFlags(argv: string[]) {
   const { values } = parseArgs({
     args: argv,
     options: {
@@ -492,6 +493,104 @@ export async function main(argv: string[]): Promise<void> {
   split = enumFlag("split", values.split, ["on", "off"] as const) === "on";
   const parts = listFlag("only", values.only);
   for (const part of parts) enumFlag("only", part, ["cadence", "native", "rss", "selfcpu", "cost"] as const);
+  return { pairs, workMs, intervalMs, selfCpuMs, blocks, parts, json: values.json };
+}
+
+type Out = NodeJS.WriteStream;
+
+/** Part 1a/1b: the lanes' cadence across blocks of a busy loop or of one native call. */
+async function cadencePart(out: Out, how: "block" | "native", intervalMs: number, blocks: number) {
+  const cad = await cadence(intervalMs, blocks, 500, how);
+  const what = how === "block" ? "a JavaScript busy loop" : "one native call (crypto.pbkdf2Sync)";
+  out.write(
+    `1${how === "block" ? "a" : "b"}. cadence at ${intervalMs} ms (heap lane ${cad.heapIntervalMs} ms; RSS lane thread ${cad.rssLaneScheduling}), ${blocks} blocks of ${cad.blockMs} ms in ${what}\n`,
+  );
+  if (cad.blockTookMs.length > 0) out.write(`   blocks took ${cad.blockTookMs.map((x) => fmt(x, 0)).join(", ")} ms\n`);
+  out.write(`   RSS lane, idle:            ${fmtStats(cad.idle)}\n`);
+  out.write(`   RSS lane, across blocks:   ${fmtStats(cad.blocked)}\n`);
+  out.write(`   RSS lane, whole run:       ${fmtStats(cad.rssLane)}\n`);
+  out.write(`   RSS samples inside each block: ${cad.rssSamplesPerBlock.join(", ")}\n`);
+  out.write(
+    `   heap lane, stretch without an answer across each block: ${cad.heapStretchPerBlockMs.map((x) => fmt(x, 0)).join(", ")} ms; heap samples lost per block: ${cad.heapSamplesLostPerBlock.join(", ")}\n`,
+  );
+  out.write(
+    `   heap lane, whole run:      ${fmtStats(cad.heapLane)}; longest heap gap ${fmt(cad.heapGapMaxMs ?? Number.NaN, 1)} ms\n`,
+  );
+  out.write(`   one /proc RSS read:        ${fmtStats(cad.rssReadMs)}\n`);
+  out.write(`   heap request to answer:    ${fmtStats(cad.heapWaitMs)}\n\n`);
+  return cad;
+}
+
+/** Part 2: the sampled peak RSS against the kernel's VmHWM. */
+async function peakRssPart(out: Out, intervalMs: number) {
+  const rss = await peakRss(intervalMs, 3, 256 * MiB);
+  out.write(`2. peak RSS vs VmHWM, ${rss.bytes / MiB} MiB buffer touched (${rss.runs.length} fresh targets)\n`);
+  for (const r of rss.runs) {
+    out.write(
+      `   baseline ${fmt(r.baselineRssBytes / MiB, 1)} MiB, sampled peak ${fmt(r.sampledPeakRssBytes / MiB, 1)} MiB, VmHWM ${fmt(r.hwmRssBytes / MiB, 1)} MiB, VmHWM - sampled ${fmt(r.hwmMinusSampledBytes / 1024, 0)} KiB (${fmt((100 * r.hwmMinusSampledBytes) / r.hwmRssBytes, 3)}%), sampled rise ${fmt(r.sampledRiseBytes / MiB, 1)} MiB\n`,
+    );
+  }
+  out.write("\n");
+  return rss;
+}
+
+/** Part 3: the sampler's own CPU, the floor of a thread that only sleeps, and the CPU of one call. */
+async function selfCpuPart(out: Out, selfCpuMs: number) {
+  // At 1 ms with the default heap lane (100 ms there) and with the heap lane at 10 ms, which shows
+  // what the heap requests cost; at 10 ms both lanes run at 10 ms.
+  const rows = await selfCpu([{ intervalMs: 1 }, { intervalMs: 1, heapIntervalMs: 10 }, { intervalMs: 10 }], selfCpuMs);
+  const floor = [await sleepFloor(1, selfCpuMs), await sleepFloor(10, selfCpuMs)];
+  const perCall = await perCallCpu();
+  out.write(`3. the sampler's own CPU while sampling an idle target for ${selfCpuMs} ms\n`);
+  for (const r of rows) {
+    out.write(
+      `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms; lane thread ${r.rssLaneScheduling}): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core (RSS lane thread ${r.rssLaneCpuShareOfOneCore === null ? "n/a" : `${fmt(100 * r.rssLaneCpuShareOfOneCore, 2)}%`}); RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
+    );
+  }
+  for (const f of floor)
+    out.write(
+      `   floor, a thread that only sleeps and wakes every ${f.intervalMs} ms: ${fmt(100 * f.cpuShareOfOneCore, 2)}% of one core (${fmt(f.usPerWakeup, 1)} µs a wake-up)\n`,
+    );
+  out.write(
+    `   CPU per operation, back to back: one /proc RSS read ${fmt(perCall.rssReadUs, 1)} µs, one heap request ${fmt(perCall.heapRequestUs, 1)} µs\n`,
+  );
+  for (const [what, r] of [
+    ["Runtime.getHeapUsage", perCall.heapRequest],
+    ["Runtime.evaluate of process.memoryUsage() (the RSS split)", perCall.splitRequest],
+  ] as const)
+    out.write(
+      `   one ${what}, back to back: harness ${fmt(r.ownUs, 1)} µs CPU, target ${fmt(r.targetUs, 1)} µs CPU, round trip ${fmt(r.wallUs, 1)} µs\n`,
+    );
+  out.write("\n");
+  return { rows, floor, perCall };
+}
+
+/** Part 4: the target's throughput with and without sampling, interleaved pairs and an A/A. */
+async function costPart(out: Out, intervalMs: number, pairs: number, workMs: number) {
+  const cst = await cost(intervalMs, pairs, workMs);
+  out.write(
+    `4. cost to the target: ops in ${workMs} ms of JSON work, with/without sampling, ${pairs} interleaved pairs\n`,
+  );
+  const line = (label: string, r: RatioSummary | null) => {
+    if (r)
+      out.write(
+        `   ${label} ${fmt(r.median, 4)} (95% CI ${fmt(r.ci.low, 4)}–${fmt(r.ci.high, 4)}, IQR ${fmt(r.iqr, 4)})\n`,
+      );
+  };
+  line("ops/s, median ratio with/without:      ", cst.ratio);
+  line("ops/s, A/A without/without:            ", cst.aaRatio);
+  line("ops per CPU-ms, median ratio with/without:", cst.cpuRatio);
+  line("ops per CPU-ms, A/A without/without:      ", cst.aaCpuRatio);
+  out.write(`   median ops without ${median(cst.opsWithout)}, with ${median(cst.opsWith)}\n`);
+  out.write(`   harness CPU while sampling: ${fmt(100 * cst.harnessCpuShareWhileSampling, 1)}% of one core\n`);
+  out.write(
+    `   target CPU share during work: without ${fmt(100 * cst.targetCpuShareWithout, 1)}%, with ${fmt(100 * cst.targetCpuShareWith, 1)}% of one core\n`,
+  );
+  return cst;
+}
+
+export async function main(argv: string[]): Promise<void> {
+  const { pairs, workMs, intervalMs, selfCpuMs, blocks, parts, json } = readFlags(argv);
   const machine = {
     node: process.version,
     cpu: cpus()[0]?.model ?? "unknown",
@@ -503,98 +602,16 @@ export async function main(argv: string[]): Promise<void> {
   out.write(
     `sampler accuracy — ${machine.cpu}, ${machine.cores} cores, node ${machine.node}, load ${machine.loadAverage.map((x) => fmt(x)).join(" ")}\n\n`,
   );
-
   const result: Record<string, unknown> = { machine };
   for (const how of ["block", "native"] as const) {
-    if (!parts.includes(how === "block" ? "cadence" : "native")) continue;
-    const cad = await cadence(intervalMs, blocks, 500, how);
-    result[how === "block" ? "cadence" : "native"] = cad;
-    const what = how === "block" ? "a JavaScript busy loop" : "one native call (crypto.pbkdf2Sync)";
-    out.write(
-      `1${how === "block" ? "a" : "b"}. cadence at ${intervalMs} ms (heap lane ${cad.heapIntervalMs} ms; RSS lane thread ${cad.rssLaneScheduling}), ${blocks} blocks of ${cad.blockMs} ms in ${what}\n`,
-    );
-    if (cad.blockTookMs.length > 0)
-      out.write(`   blocks took ${cad.blockTookMs.map((x) => fmt(x, 0)).join(", ")} ms\n`);
-    out.write(`   RSS lane, idle:            ${fmtStats(cad.idle)}\n`);
-    out.write(`   RSS lane, across blocks:   ${fmtStats(cad.blocked)}\n`);
-    out.write(`   RSS lane, whole run:       ${fmtStats(cad.rssLane)}\n`);
-    out.write(`   RSS samples inside each block: ${cad.rssSamplesPerBlock.join(", ")}\n`);
-    out.write(
-      `   heap lane, stretch without an answer across each block: ${cad.heapStretchPerBlockMs.map((x) => fmt(x, 0)).join(", ")} ms; heap samples lost per block: ${cad.heapSamplesLostPerBlock.join(", ")}\n`,
-    );
-    out.write(
-      `   heap lane, whole run:      ${fmtStats(cad.heapLane)}; longest heap gap ${fmt(cad.heapGapMaxMs ?? Number.NaN, 1)} ms\n`,
-    );
-    out.write(`   one /proc RSS read:        ${fmtStats(cad.rssReadMs)}\n`);
-    out.write(`   heap request to answer:    ${fmtStats(cad.heapWaitMs)}\n\n`);
+    const part = how === "block" ? "cadence" : "native";
+    if (parts.includes(part)) result[part] = await cadencePart(out, how, intervalMs, blocks);
   }
-  if (parts.includes("rss")) {
-    const rss = await peakRss(intervalMs, 3, 256 * MiB);
-    result.peakRss = rss;
-    out.write(`2. peak RSS vs VmHWM, ${rss.bytes / MiB} MiB buffer touched (${rss.runs.length} fresh targets)\n`);
-    for (const r of rss.runs) {
-      out.write(
-        `   baseline ${fmt(r.baselineRssBytes / MiB, 1)} MiB, sampled peak ${fmt(r.sampledPeakRssBytes / MiB, 1)} MiB, VmHWM ${fmt(r.hwmRssBytes / MiB, 1)} MiB, VmHWM - sampled ${fmt(r.hwmMinusSampledBytes / 1024, 0)} KiB (${fmt((100 * r.hwmMinusSampledBytes) / r.hwmRssBytes, 3)}%), sampled rise ${fmt(r.sampledRiseBytes / MiB, 1)} MiB\n`,
-      );
-    }
-    out.write("\n");
-  }
-  if (parts.includes("selfcpu")) {
-    // At 1 ms with the default heap lane (100 ms there) and with the heap lane at 10 ms, which shows
-    // what the heap requests cost; at 10 ms both lanes run at 10 ms.
-    const rows = await selfCpu(
-      [{ intervalMs: 1 }, { intervalMs: 1, heapIntervalMs: 10 }, { intervalMs: 10 }],
-      selfCpuMs,
-    );
-    const floor = [await sleepFloor(1, selfCpuMs), await sleepFloor(10, selfCpuMs)];
-    const perCall = await perCallCpu();
-    result.selfCpu = { rows, floor, perCall };
-    out.write(`3. the sampler's own CPU while sampling an idle target for ${selfCpuMs} ms\n`);
-    for (const r of rows) {
-      out.write(
-        `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms; lane thread ${r.rssLaneScheduling}): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core (RSS lane thread ${r.rssLaneCpuShareOfOneCore === null ? "n/a" : `${fmt(100 * r.rssLaneCpuShareOfOneCore, 2)}%`}); RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
-      );
-    }
-    for (const f of floor)
-      out.write(
-        `   floor, a thread that only sleeps and wakes every ${f.intervalMs} ms: ${fmt(100 * f.cpuShareOfOneCore, 2)}% of one core (${fmt(f.usPerWakeup, 1)} µs a wake-up)\n`,
-      );
-    out.write(
-      `   CPU per operation, back to back: one /proc RSS read ${fmt(perCall.rssReadUs, 1)} µs, one heap request ${fmt(perCall.heapRequestUs, 1)} µs\n`,
-    );
-    for (const [what, r] of [
-      ["Runtime.getHeapUsage", perCall.heapRequest],
-      ["Runtime.evaluate of process.memoryUsage() (the RSS split)", perCall.splitRequest],
-    ] as const)
-      out.write(
-        `   one ${what}, back to back: harness ${fmt(r.ownUs, 1)} µs CPU, target ${fmt(r.targetUs, 1)} µs CPU, round trip ${fmt(r.wallUs, 1)} µs\n`,
-      );
-    out.write("\n");
-  }
-  if (parts.includes("cost")) {
-    const cst = await cost(intervalMs, pairs, workMs);
-    result.cost = cst;
-    out.write(
-      `4. cost to the target: ops in ${workMs} ms of JSON work, with/without sampling, ${pairs} interleaved pairs\n`,
-    );
-    const line = (label: string, r: RatioSummary | null) => {
-      if (r)
-        out.write(
-          `   ${label} ${fmt(r.median, 4)} (95% CI ${fmt(r.ci.low, 4)}–${fmt(r.ci.high, 4)}, IQR ${fmt(r.iqr, 4)})\n`,
-        );
-    };
-    line("ops/s, median ratio with/without:      ", cst.ratio);
-    line("ops/s, A/A without/without:            ", cst.aaRatio);
-    line("ops per CPU-ms, median ratio with/without:", cst.cpuRatio);
-    line("ops per CPU-ms, A/A without/without:      ", cst.aaCpuRatio);
-    out.write(`   median ops without ${median(cst.opsWithout)}, with ${median(cst.opsWith)}\n`);
-    out.write(`   harness CPU while sampling: ${fmt(100 * cst.harnessCpuShareWhileSampling, 1)}% of one core\n`);
-    out.write(
-      `   target CPU share during work: without ${fmt(100 * cst.targetCpuShareWithout, 1)}%, with ${fmt(100 * cst.targetCpuShareWith, 1)}% of one core\n`,
-    );
-  }
-  if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify(result, null, 2)}\n`);
+  if (parts.includes("rss")) result.peakRss = await peakRssPart(out, intervalMs);
+  if (parts.includes("selfcpu")) result.selfCpu = await selfCpuPart(out, selfCpuMs);
+  if (parts.includes("cost")) result.cost = await costPart(out, intervalMs, pairs, workMs);
+  if (json) {
+    writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);
   }
 }
 
