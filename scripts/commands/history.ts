@@ -1,10 +1,12 @@
 // `catchup-bench history <command>`: the history store across commits. A thin layer over
-// scripts/history/ (add, record, detect, regressions, page, triage); the store and the harness are
+// scripts/history/ (add, record, detect, regressions, confirm, page, triage) and `bisect`; the store and the harness are
 // loaded once the flags are read.
 import type { Argv, CommandModule } from "yargs";
 import {
+  BISECT_COMMAND,
   HISTORY_ADD_COMMAND,
   HISTORY_BENCH_OPTIONS,
+  HISTORY_CONFIRM_COMMAND,
   HISTORY_DETECT_COMMAND,
   HISTORY_PAGE_COMMAND,
   HISTORY_RECORD_COMMAND,
@@ -13,6 +15,7 @@ import {
 } from "../options/history.js";
 import type { CommandSpec } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
+import { runBisect, runConfirm } from "./bisect-run.js";
 import { runHistoryCommand } from "./history-run.js";
 
 type Raw = Record<string, unknown>;
@@ -29,7 +32,7 @@ function sub(spec: CommandSpec, measures = false): CommandModule<object, Raw> {
       ) as never;
     },
     handler: async (argv) => {
-      const code = await runHistoryCommand(name, argv);
+      const code = name === "confirm" ? await runConfirm(argv) : await runHistoryCommand(name, argv);
       if (code !== 0) process.exitCode = code;
     },
   };
@@ -44,15 +47,32 @@ export const historyCommand: CommandModule = {
       .command(sub(HISTORY_RECORD_COMMAND, true) as CommandModule)
       .command(sub(HISTORY_DETECT_COMMAND) as CommandModule)
       .command(sub(HISTORY_REGRESSIONS_COMMAND, true) as CommandModule)
+      .command(sub(HISTORY_CONFIRM_COMMAND, true) as CommandModule)
       .command(sub(HISTORY_PAGE_COMMAND) as CommandModule)
       .command(sub(HISTORY_TRIAGE_COMMAND) as CommandModule)
-      .demandCommand(1, "Name a history command: add, record, detect, regressions, page or triage")
+      .demandCommand(1, "Name a history command: add, record, detect, regressions, confirm, page or triage")
       .example(
         "$0 history record --commits v1.2.0..main --anchor v1.2.0",
         "measure every commit since the tag against it",
       )
       .example("$0 history add reports/*/results.json", "import runs CI kept as artifacts")
       .example("$0 history detect", "recompute the change points; one alert per suspect commit")
+      .example("$0 history confirm --bisect", "re-measure each change point paired, then bisect it to its culprit")
       .example("$0 history page --out history.html", "one chart per series"),
   handler: () => undefined,
+};
+
+/** `catchup-bench bisect --good P --bad S`: the commit that changed the server. */
+export const bisectCommand: CommandModule = {
+  command: "bisect",
+  describe: BISECT_COMMAND.describe,
+  builder: (y: Argv) =>
+    applyOptions(applyOptions(y, BISECT_COMMAND), {
+      ...BISECT_COMMAND,
+      options: HISTORY_BENCH_OPTIONS,
+    }).example("$0 bisect --good v1.2.0 --bad main", "the first commit after v1.2.0 that changed a cell") as never,
+  handler: async (argv) => {
+    const code = await runBisect(argv as Raw);
+    if (code !== 0) process.exitCode = code;
+  },
 };
