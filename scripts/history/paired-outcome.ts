@@ -44,7 +44,8 @@ export async function decidePair(
     const cells = broken ? [] : cellOutcomes(run.outcome.results, pair.focus);
     const outcome: Outcome = broken ? "UNKNOWN" : combinedOutcome(cells.map((c) => c.outcome));
     last = { base: pair.base, head: pair.head, outcome, pairs, runId: run.runId, cells, stoppedBy, broken, runIds };
-    if (stoppedBy !== null || broken || outcome !== "UNKNOWN") return last;
+    // No deciding cell measured (a change point of a cell this run's flags leave out): more pairs cannot help.
+    if (stoppedBy !== null || broken || outcome !== "UNKNOWN" || cells.length === 0) return last;
     const next = nextPairs(pairs, settings.maxPairs);
     log(
       next === null

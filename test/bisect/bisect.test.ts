@@ -4,7 +4,7 @@
 // ends SAME with no culprit. The smallest settings that decide: one latency case, 3 pairs a step, a
 // practical floor of 50 ms (the delay is twice it; the notes server's own spread stays inside it).
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -12,6 +12,7 @@ import { generateFixture } from "../../fixtures/generate.js";
 import { openStore } from "../../scripts/store/open-store.js";
 import { ROOT } from "../bench/bench-child.js";
 import { NOTES_BINDING, notesRepo } from "../history/notes-repo.js";
+import { syntheticResults } from "../report/synthetic-run.js";
 import { runNode } from "../support/child.js";
 
 const BIN = join(ROOT, "bin", "catchup-bench.js");
@@ -91,6 +92,30 @@ async function interruptedBisect(): Promise<{ code: number | null; stderr: strin
   return { code, stderr: err };
 }
 
+/**
+ * Synthetic latency-only record runs of commits 1-7 against commit 0 whose resume-many completion
+ * doubles at commit 4 (as `history record` would have stored them): the change point to confirm.
+ */
+function seededRecords(): string[] {
+  return commits.slice(1).map((head, i) => {
+    const runDir = join(dir, "records", String(i + 1));
+    mkdirSync(runDir, { recursive: true });
+    const r = syntheticResults(runDir, {
+      seed: i + 1,
+      trials: 5,
+      candidateFactor: 1,
+      latencyNoise: 0.01,
+      caseFactor: { "resume-many": i + 1 >= 4 ? 2 : 1 },
+    });
+    r.variants[0] = { ...(r.variants[0] as (typeof r.variants)[number]), commit: commits[0], dirty: false };
+    r.variants[1] = { ...(r.variants[1] as (typeof r.variants)[number]), commit: head, dirty: false };
+    r.memory = [];
+    r.verdicts = undefined;
+    writeFileSync(join(runDir, "results.json"), JSON.stringify(r));
+    return runDir;
+  });
+}
+
 describe("bisect (notes server)", () => {
   it("names the commit that added the delay, resuming a bisect stopped midway", { timeout: 600_000 }, async () => {
     const stopped = await interruptedBisect();
@@ -124,5 +149,39 @@ describe("bisect (notes server)", () => {
     expect(report.outcome).toBe("SAME");
     expect(report.culprits).toEqual([]);
     expect(report.steps.map((s) => s.outcome)).toEqual(["SAME"]);
+  });
+
+  it("history confirm --bisect re-measures a change point and writes its culprit into the store and the page", {
+    timeout: 300_000,
+  }, async () => {
+    const store = join(dir, "confirm.sqlite");
+    const history = (...args: string[]) =>
+      runNode([BIN, "history", ...args, "--history", store], {
+        cwd: repo,
+        timeoutMs: 300_000,
+        label: `history ${args[0]}`,
+      });
+    const added = await history("add", ...seededRecords(), "--kind", "record", "--branch", "main", "--repo", repo);
+    expect(added.code, added.stderr).toBe(0);
+    // Seven points, 3 before the change and 4 after: the permutation test's p cannot go much below 0.07.
+    const detect = ["--p-value", "0.1", "--permutations", "999"];
+    const confirmed = await history("confirm", "--bisect", ...detect, "--json", ...benchArgs());
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    const out = JSON.parse(confirmed.stdout) as {
+      confirmations: { stable: string; commit: string; outcome: string; culprits: string[] | null }[];
+    };
+    expect(out.confirmations).toMatchObject([
+      { stable: commits[3], commit: commits[4], outcome: "DIFFERENT", culprits: [commits[4]] },
+    ]);
+    // A confirmed alert is not measured again; the page lists the confirmation and its culprit.
+    const again = await history("confirm", ...detect, "--json", ...benchArgs());
+    expect(again.stderr).toMatch(/\(saved\)/);
+    const page = join(dir, "history.html");
+    const written = await history("page", ...detect, "--out", page);
+    expect(written.code, written.stderr).toBe(0);
+    const html = readFileSync(page, "utf8");
+    expect(html).toContain("1 change point re-measured: 1 confirmed, 0 rejected");
+    const row = [commits[4], commits[3]].map((c) => `<td>${(c as string).slice(0, 12)}</td>`).join("");
+    expect(html).toContain(`${row}<td>DIFFERENT</td>`);
   });
 });
