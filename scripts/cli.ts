@@ -10,14 +10,14 @@ import { cacheCommand } from "./commands/cache.js";
 import { clinicCommand } from "./commands/clinic.js";
 import { fixtureCommand } from "./commands/fixture.js";
 import { fuzzCommand } from "./commands/fuzz.js";
-import { historyCommand } from "./commands/history.js";
+import { bisectCommand, historyCommand } from "./commands/history.js";
 import { initCommand } from "./commands/init.js";
 import { k6OperatorCommand } from "./commands/k6-operator.js";
 import { reportCommand } from "./commands/report.js";
 import { sampleCommand } from "./commands/sample.js";
 import { serveCommand } from "./commands/serve.js";
 import { COMMAND_SPECS } from "./options/commands.js";
-import { HISTORY_BENCH_OPTIONS } from "./options/history.js";
+import { HISTORY_BENCH_OPTIONS, MEASURING_COMMANDS } from "./options/history.js";
 import { checkSwitchValues } from "./options/switches.js";
 import { skipHelpCache } from "./options/yargs.js";
 import { escapeText } from "./util/escape.js";
@@ -38,6 +38,7 @@ const commands: CommandModule<object, never>[] = [
   sampleCommand as CommandModule<object, never>,
   initCommand as CommandModule<object, never>,
   historyCommand as CommandModule<object, never>,
+  bisectCommand as CommandModule<object, never>,
   cacheCommand as CommandModule<object, never>,
 ];
 
@@ -87,9 +88,9 @@ export function unknownArgumentMessage(msg: string, argv: readonly string[]): st
   return `Unknown argument${names.length > 1 ? "s" : ""}: ${names.join(", ")}${hints.length > 0 ? ` (${hints.join("; ")})` : ""}`;
 }
 
-/** Every command's flags; a history command that runs benches takes the bench flags too. */
+/** Every command's flags; a command that runs benches (history record, bisect, ...) takes the bench flags too. */
 const SPECS = COMMAND_SPECS.map((s) =>
-  s.command.startsWith("history ") && s.notes ? { ...s, options: { ...s.options, ...HISTORY_BENCH_OPTIONS } } : s,
+  MEASURING_COMMANDS.includes(s) ? { ...s, options: { ...s.options, ...HISTORY_BENCH_OPTIONS } } : s,
 );
 
 /** The flags of the command named first on the command line (every command's when it is unknown). */

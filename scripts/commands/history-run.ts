@@ -31,7 +31,7 @@ export interface HistoryIO {
   err: (text: string) => void;
 }
 
-const defaultIO = (): HistoryIO => ({
+export const defaultIO = (): HistoryIO => ({
   cwd: process.cwd(),
   env: process.env,
   out: (t) => process.stdout.write(t),
@@ -51,7 +51,7 @@ export function withConfigFile(
 }
 
 /** Opens the store the flags name; a store that cannot be opened is a usage error naming it. */
-async function openFromFlags(raw: Raw, cwd: string) {
+export async function openFromFlags(raw: Raw, cwd: string) {
   const [{ historyPath }, { openStore, StoreError }] = await Promise.all([
     import("../history/store-path.js"),
     import("../store/open-store.js"),
@@ -179,8 +179,8 @@ function detectionJson(d: Awaited<ReturnType<typeof import("../history/detect.js
 /** The package root (dist/scripts/commands/ -> ../../..): the harness's version and commit. */
 const ROOT = fileURLToPath(new URL("../../..", import.meta.url));
 
-/** What record and regressions share: the repository, the branch, and bench's config of a pair. */
-async function measureContext(
+/** What the measuring commands share: the repository, the branch, and bench's config of a pair. */
+export async function measureContext(
   raw: Raw,
   configFile: { path: string; sha256: string } | null,
   branchFlag: string | undefined,
@@ -189,8 +189,12 @@ async function measureContext(
   const { repositoryRoot, currentBranch } = await import("../refs/commits.js");
   const repo = raw.repo === undefined ? repositoryRoot(io.cwd) : resolve(io.cwd, String(raw.repo));
   if (repo === null) throw new UsageError("the working directory is not in a git repository: give --repo");
-  const configFor = (base: string, head: string, out: string) =>
-    resolveConfig({ ...raw, repo, ref: [`anchor=${base}`, `head=${head}`], out }, io.env, configFile);
+  const configFor = (base: string, head: string, out: string, pairs?: number) =>
+    resolveConfig(
+      { ...raw, repo, ref: [`anchor=${base}`, `head=${head}`], out, ...(pairs === undefined ? {} : { trials: pairs }) },
+      io.env,
+      configFile,
+    );
   // The flags are checked before anything is checked out: a bad one is a usage error up front.
   const probe = configFor("BASE", "HEAD", "OUT");
   if (probe.protocol.token !== DEV_TOKEN) registerSecret(probe.protocol.token);
@@ -214,7 +218,7 @@ async function measureContext(
 }
 
 /** A revision that does not resolve is a usage error; a failed build or git call exits as bench's would. */
-async function refsErrors<T>(work: () => Promise<T>, io: HistoryIO): Promise<T | number> {
+export async function refsErrors<T>(work: () => Promise<T>, io: HistoryIO): Promise<T | number> {
   const [{ refsExitCode }, { RefsError }] = await Promise.all([
     import("../bench/ref-targets.js"),
     import("../refs/git.js"),

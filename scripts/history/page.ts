@@ -4,6 +4,7 @@ import { resolve } from "node:path";
 import { writeFileAtomic } from "../../common/atomic-file.js";
 import { renderHistoryHtml } from "../report/history-html.js";
 import { loadAssets } from "../report/write.js";
+import { readConfirmations } from "../store/bisections.js";
 import type { HistoryStore } from "../store/open-store.js";
 import { readSeriesRows, readTestbeds, readTriage } from "../store/series-rows.js";
 import { testbedText } from "../store/testbed.js";
@@ -28,8 +29,17 @@ export async function writeHistoryPage(
 ): Promise<{ path: string; detection: Detection }> {
   const detection = await historyDetection(store, settings, branch);
   const testbeds = Object.fromEntries((await readTestbeds(store)).map((t) => [t.id, testbedText(t)]));
+  const confirmations = (await readConfirmations(store, branch)).map((c) => ({
+    stable: c.stableSha,
+    commit: c.commitSha,
+    outcome: c.outcome,
+    pairs: c.pairs,
+    cells: c.cells,
+    culprits: c.culprits,
+  }));
+  const culprits = confirmations.flatMap((c) => c.culprits ?? []);
   const html = renderHistoryHtml(
-    { detection, testbeds, store: store.location, generatedAt: now.toISOString() },
+    { detection, testbeds, confirmations, culprits, store: store.location, generatedAt: now.toISOString() },
     loadAssets(),
   );
   const path = resolve(out);

@@ -21,8 +21,8 @@ export interface MeasureContext {
   store: HistoryStore;
   repo: string;
   branch: string;
-  /** The bench config of a paired run of `head` against `base` into `out` (the command's flags). */
-  configFor: (base: string, head: string, out: string) => BenchConfig;
+  /** The bench config of a paired run of `head` against `base` into `out` (the command's flags; `pairs` trials when given). */
+  configFor: (base: string, head: string, out: string, pairs?: number) => BenchConfig;
   /** Where run directories go: <cwd>/reports/history/. */
   cwd: string;
   bench: BenchIO;
@@ -54,17 +54,18 @@ export interface MeasuredRun {
   outcome: BenchOutcome;
 }
 
-/** One paired run of `head` against `base`, tagged, stored; its outcome. */
+/** One paired run of `head` against `base` (at `pairs` trials, else the flags'), tagged, stored; its outcome. */
 export async function measurePair(
   ctx: MeasureContext,
   kind: RunKind,
   base: string,
   head: string,
   digest: string,
+  pairs?: number,
 ): Promise<MeasuredRun> {
   const stamp = new Date().toISOString().replace(/[:.]/g, "-");
   const runDir = join(ctx.cwd, "reports", "history", `${short(base)}-${short(head)}-${stamp}`);
-  const outcome = await runBench(ctx.configFor(base, head, runDir), ctx.bench);
+  const outcome = await runBench(ctx.configFor(base, head, runDir, pairs), ctx.bench);
   writeRunTag(runDir, { kind, branch: ctx.branch, configDigest: digest });
   const record = runRecord(outcome.results, {
     kind,

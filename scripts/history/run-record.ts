@@ -10,7 +10,8 @@ import type { RunKind } from "../store/tables.js";
 import { bootstrapMedianCI, median, seedFromString } from "../util/stats.js";
 import { guardFromConfig, memoryCellId, verdictsOf } from "../verdicts/cells.js";
 import { isLatencyMetric, rolesOf } from "../verdicts/metrics.js";
-import { minEffectFromConfig } from "../verdicts/practical.js";
+import { outcomeOf } from "../verdicts/pair-outcome.js";
+import { floorTolerance, minEffectFromConfig } from "../verdicts/practical.js";
 
 /** JSON with object keys sorted: the same content gives the same text, whatever the key order. */
 export function canonicalJson(value: unknown): string {
@@ -81,6 +82,13 @@ function cellFigures(
     .filter((f): f is { trial: number; value: number } => typeof f.value === "number" && Number.isFinite(f.value));
 }
 
+/** The widest |ratio - 1| inside the run's practical floor for a metric, or undefined for a unit without one. */
+function toleranceOf(metric: Metric, baseline: number | null, results: Results): number | undefined {
+  const unit = unitOf(metric);
+  if (unit !== "ms" && unit !== "bytes") return undefined;
+  return floorTolerance(baseline, unit, minEffectFromConfig(results.run.config ?? {}));
+}
+
 function resultOf(results: Results, v: CellVerdict, roles: { baseline: string; candidate: string }): StoredResult {
   const head = cellFigures(results, v.metric, v.cell, roles.candidate).map((f) => f.value);
   const base = cellFigures(results, v.metric, v.cell, roles.baseline).map((f) => f.value);
@@ -102,8 +110,7 @@ function resultOf(results: Results, v: CellVerdict, roles: { baseline: string; c
     aaLow: v.aaLow,
     aaHigh: v.aaHigh,
     verdict: v.verdict,
-    // The three-way outcome arrives with runs that carry it.
-    outcome: (v as CellVerdict & { outcome?: string }).outcome ?? null,
+    outcome: outcomeOf(v, toleranceOf(v.metric, base.length > 0 ? median(base) : null, results)),
     reason: v.reason,
   };
 }

@@ -1,5 +1,5 @@
 // `history` subcommands' flags: the tables from which yargs, --help, docs/cli.md and validation come.
-// `record` and `regressions` measure through bench, so they also take bench's measurement flags
+// `record`, `regressions`, `confirm` and `bisect` measure through bench, so they also take bench's measurement flags
 // (HISTORY_BENCH_OPTIONS): every bench flag but those that name the variants or the run's outputs.
 import { RUN_KINDS, TRIAGE_STATES } from "../store/tables.js";
 import { BENCH_OPTIONS } from "./bench.js";
@@ -49,7 +49,7 @@ const DETECT = {
   },
 } as const satisfies OptionTable;
 
-/** The bench flags record and regressions do not take: they choose the variants and outputs themselves. */
+/** The bench flags the measuring commands do not take: they choose the variants and outputs themselves. */
 const NOT_PASSED = [
   "history",
   "ref",
@@ -157,11 +157,68 @@ export const HISTORY_TRIAGE_COMMAND = {
   },
 } as const satisfies CommandSpec;
 
+/** How a paired comparison with three outcomes takes more pairs: confirm and bisect. */
+const PAIRS = {
+  "max-pairs": {
+    type: "int",
+    min: 2,
+    max: 1000,
+    default: 64,
+    describe:
+      "an UNKNOWN comparison (interval neither clear of 1 beyond the floor nor inside it) is measured again with twice the pairs (--trials first), up to this many, then left UNKNOWN",
+  },
+} as const satisfies OptionTable;
+
+export const HISTORY_CONFIRM_COMMAND = {
+  command: "history confirm",
+  describe:
+    "Re-measure each change point paired, last stable commit against the suspect: DIFFERENT confirms it, SAME rejects it (kept: the false-alarm rate), UNKNOWN after the cap of pairs",
+  options: {
+    ...STORE,
+    ...BRANCH,
+    ...DETECT,
+    ...PAIRS,
+    bisect: {
+      type: "boolean",
+      default: false,
+      describe: "bisect each confirmed change point to its culprit commit and write it into the store and the page",
+    },
+  },
+  notes: BENCH_NOTE,
+} as const satisfies CommandSpec;
+
+export const BISECT_COMMAND = {
+  command: "bisect",
+  describe:
+    "Find the first-parent commit of (--good, --bad] that changed the server: each step a paired comparison with three outcomes, every step saved in the history store (a killed bisect resumes)",
+  options: {
+    ...STORE,
+    ...BRANCH,
+    good: { type: "string", describe: "the last revision known good (the older one)" },
+    bad: {
+      type: "string",
+      describe: "the revision that differs from --good (the newer one, on its first-parent chain)",
+    },
+    ...PAIRS,
+  },
+  notes: BENCH_NOTE,
+} as const satisfies CommandSpec;
+
+/** The commands that measure through bench: they take its measurement flags too. */
+export const MEASURING_COMMANDS: readonly CommandSpec[] = [
+  HISTORY_RECORD_COMMAND,
+  HISTORY_REGRESSIONS_COMMAND,
+  HISTORY_CONFIRM_COMMAND,
+  BISECT_COMMAND,
+];
+
 export const HISTORY_COMMANDS: readonly CommandSpec[] = [
   HISTORY_ADD_COMMAND,
   HISTORY_RECORD_COMMAND,
   HISTORY_DETECT_COMMAND,
   HISTORY_REGRESSIONS_COMMAND,
+  HISTORY_CONFIRM_COMMAND,
   HISTORY_PAGE_COMMAND,
   HISTORY_TRIAGE_COMMAND,
+  BISECT_COMMAND,
 ];

@@ -4,6 +4,7 @@
 // inline JSON, a Content-Security-Policy that forbids any request. Commit subjects are foreign text:
 // they reach the page only as JSON data and textContent, never as markup.
 import type { Detection } from "../verdicts/history-series.js";
+import { type ConfirmationView, cellText, tallyText } from "./bisect-lines.js";
 import { detectionHeadline } from "./history-alerts.js";
 import { type HtmlAssets, pageHead, scriptJson, scriptText } from "./html.js";
 import { escapeHtml, htmlTable } from "./markup.js";
@@ -14,6 +15,8 @@ export interface HistoryPageInput {
   testbeds: Readonly<Record<number, string>>;
   /** Commits a confirmation named as culprits (filled once runs confirm and bisect). */
   culprits?: readonly string[];
+  /** Change points re-measured by `history confirm`, rejected ones too. */
+  confirmations?: readonly ConfirmationView[];
   store: string;
   generatedAt: string;
 }
@@ -123,6 +126,20 @@ function alertsTable(d: Detection): string {
     : "<p>No change points.</p>";
 }
 
+function confirmationsTable(list: readonly ConfirmationView[]): string {
+  if (list.length === 0) return "<p>No change point re-measured yet (<code>history confirm</code>).</p>";
+  const rows = list.map((c) => [
+    short(c.commit),
+    short(c.stable),
+    c.outcome,
+    String(c.pairs),
+    c.cells.map((cell) => `${cell.outcome} ${cellText(cell)}`).join("; "),
+    c.culprits && c.culprits.length > 0 ? c.culprits.map(short).join(", ") : "",
+  ]);
+  return `<p class="note" id="false-alarms">${escapeHtml(tallyText(list))}. Each: a paired run of the suspect against its last stable commit, median paired ratio with its 95% interval per cell that changed.</p>
+${htmlTable(["suspect commit", "last stable", "outcome", "pairs", "cells", "culprit"], rows, "num")}`;
+}
+
 /** The whole history.html. */
 export function renderHistoryHtml(input: HistoryPageInput, assets: HtmlAssets): string {
   const series = pageData(input);
@@ -136,6 +153,8 @@ export function renderHistoryHtml(input: HistoryPageInput, assets: HtmlAssets): 
 ${testbeds.map((t) => `<p class="note">${escapeHtml(t)}</p>`).join("\n")}
 <h2>Alerts: one per suspect commit</h2>
 ${alertsTable(input.detection)}
+<h2>Confirmations</h2>
+${confirmationsTable(input.confirmations ?? [])}
 <h2>Series</h2>
 <div class="grid">${series.map(figure).join("\n")}</div>
 </main>

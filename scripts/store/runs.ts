@@ -68,7 +68,8 @@ export interface StoredRun {
 
 type Tx = Transaction<HistoryDatabase> | Kysely<HistoryDatabase>;
 
-async function testbedId(tx: Tx, t: TestbedFacts, at: string): Promise<number> {
+/** The testbed's id, added when new. */
+export async function testbedId(tx: Tx, t: TestbedFacts, at: string): Promise<number> {
   const fingerprint = testbedFingerprint(t);
   await tx
     .insertInto("testbed")

@@ -3,7 +3,7 @@
 // booleans are 0/1 integers. Bytes and milliseconds, as in results.json.
 import type { Generated } from "kysely";
 
-/** What a run was for: a history record against an anchor, a plain compare, or (later) confirm/bisect steps. */
+/** What a run was for: a history record against an anchor, a plain compare, a confirmation or a bisection step. */
 export const RUN_KINDS = ["record", "compare", "confirm", "bisect"] as const;
 export type RunKind = (typeof RUN_KINDS)[number];
 
@@ -144,6 +144,59 @@ export interface TriageTable {
   at: string;
 }
 
+/** A bisection of a range (good, bad]: one per range, testbed and configuration; resumed from its steps. */
+export interface BisectionTable {
+  id: Generated<number>;
+  good_sha: string;
+  bad_sha: string;
+  branch: string;
+  testbed_id: number;
+  config_digest: string;
+  /** "running" until it ends, then "done". */
+  status: string;
+  /** DIFFERENT (culprits named), SAME (nothing changed in the range) or UNKNOWN; null while running. */
+  outcome: string | null;
+  /** JSON: the culprits found, each with its paired ratio and interval per changed metric. */
+  culprits: string | null;
+  started_at: string;
+  finished_at: string | null;
+}
+
+/** One paired comparison a bisection made, at the pairs that decided it (or the cap). */
+export interface BisectionStepTable {
+  id: Generated<number>;
+  bisection_id: number;
+  /** The order the steps were taken in, from 1. */
+  ord: number;
+  base_sha: string;
+  head_sha: string;
+  outcome: string;
+  pairs: number;
+  /** The last run of the step (earlier tries with fewer pairs are runs of their own). */
+  run_id: number | null;
+  /** JSON: the outcome per cell and metric with ratio and interval. */
+  detail: string;
+  at: string;
+}
+
+/** A change point re-measured paired, last stable commit against suspect: kept whatever the outcome. */
+export interface ConfirmationTable {
+  id: Generated<number>;
+  branch: string;
+  testbed_id: number;
+  stable_sha: string;
+  commit_sha: string;
+  /** DIFFERENT: confirmed; SAME: a false alarm; UNKNOWN: still undecided at the cap of pairs. */
+  outcome: string;
+  pairs: number;
+  run_id: number | null;
+  detail: string;
+  /** JSON list of culprit commits, once a bisection from this change point found them. */
+  culprits: string | null;
+  bisection_id: number | null;
+  at: string;
+}
+
 export interface HistoryDatabase {
   testbed: TestbedTable;
   commit: CommitTable;
@@ -153,4 +206,7 @@ export interface HistoryDatabase {
   sample: SampleTable;
   change_point: ChangePointTable;
   triage: TriageTable;
+  bisection: BisectionTable;
+  bisection_step: BisectionStepTable;
+  confirmation: ConfirmationTable;
 }
