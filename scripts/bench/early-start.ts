@@ -1,8 +1,10 @@
-// A memory trial's server started ahead: the next trial's fresh server starts once the current
-// trial's clients closed and its sampler stopped, so its start-up overlaps the current trial's
-// settling (forced GC, post-GC heap, stop) instead of following it. Nothing measured overlaps: the
-// current trial's samples are complete, and its post-GC heap and VmHWM do not depend on CPU time.
-// Each trial still gets its own server process, never one another trial used.
+// A memory trial's server started ahead. Where this process may raise a priority back (root), the
+// next trial's fresh server starts as the current trial begins, at the lowest priority (nice 19) and
+// unpinned, so its start-up takes only CPU time the measured trial leaves idle; once ready it waits
+// without work (no warm-up session) until its own trial gives it the normal priority and its CPU.
+// Elsewhere it starts once the current trial's sampler stopped, overlapping only the settling
+// (forced GC, post-GC heap, stop). Each trial still gets its own server process, never one another
+// trial used.
 
 /** A started (or failed) server and what starting it cost. */
 export interface Started<Server> {

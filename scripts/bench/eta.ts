@@ -15,8 +15,36 @@
  */
 export const PRIOR_MS: Record<string, number> = { latency: 350, memory: 2_500, leak: 1_500, storm: 60_000 };
 
-/** A prior comes from another machine and commit: the range takes it as 0.8x to 1.25x. */
+/**
+ * A prior comes from another commit, and is scaled to this machine by a guess (machineScale): the
+ * range takes it as 0.8x to 1.25x (1.56x wide).
+ */
 export const PRIOR_SPREAD = { low: 0.8, high: 1.25 } as const;
+
+/** What the calibration measured: a fixed piece of work's CPU and wall time here, and the load. */
+export interface Calibration {
+  /** CPU time the work took here (ms). */
+  cpuMs: number;
+  /** Wall time it took (ms): more than cpuMs when other processes took turns on the CPU. */
+  wallMs: number;
+  /** CPU time the same work took on the machine the priors were measured on (ms). */
+  referenceCpuMs: number;
+  /** 1-minute load average and cores: the load over the last minute, not only the probe's moment. */
+  load1: number;
+  cores: number;
+}
+
+/**
+ * How much longer than the priors a trial takes here: the machine's speed (CPU time of the same
+ * work) times the square root of the slowdown its load causes (what the probe saw, or the load
+ * average per core, the larger). A square root because a trial is partly waiting (timers, the hold,
+ * sampling cadences), which the load does not stretch: the default run took 1.83x at load 10 on 2 cores.
+ */
+export function machineScale(c: Calibration): number {
+  const speed = c.cpuMs > 0 && c.referenceCpuMs > 0 ? c.cpuMs / c.referenceCpuMs : 1;
+  const contention = Math.max(1, c.cpuMs > 0 ? c.wallMs / c.cpuMs : 1, c.load1 / Math.max(1, c.cores));
+  return speed * Math.sqrt(contention);
+}
 
 /** "memory:8192x4/memory" -> "memory". */
 function family(kind: string): string {
@@ -44,8 +72,15 @@ export class Eta {
   private readonly measured = new Map<string, { sum: number; n: number }>();
   private readonly reserves = new Map<string, Reserve & { spentMs: number }>();
 
-  /** `kinds`: the kind of every planned trial, in the order they run. */
-  constructor(kinds: readonly string[], reserves: Readonly<Record<string, Reserve>> = {}) {
+  /**
+   * `kinds`: the kind of every planned trial, in the order they run; `scale`: how much longer than
+   * the priors a trial takes on this machine (machineScale), until trials of its family are measured.
+   */
+  constructor(
+    kinds: readonly string[],
+    reserves: Readonly<Record<string, Reserve>> = {},
+    private readonly scale = 1,
+  ) {
     this.plan = kinds.map((kind) => ({ kind, reserve: null }));
     for (const [name, r] of Object.entries(reserves))
       this.reserves.set(name, { ...r, kinds: r.kinds ? [...r.kinds] : null, spentMs: 0 });
@@ -90,22 +125,33 @@ export class Eta {
   private expectedMs(kind: string, side: keyof typeof PRIOR_SPREAD): number {
     const own = this.measured.get(kind) ?? this.measured.get(`${family(kind)}:*`);
     if (own) return own.sum / own.n;
-    return (PRIOR_MS[family(kind)] ?? PRIOR_MS.latency ?? 1_000) * PRIOR_SPREAD[side];
+    return (PRIOR_MS[family(kind)] ?? PRIOR_MS.latency ?? 1_000) * this.scale * PRIOR_SPREAD[side];
   }
 
   private sumMs(kinds: readonly string[], side: keyof typeof PRIOR_SPREAD): number {
     return kinds.reduce((s, k) => s + this.expectedMs(k, side), 0);
   }
 
-  /** Milliseconds left as a range; low === high once no reserve is open and every kind is measured. */
-  rangeMs(): MsRange {
+  /** The planned trials still to run, without any adaptive round (ms). */
+  plannedMs(): MsRange {
     const left = this.plan.slice(this.finished).map((t) => t.kind);
+    return { low: this.sumMs(left, "low"), high: this.sumMs(left, "high") };
+  }
+
+  /** The most every open reserve's rounds can still add (ms). */
+  reserveMs(): number {
     let extra = 0;
     for (const r of this.reserves.values()) {
       const byBudget = Math.max(0, r.budgetMs - r.spentMs) + this.sumMs(r.roundKinds, "high");
       extra += r.kinds ? Math.min(this.sumMs(r.kinds, "high"), byBudget) : byBudget;
     }
-    return { low: this.sumMs(left, "low"), high: this.sumMs(left, "high") + extra };
+    return extra;
+  }
+
+  /** Milliseconds left as a range; low === high once no reserve is open and every kind is measured. */
+  rangeMs(): MsRange {
+    const planned = this.plannedMs();
+    return { low: planned.low, high: planned.high + this.reserveMs() };
   }
 
   /** Milliseconds left (the range); null before any trial finished (nothing measured on this machine yet). */

@@ -38,6 +38,8 @@ export interface TargetOptions {
   readyLine?: RegExp | null;
   /** SIGTERM-to-SIGKILL grace when stopping. */
   stopGraceMs?: number;
+  /** Nice value of the target from its start (a memory trial's server started ahead: target/priority.ts). */
+  nice?: number;
   /** Aborting stops a target that is still starting, at once (Ctrl-C). */
   signal?: AbortSignal;
   subscribeTag?: string;
@@ -134,6 +136,7 @@ async function launchBundled(s: Start, spec: Extract<TargetSpec, { kind: "bundle
       timeoutMs: options.startTimeoutMs,
       graceMs: s.graceMs,
       signal: options.signal,
+      nice: options.nice,
     });
     const port = Number(new URL(server.ready.url).port);
     return { proc: server.proc, port, pid: server.ready.pid, inspectorUrl: server.inspectorUrl };
@@ -154,6 +157,7 @@ async function launchCommand(s: Start, spec: Extract<TargetSpec, { kind: "comman
       env: { ...process.env, NODE_OPTIONS: nodeOptions },
       cwd: spec.cwd,
       graceMs: s.graceMs,
+      nice: s.options.nice,
     });
   } catch (e) {
     throw new TargetError(`target ${spec.name}: could not be spawned (${(e as Error).message})`);

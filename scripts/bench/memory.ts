@@ -16,6 +16,7 @@ import {
   type SamplerSummary,
   startSampler,
 } from "../sampler/sampler.js";
+import { canRestorePriority, IDLE_NICE, setThreadsNice } from "../target/priority.js";
 import { redact } from "../util/redact.js";
 import { maxValue, median } from "../util/stats.js";
 import type { MemoryConfig } from "./config.js";
@@ -43,6 +44,13 @@ export interface MemoryContext extends CellContext<MemoryTrial, MemoryRow> {
   next: MemoryTrial | null;
   /** Where targets and harness run (run.pinning in results.json). */
   pinning: PinningInfo;
+  /**
+   * Whether the next trial's server starts as this trial begins, at the lowest priority until its
+   * own trial takes it (needs the right to raise a priority back); else once this trial's sampler stopped.
+   */
+  overlap: boolean;
+  /** The previous trial's server stopping: the next trial's sampling starts once it is gone. */
+  stopping: Promise<void> | null;
   /** Fixtures by script size. */
   fixtures: Map<number, FixtureRef>;
   runDir: string;
@@ -224,14 +232,12 @@ async function measureTrial(
   const fixture = ctx.fixtures.get(t.scriptBytes);
   if (!fixture) return emptyRow(t, null, `no fixture or target for ${memoryTrialId(t)}`);
   clock.lap("startWait");
-  const { started, early } = ctx.starts.take(t);
-  const { server, error, copyMs, startMs } = await started;
-  // Where startWait went; a server started ahead spent it during the previous trial's settling.
-  clock.record("copy", copyMs);
-  clock.record("start", startMs);
+  const { server, error, early } = await takeServer(ctx, t, clock);
   ahead.early = early;
   if (!server) return { ...emptyRow(t, null, error ?? "no target"), startFailed: true };
-  const { target, untrack } = server;
+  // The next trial's server starts now, at the lowest priority, while this one is measured (overlap).
+  if (ctx.overlap && ctx.next) ctx.starts.ahead(ctx.next);
+  const { target } = server;
   try {
     const inspector = target.inspector;
     if (!inspector) return emptyRow(t, null, `target ${t.variant}: no inspector`);
@@ -239,6 +245,9 @@ async function measureTrial(
     clock.lap("baselineGc");
     const baselineHeap = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
     const profiling = ctx.profiling ? await ctx.profiling(t, inspector) : null;
+    // The previous trial's server is gone before this one is sampled: the measured process is alone.
+    clock.lap("stopWait");
+    await ctx.stopping;
     clock.lap("idle");
     // A short idle window before clients connect: the timeline shows the resting level, and the
     // cadence figures include the sampler's idle rhythm, not only the busy catch-up.
@@ -276,7 +285,7 @@ async function measureTrial(
     const sampled = await sampler.stop();
     await profiling?.finish();
     // Nothing of this trial is sampled any more: the next trial's server may start now.
-    if (ctx.next) ctx.starts.ahead(ctx.next);
+    if (!ctx.overlap && ctx.next) ctx.starts.ahead(ctx.next);
     clock.lap("postGc");
     const closing = await closingHeap(target, inspector, sampled.hwmRssBytes, (heapUsed) =>
       appendFileSync(
@@ -296,13 +305,38 @@ async function measureTrial(
     const why = died ? target.describeExit() : (e as Error).message;
     return emptyRow(t, null, why);
   } finally {
+    // Stopping overlaps the next trial's start-up and baseline GC; that trial waits for it before sampling.
     clock.lap("stop");
-    await target.stop();
-    untrack();
+    ctx.stopping = stopServer(server);
   }
 }
 
-/** A trial's fresh server: the fixture (a private copy for a foreign target), started, tracked, pinned. */
+async function stopServer(server: TrialServer): Promise<void> {
+  await server.target.stop();
+  server.untrack();
+}
+
+/**
+ * The trial's server (started ahead, else now), given the normal priority back and pinned; copy and
+ * start record where its start-up went (for a server started ahead: during the previous trial).
+ */
+async function takeServer(
+  ctx: MemoryContext,
+  t: MemoryTrial,
+  clock: TrialClock,
+): Promise<{ server: TrialServer | null; error: string | null; early: boolean }> {
+  const { started, early } = ctx.starts.take(t);
+  const { server, error, copyMs, startMs } = await started;
+  clock.record("copy", copyMs);
+  clock.record("start", startMs);
+  if (!server) return { server, error, early };
+  const pid = server.target.pid;
+  if (ctx.overlap) setThreadsNice(pid, 0);
+  if (ctx.pinning.enabled && ctx.pinning.target) pinThreads(pid, ctx.pinning.target);
+  return { server, error, early };
+}
+
+/** A trial's fresh server: the fixture (a private copy for a foreign target), started, tracked (pinned once taken). */
 async function startServer(ctx: MemoryContext, t: MemoryTrial): Promise<Started<TrialServer>> {
   const fixture = ctx.fixtures.get(t.scriptBytes);
   const spec = ctx.targets.get(t.variant);
@@ -317,9 +351,12 @@ async function startServer(ctx: MemoryContext, t: MemoryTrial): Promise<Started<
       spec.kind === "bundled" ? { db: fixture.path, token: null } : privateCopy(fixture, spec, ctx.workDir, t.variant);
     t1 = performance.now();
     // Ready once it upgrades a WebSocket (no warm-up session: it would change the memory measured).
-    const target = await startTarget(spec, { ...targetOptions(ctx, state, true), warmUpSession: null });
+    const nice = ctx.overlap ? IDLE_NICE : undefined;
+    const target = await startTarget(spec, { ...targetOptions(ctx, state, true), warmUpSession: null, nice });
     const untrack = ctx.track(target);
-    if (ctx.pinning.enabled && ctx.pinning.target) pinThreads(target.pid, ctx.pinning.target);
+    // Threads a wrapper or the runtime started before the spawn's priority took hold, and a foreign
+    // target's listening process: all at the lowest priority until the trial takes the server.
+    if (nice !== undefined) setThreadsNice(target.pid, nice);
     return { server: { target, untrack }, error: null, copyMs: t1 - t0, startMs: performance.now() - t1 };
   } catch (e) {
     return { server: null, error: (e as Error).message, copyMs: t1 - t0, startMs: performance.now() - t1 };
@@ -327,12 +364,17 @@ async function startServer(ctx: MemoryContext, t: MemoryTrial): Promise<Started<
 }
 
 export async function runMemory(
-  ctx: Omit<MemoryContext, "starts" | "next" | "pinning"> & { pinning?: PinningInfo },
+  ctx: Omit<MemoryContext, "starts" | "next" | "pinning" | "overlap" | "stopping"> & {
+    pinning?: PinningInfo;
+    overlap?: boolean;
+  },
 ): Promise<void> {
   const pinning = ctx.pinning ?? { enabled: false };
   const full: MemoryContext = {
     ...ctx,
     pinning,
+    overlap: ctx.overlap ?? canRestorePriority(),
+    stopping: null,
     next: null,
     starts: earlyStarts<MemoryTrial, TrialServer>(
       (t) => startServer(full, t),
@@ -356,6 +398,7 @@ export async function runMemory(
       }
     }
   } finally {
+    await full.stopping;
     await full.starts.discard();
     restore();
   }

@@ -4,6 +4,7 @@
 // the harness's own threads for the memory matrix, each target's threads once it is ready.
 // The plan is pure; applying it runs taskset.
 import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 
 /** What results.json records under run.pinning. */
 export interface PinningInfo {
@@ -38,17 +39,27 @@ export function planPinning(available: readonly number[] | null, wanted: boolean
   return { enabled: true, target: [target], harness: available.filter((c) => c !== target), tool: "taskset" };
 }
 
-/** The CPUs a process may run on (its affinity list), or null without taskset. */
+/** The CPUs the harness may use for pinning: its affinity when taskset is installed, else null. */
+export function pinnableCpus(): number[] | null {
+  try {
+    execFileSync("taskset", ["--version"], { stdio: "ignore", timeout: 5000 });
+  } catch {
+    return null;
+  }
+  return affinityOf(process.pid);
+}
+
+/** The CPUs a process may run on (its main thread's affinity, from /proc: no taskset run), or null. */
 export function affinityOf(pid: number): number[] | null {
   try {
-    const out = execFileSync("taskset", ["-c", "-p", String(pid)], { encoding: "utf8", timeout: 5000 });
-    return parseCpuList(out.slice(out.lastIndexOf(":") + 1));
+    const m = /^Cpus_allowed_list:\s*(\S+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return m?.[1] ? parseCpuList(m[1]) : null;
   } catch {
     return null;
   }
 }
 
-/** Pins every thread of pid to cpus; false when it could not (the process is gone, taskset failed). */
+/** Pins every thread of pid to cpus (one taskset run); false when it could not (the process is gone, taskset failed). */
 export function pinThreads(pid: number, cpus: readonly number[]): boolean {
   try {
     execFileSync("taskset", ["-a", "-c", "-p", cpus.join(","), String(pid)], { stdio: "ignore", timeout: 5000 });

@@ -17,7 +17,7 @@ import { type BenchConfig, recordedConfig, type TargetSpec, type TargetsConfig }
 import type { CrashReport } from "./latency.js";
 import { createLoadRecorder, type LoadRecorder } from "./load-recorder.js";
 import { runDirName, runInfo } from "./machine.js";
-import { affinityOf, type PinningInfo, planPinning } from "./pinning.js";
+import { type PinningInfo, pinnableCpus, planPinning } from "./pinning.js";
 import { type MemoryCell, memoryCells } from "./plan.js";
 import type { Progress } from "./progress.js";
 import { fixtureShape, type RunFixtures, sourceOf } from "./run-fixtures.js";
@@ -178,7 +178,7 @@ export function createRunContext(o: {
   mkdirSync(runDir, { recursive: true });
   const info = runHead(config, launch, o.fixtures, runDir, o.io);
   // Memory trials pin the target and the harness to different CPUs when they can; recorded either way.
-  const pinning = config.memory.enabled ? planPinning(affinityOf(process.pid), config.memory.pin) : null;
+  const pinning = config.memory.enabled ? planPinning(pinnableCpus(), config.memory.pin) : null;
   if (pinning) info.pinning = pinning;
   const file = new ResultsFile(runDir, info, variantInfos(launch.targets));
   const variants = roundVariants(launch);

@@ -18,7 +18,11 @@ import { runHistoryCommand } from "./history-run.js";
 type Raw = Record<string, unknown>;
 
 /** The subcommands that run the bench take its flags too. */
-const MEASURING: readonly CommandSpec[] = [HISTORY_RECORD_COMMAND, HISTORY_REGRESSIONS_COMMAND, HISTORY_CONFIRM_COMMAND];
+const MEASURING: readonly CommandSpec[] = [
+  HISTORY_RECORD_COMMAND,
+  HISTORY_REGRESSIONS_COMMAND,
+  HISTORY_CONFIRM_COMMAND,
+];
 
 function sub(spec: CommandSpec): CommandModule<object, Raw> {
   const measures = MEASURING.includes(spec);

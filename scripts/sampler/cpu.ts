@@ -1,15 +1,36 @@
-// The target's CPU time (user + system), read through pidusage's /proc mode: the cost of a cell to the
-// server, beside its memory. Clock-tick resolution (10 ms on common kernels): meaningful over a cell.
-import pidusage from "pidusage";
+// The target's CPU time (user + system), read from /proc/PID/stat: the cost of a cell to the server,
+// beside its memory. Clock-tick resolution (10 ms on common kernels): meaningful over a cell. One
+// synchronous read of a small file, no child process and no cache between calls.
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
 
-// pidusage keeps /proc/PID/stat open between calls and closes it only when the entry expires; its
-// clear() forgets the entry without closing the fd, so entries expire 2 s after the last call.
-const PIDUSAGE_OPTIONS = { usePs: false, maxage: 2_000 } as const;
+let ticksPerSecond: number | null = null;
+
+/** The kernel's clock ticks per second (USER_HZ), asked once of getconf; 100 when it cannot say. */
+function clockTicks(): number {
+  if (ticksPerSecond === null) {
+    try {
+      ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8", timeout: 5000 }).trim());
+    } catch {
+      ticksPerSecond = 0;
+    }
+    if (!Number.isFinite(ticksPerSecond) || ticksPerSecond <= 0) ticksPerSecond = 100;
+  }
+  return ticksPerSecond;
+}
+
+/** utime + stime of a /proc/PID/stat line, in clock ticks (fields 14 and 15, counted after "(comm) "). */
+export function statCpuTicks(stat: string): number {
+  const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  const ticks = Number(f[11]) + Number(f[12]);
+  if (!Number.isFinite(ticks)) throw new Error("unreadable /proc stat line");
+  return ticks;
+}
 
 /** CPU time pid has used since it started (ms, user + system); rejects if pid is gone. */
 export async function cpuTimeMs(pid: number): Promise<number> {
-  const s = await pidusage(pid, PIDUSAGE_OPTIONS);
-  return s.ctime;
+  const hz = clockTicks();
+  return (statCpuTicks(readFileSync(`/proc/${pid}/stat`, "utf8")) * 1000) / hz;
 }
 
 /** cpuTimeMs, or null when pid is gone or unreadable. */

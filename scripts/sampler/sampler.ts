@@ -113,7 +113,7 @@ async function prepareTarget(options: SamplerOptions) {
     throw new Error(`cannot sample pid ${pid}: ${(e as Error).message}`);
   }
   if (inspector?.isClosed) throw new Error(`cannot sample pid ${pid}: its inspector is closed`);
-  // Also the first pidusage call, which runs `getconf` once: before any lane starts.
+  // Also the first CPU reading, which asks getconf for the clock tick once: before any lane starts.
   const cpuStart = await cpuTimeMsOrNull(pid);
   let hwmReset = false;
   if (options.resetHwm ?? true) {

@@ -69,6 +69,8 @@ export interface BundledOptions {
   lifeline?: boolean;
   timeoutMs?: number;
   graceMs?: number;
+  /** Nice value from the start (a server started ahead of its trial: target/priority.ts). */
+  nice?: number;
   signal?: AbortSignal;
 }
 
@@ -95,7 +97,7 @@ export async function startBundled(options: BundledOptions): Promise<BundledServ
   if (options.nodeArgs?.length) argv.splice(1, 0, ...options.nodeArgs);
   const env = options.env ? { ...process.env, ...options.env } : undefined;
   const { inspectorUrlFromStderr } = await import("../sampler/inspector.js");
-  const proc = spawnProcess({ argv, env, graceMs: options.graceMs });
+  const proc = spawnProcess({ argv, env, graceMs: options.graceMs, nice: options.nice });
   let inspectorUrl: string | null = null;
   let ready: ReadyLine | null = null;
   try {

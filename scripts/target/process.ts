@@ -16,6 +16,7 @@ import { fileURLToPath } from "node:url";
 import { isAlive } from "../sampler/procfs.js";
 import { withTimeout } from "../util/timeout.js";
 import { groupMembers, processesWithEnv, REAPER_ENV_PREFIX, signalAll } from "./group.js";
+import { setNice } from "./priority.js";
 import { LineSplitter } from "./ready.js";
 
 /** Default time a stopped process gets to clean up between SIGTERM and SIGKILL. */
@@ -41,6 +42,8 @@ export interface SpawnOptions {
   graceMs?: number;
   /** How much of stderr to keep for stderrTail() (default 64 KiB of text). */
   stderrChars?: number;
+  /** Nice value of the process (and of its reaper) from its start (priority.ts); default: ours. */
+  nice?: number;
 }
 
 export interface TargetProcess {
@@ -160,6 +163,7 @@ function startReaper(token: string, graceMs: number) {
   };
   if (reaper.pid === undefined) throw new Error(`cannot start the reaper (${process.execPath} ${REAPER_MAIN})`);
   return {
+    pid: reaper.pid,
     dismiss,
     /** Tells the reaper a line ("pgid N", "pid N") while it is still on guard. */
     tell: (line: string) => {
@@ -263,6 +267,14 @@ async function stopAndDrain(
   return p.exitInfo() ?? (await withTimeout(p.exited, 1000, "exit").catch(() => ({ code: null, signal: null })));
 }
 
+/**
+ * Lowers the priority of processes just spawned, before their runtime starts its other threads
+ * (spawn returns once exec succeeded), so those threads inherit it.
+ */
+function lowerPriority(pids: readonly (number | undefined)[], nice: number): void {
+  for (const pid of pids) if (pid !== undefined) setNice(pid, nice);
+}
+
 /** Starts a process in its own group with a reaper; throws if it cannot be spawned. */
 export function spawnProcess(options: SpawnOptions): TargetProcess {
   const graceMs = options.graceMs ?? DEFAULT_STOP_GRACE_MS;
@@ -270,6 +282,7 @@ export function spawnProcess(options: SpawnOptions): TargetProcess {
   const token = randomBytes(8).toString("hex");
   const reaper = startReaper(token, graceMs);
   const { child, pgid, exited, exitInfo } = spawnInGroup(options, token, reaper.dismiss);
+  if (options.nice !== undefined) lowerPriority([reaper.pid, pgid], options.nice);
   // From now on the reaper stops the whole group (and the tree below its leader) when our pipe closes.
   reaper.tell(`pgid ${pgid}`);
   const adopted = new Set<number>();

@@ -3,7 +3,7 @@
 // trial took. The phase clock sums laps and recorded phases per phase.
 import { describe, expect, it } from "vitest";
 import { earlyStarts, type Started } from "../../scripts/bench/early-start.js";
-import { trialClock } from "../../scripts/bench/trial-timing.js";
+import { phaseTotals, trialClock } from "../../scripts/bench/trial-timing.js";
 
 function fakeServers() {
   const started: string[] = [];
@@ -62,5 +62,20 @@ describe("the trial clock", () => {
     clock.lap("postGc");
     now = 120;
     expect(clock.done()).toEqual({ baselineGc: 12.3, clients: 100, start: 800, postGc: 7.7 });
+  });
+});
+
+describe("the harness's share of memory trials", () => {
+  it("is 1 − Σ clients / Σ windows, the windows without copy and start", () => {
+    const totals = phaseTotals([
+      { phaseMs: { start: 500, startWait: 100, baselineGc: 50, clients: 600, postGc: 150, stop: 100 } },
+      { phaseMs: { copy: 30, start: 400, stopWait: 20, clients: 380 } },
+      {},
+    ]);
+    expect(totals.trials).toBe(2);
+    expect(totals.windowMs).toBe(1400);
+    expect(totals.phases).toMatchObject({ start: 900, clients: 980, stopWait: 20 });
+    expect(totals.harnessShare).toBeCloseTo(0.3, 10);
+    expect(phaseTotals([]).harnessShare).toBeNull();
   });
 });

@@ -3,7 +3,7 @@
 // adaptive rounds may still join, the time left is a range from the plan alone to the plan plus every
 // reserve's most, so it never counts down to seconds with rounds still to come.
 import { describe, expect, it } from "vitest";
-import { Eta, etaText, PRIOR_MS, PRIOR_SPREAD, rangeText } from "../../scripts/bench/eta.js";
+import { Eta, etaText, machineScale, PRIOR_MS, PRIOR_SPREAD, rangeText } from "../../scripts/bench/eta.js";
 
 const MEMORY = PRIOR_MS.memory as number;
 const LATENCY = PRIOR_MS.latency as number;
@@ -68,5 +68,21 @@ describe("weighted ETA", () => {
     expect(etaText(null)).toBe("n/a");
     expect(rangeText({ low: 310_000, high: 700_000 })).toBe("5m 10s–11m 40s");
     expect(rangeText({ low: 35_000, high: 35_400 })).toBe("35s");
+  });
+});
+
+describe("the first estimate, calibrated on this machine", () => {
+  it("scales the priors by the machine's speed and its load, and keeps the plan's range within 1.6x", () => {
+    // As fast as the reference machine, nothing else running: the priors as they are.
+    expect(machineScale({ cpuMs: 100, wallMs: 100, referenceCpuMs: 100, load1: 0, cores: 2 })).toBe(1);
+    // Half as fast: twice as long.
+    expect(machineScale({ cpuMs: 200, wallMs: 200, referenceCpuMs: 100, load1: 0, cores: 2 })).toBe(2);
+    // Load 8 on 2 cores: a CPU-bound thread gets a quarter of a core, but a trial is partly waiting:
+    // the square root of that slowdown (the default run took 1.83x at load 10 on 2 cores).
+    expect(machineScale({ cpuMs: 100, wallMs: 100, referenceCpuMs: 100, load1: 8, cores: 2 })).toBe(2);
+    expect(machineScale({ cpuMs: 100, wallMs: 400, referenceCpuMs: 100, load1: 0, cores: 2 })).toBe(2);
+    const eta = new Eta(["latency", "memory:1024x1/memory"], {}, 2);
+    expect(eta.plannedMs()).toEqual(prior(2 * (LATENCY + MEMORY)));
+    expect(eta.plannedMs().high / eta.plannedMs().low).toBeLessThanOrEqual(1.6);
   });
 });

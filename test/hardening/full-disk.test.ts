@@ -68,7 +68,9 @@ function errorLine(stderr: string): string {
   const lines = stderr
     .trimEnd()
     .split("\n")
-    .filter((l) => !/^(\[\d+\/\d+\] |building fixture |catchup-bench: (expected )?run time )/.test(l));
+    .filter(
+      (l) => !/^(\[\d+\/\d+( \+ \d+\/\d+ added)?\] |building fixture |catchup-bench: (expected )?run time )/.test(l),
+    );
   expect(lines, stderr).toHaveLength(1);
   return lines[0] as string;
 }

@@ -31,7 +31,7 @@ async function oneLine(args: string[], env: Record<string, string> = {}, cwd?: s
   const lines = r.stderr
     .trimEnd()
     .split("\n")
-    .filter((l) => !/^(\[\d+\/\d+\] |building fixture )/.test(l));
+    .filter((l) => !/^(\[\d+\/\d+( \+ \d+\/\d+ added)?\] |building fixture )/.test(l));
   expect(lines, r.stderr).toHaveLength(1);
   return { code: r.code, line: lines[0] as string };
 }

@@ -97,7 +97,7 @@ describe("two-lane sampler, target blocked outside JavaScript", () => {
     for (let i = 1; i < lines.length; i++)
       expect((lines[i] as SampleLine).t).toBeGreaterThanOrEqual((lines[i - 1] as SampleLine).t);
 
-    // The target's CPU time over the window includes the block's (pidusage counts clock ticks: 10 ms).
+    // The target's CPU time over the window includes the block's (/proc counts clock ticks: 10 ms).
     expect(summary.targetCpuMs).not.toBeNull();
     expect(summary.targetCpuMs as number).toBeGreaterThanOrEqual((done.cpuMs as number) - 10);
   });
