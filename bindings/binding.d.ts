@@ -19,7 +19,7 @@ export interface FixtureEvent {
   metadata: Record<string, unknown>;
 }
 
-/** One RPC connection to the server being seeded (Effect 3 or 4 wire dialect; requests answered in order). */
+/** One RPC connection to the server being seeded (Effect 3 or 4 wire dialect; several requests may be in flight). */
 export interface RpcClient {
   /** A unary call: resolves with the Exit's value, rejects with an Error naming the tag and the failure. */
   call(tag: string, payload: unknown): Promise<unknown>;
@@ -81,13 +81,20 @@ export interface Binding {
    */
   prepare?(ctx: PrepareContext): Promise<{ token?: string } | undefined>;
   /**
-   * Writes one fixture event through the server's RPCs (events come in fixture order, one at a time)
-   * and returns the sequence the server assigned to its last write for it: a whole number above 0 and
-   * above the previous write's.
+   * Writes one fixture event through the server's RPCs and returns the sequence the server assigned
+   * to its last write for it: a whole number above 0, above its entity's previous write's and above
+   * every write's before the resume cursor (with order "strict": above the previous write's). Calls
+   * begin in fixture order; up to --seed-window of them are in flight at once (see `order`).
    */
   write(event: FixtureEvent, ctx: WriteContext): Promise<number>;
   /** Reads the items of a snapshot subscription (up to and including the completion marker). Pure. */
   summarize(items: readonly unknown[]): SnapshotSummary;
+  /**
+   * The order the server needs its writes in: "entity" (the default) lets the harness keep up to
+   * --seed-window writes in flight, an entity's writes one after another and every write before the
+   * resume cursor answered before any after it; "strict" writes one at a time, in fixture order.
+   */
+  order?: "strict" | "entity";
   /** Paths in the state folder left out of the template (the server's logs, say). */
   exclude?: readonly string[];
 }

@@ -53,6 +53,8 @@ export interface BindingConfig {
   options: Readonly<Record<string, string>>;
   /** --binding-timeout-ms: the deadline of each call of the binding (0: none). */
   timeoutMs: number;
+  /** --seed-window: the seed's writes in flight at once (1 for a binding that declares order "strict"). */
+  window: number;
 }
 
 /** What every client session sends and expects (a SessionSpec's settings, before the case's cursor). */
@@ -277,6 +279,7 @@ export function recordedConfig(c: BenchConfig): Record<string, unknown> {
     binding: c.binding.module,
     bindingOptions: c.binding.options,
     bindingTimeoutMs: c.binding.timeoutMs,
+    seedWindow: c.binding.window,
     memorySequentialSeconds: c.memory.sequentialSeconds,
     pin: c.memory.pin,
     disturbedCores: c.run.disturbedCores,

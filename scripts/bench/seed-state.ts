@@ -3,18 +3,21 @@
 // snapshot against the fixture, stop the server. What is left in the folder is the template. Every
 // call into the binding goes through callBinding (a deadline, Ctrl-C, "still waiting" lines), and
 // what it returns is checked where it returns it.
+import { setMaxListeners } from "node:events";
 import { mkdirSync, rmSync } from "node:fs";
 import { basename, resolve } from "node:path";
-import type { Binding, FixtureEvent, PrepareContext, SnapshotSummary } from "../../bindings/binding.js";
+import type { Binding, PrepareContext, SnapshotSummary } from "../../bindings/binding.js";
 import { subscribePayloadFor } from "../driver/session-spec.js";
 import { treeBytes } from "../refs/disk.js";
 import type { SeedRecord } from "../results/schema.js";
 import { BindingCallError, callBinding } from "../seed/binding-call.js";
-import { checkedSummary, preparedToken, sequenceProblem } from "../seed/binding-results.js";
+import { checkedSummary, preparedToken } from "../seed/binding-results.js";
 import { fixtureEvents, fixtureHolds, writtenEventCount } from "../seed/fixture-events.js";
 import type { LoadedBinding } from "../seed/load-binding.js";
 import { openSeedConnection, type SeedConnection } from "../seed/rpc.js";
 import { type StateEntry, sharedLink, stateEntries } from "../seed/state-files.js";
+import { AssignedSequences, eventAbout, type SeededSequences, type SeedSlot, seedSlots } from "../seed/write-order.js";
+import { runWindowed } from "../seed/write-window.js";
 import { TargetError } from "../target/command.js";
 import { spawnProcess } from "../target/process.js";
 import { escapeText } from "../util/escape.js";
@@ -24,14 +27,6 @@ import { exitedWithin, targetOptions } from "./latency.js";
 import { startTarget, type Target } from "./launch.js";
 import { sourceOf } from "./run-fixtures.js";
 import { seedProgress } from "./seed-progress.js";
-
-/** The sequences the server assigned, in place of the fixture's. */
-export interface SeededSequences {
-  cursor: number;
-  latest: number;
-  threadCursor: number;
-  threadLatest: number;
-}
 
 export interface SeedResult {
   /** The seeded state folder: every trial starts on a copy of it. */
@@ -88,6 +83,11 @@ export async function seedState(
     ...targetOptions(launch, { db: o.stateDir, token }, false),
     warmUpSession: null,
   });
+  let startStopMs = performance.now() - started;
+  let answeringMs = 0;
+  const window = binding.order === "strict" ? 1 : o.config.binding.window;
+  // Each write in flight listens for a stop.
+  setMaxListeners(window + 10, o.io.signal);
   const gone: ServerGone = async () =>
     (await exitedWithin(target, 1000)) ? `the server exited during the seed: ${target.describeExit()}` : null;
   let written: Written;
@@ -103,14 +103,17 @@ export async function seedState(
     const onAbort = () => conn.close();
     o.io.signal.addEventListener("abort", onAbort);
     try {
-      const w = { conn, options, stateDir: o.stateDir, log, label: name, signal: o.io.signal, call, gone };
+      const w = { conn, options, stateDir: o.stateDir, log, label: name, window, signal: o.io.signal, call, gone };
       written = await writeAll(binding, fixture, w, fail);
       summary = await readBack(binding, conn, o.config, { call, gone }, fail);
     } finally {
       o.io.signal.removeEventListener("abort", onAbort);
+      answeringMs = conn.busyMs();
       conn.close();
     }
+    const stopping = performance.now();
     await stopCleanly(target, o.launch.stopGraceMs, fail);
+    startStopMs += performance.now() - stopping;
   } catch (e) {
     await target.stop();
     throw e;
@@ -125,13 +128,18 @@ export async function seedState(
     events: written.events,
     seedMs,
     eventsPerSecond: written.events / (written.writeMs / 1000),
+    window,
+    startStopMs,
+    answeringMs,
+    harnessMs: Math.max(0, seedMs - startStopMs - answeringMs),
     templateBytes: treeBytes(o.stateDir),
     cursorSequence: written.sequences.cursor,
     latestSequence: written.sequences.latest,
     cached: false,
   };
+  const s = (ms: number) => (ms / 1000).toFixed(1);
   log(
-    `seeded ${name}: ${written.events} events in ${(seedMs / 1000).toFixed(1)} s (${Math.round(record.eventsPerSecond)}/s); cursor ${record.cursorSequence}, latest ${record.latestSequence}`,
+    `seeded ${name}: ${written.events} events in ${s(seedMs)} s (${Math.round(record.eventsPerSecond)}/s, ${window} in flight; server start+stop ${s(startStopMs)} s, answering ${s(answeringMs)} s, harness ${s(record.harnessMs ?? 0)} s); cursor ${record.cursorSequence}, latest ${record.latestSequence}`,
   );
   return { template: o.stateDir, files, token, sequences: written.sequences, record };
 }
@@ -214,7 +222,10 @@ interface Written {
   sequences: SeededSequences;
 }
 
-/** Writes the binding's kinds of events in fixture order, mapping the fixture's cursors to the server's sequences. */
+/**
+ * Writes the binding's kinds of events, up to `window` in flight (seed/write-order.ts keeps the order
+ * the fixture needs), mapping the fixture's cursors to the server's sequences.
+ */
 async function writeAll(
   binding: Binding,
   fixture: FixtureRef,
@@ -224,6 +235,7 @@ async function writeAll(
     stateDir: string;
     log(l: string): void;
     label: string;
+    window: number;
     signal: AbortSignal;
     call: Call;
     gone: ServerGone;
@@ -231,44 +243,32 @@ async function writeAll(
   fail: (why: string) => never,
 ): Promise<Written> {
   const { meta } = fixture;
-  const total = writtenEventCount(fixture.path, binding.kinds);
-  const progress = seedProgress(w.label, total, w.log);
-  const seq = { cursor: 0, latest: 0, threadCursor: 0, threadLatest: 0 };
+  const progress = seedProgress(w.label, writtenEventCount(fixture.path, binding.kinds), w.log);
+  const strict = w.window === 1;
+  const book = new AssignedSequences(meta, strict);
   const ctx = { rpc: w.conn, stateDir: w.stateDir, options: w.options, log: w.log };
   const t0 = performance.now();
   let events = 0;
-  let last = 0;
+  const writeOne = async (slot: SeedSlot): Promise<void> => {
+    const about = eventAbout(slot.event);
+    const after = book.begin(slot);
+    const assigned = await w
+      .call("write", () => binding.write(slot.event, ctx), ` of ${about}`)
+      .catch(async (e: unknown) => {
+        if (w.signal.aborted || !(e instanceof BindingCallError)) throw e; // a stop
+        // A write that failed because the server died says so, with the server's exit and last words.
+        return fail(`writing ${about}: ${(await w.gone()) ?? e.message}`);
+      });
+    const problem = book.end(slot, assigned, after, `the ${binding.name} binding's write`);
+    if (problem) fail(`writing ${about}: ${problem}`);
+    progress.update(++events);
+  };
   try {
-    for (const event of fixtureEvents(fixture.path)) {
-      if (w.signal.aborted) throw w.signal.reason;
-      if (!binding.kinds.includes(event.aggregateKind)) continue;
-      const about = `event ${event.sequence} (${event.type})`;
-      const assigned = await w
-        .call("write", () => binding.write(event, ctx), ` of ${about}`)
-        .catch(async (e: unknown) => {
-          if (w.signal.aborted || !(e instanceof BindingCallError)) throw e;
-          // A write that failed because the server died says so, with the server's exit and last words.
-          return fail(`writing ${about}: ${(await w.gone()) ?? e.message}`);
-        });
-      const problem = sequenceProblem(assigned, last, `the ${binding.name} binding's write`);
-      if (problem) fail(`writing ${about}: ${problem}`);
-      last = assigned;
-      mapCursors(seq, event, assigned, meta);
-      progress.update(++events);
-    }
+    await runWindowed(seedSlots(fixtureEvents(fixture.path), binding.kinds, meta, strict), w.window, writeOne);
   } finally {
     progress.stop();
   }
-  return { events, writeMs: performance.now() - t0, sequences: seq };
-}
-
-function mapCursors(seq: SeededSequences, event: FixtureEvent, assigned: number, meta: FixtureRef["meta"]): void {
-  if (event.sequence <= meta.cursorSequence) seq.cursor = assigned;
-  seq.latest = assigned;
-  if (event.aggregateKind === "thread" && event.streamId === meta.threadId) {
-    if (event.sequence <= meta.threadCursorSequence) seq.threadCursor = assigned;
-    seq.threadLatest = assigned;
-  }
+  return { events, writeMs: performance.now() - t0, sequences: book.sequences };
 }
 
 /** The server's own snapshot, through the run's subscription (as a snapshot case subscribes), read by the binding. */

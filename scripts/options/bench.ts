@@ -18,7 +18,7 @@ import { DEFAULT_STORM_TIMEOUT_MS } from "../bench/config.js";
 import { DRIVERS } from "../driver/clients.js";
 import { DEFAULT_RSS_INTERVAL_MS, FAST_RSS_HEAP_INTERVAL_MS, MIN_HEAP_INTERVAL_MS } from "../sampler/lane-defaults.js";
 import { DELIVERIES } from "../target/bundled.js";
-import { DEFAULT_BINDING_TIMEOUT_MS } from "./binding.js";
+import { DEFAULT_BINDING_TIMEOUT_MS, DEFAULT_SEED_WINDOW } from "./binding.js";
 import { GUARD_OPTIONS } from "./guard.js";
 import { SUMMARY_OPTIONS } from "./output.js";
 import { REFS_OPTIONS } from "./refs.js";
@@ -295,6 +295,15 @@ export const BENCH_OPTIONS = {
     default: DEFAULT_BINDING_TIMEOUT_MS,
     describe:
       "each call of the binding (loading its module, prepare, each write, summarize) that has not settled by then stops the seed, ms (0: no limit); also the default timeout of the commands prepare runs",
+    group: TARGETS,
+  },
+  "seed-window": {
+    type: "int",
+    min: 1,
+    max: 256,
+    default: DEFAULT_SEED_WINDOW,
+    describe:
+      "writes of the seed in flight at once (1: one at a time); an entity's writes and the resume cursor keep the fixture's order; a binding that declares order \"strict\" gets 1",
     group: TARGETS,
   },
   "start-timeout-ms": {

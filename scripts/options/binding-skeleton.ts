@@ -6,7 +6,7 @@
 export function bindingSkeleton(name: string): string {
   return `// Seeds this server from catchup-bench's fixture through its own API, before the trials. \`bench\`
 // runs prepare once on an empty state folder, starts the server on it ({state} in "start" of
-// catchup-bench.config.json), hands write every fixture event in order, then reads the server's
+// catchup-bench.config.json), hands write every fixture event (several in flight, see order), then reads the server's
 // snapshot back through summarize and checks it holds the fixture. Every trial starts on a copy.
 // The contract: node_modules/catchup-bench/bindings/binding.d.ts; the guide: catchup-bench's
 // docs/bindings.md.
@@ -24,6 +24,10 @@ export default {
   name: ${JSON.stringify(name)},
   // The aggregate kinds written: "project", and "thread" for the thread cases.
   kinds: ["project"],
+  // The order your server needs its writes in: "entity" keeps up to --seed-window writes in flight
+  // (an entity's writes one after another, the resume cursor kept exact); "strict" writes one at a
+  // time, for a server that needs every write answered before the next arrives.
+  order: "entity",
   // Paths in the state folder left out of the template (your server's logs, say).
   exclude: [],
   // The --binding-option keys it takes, each with what it does; any other key is refused.

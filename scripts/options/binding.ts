@@ -3,6 +3,9 @@ import type { BindingConfig, TargetSpec } from "../bench/config.js";
 import { UsageError } from "../util/usage.js";
 import { given } from "./spec.js";
 
+/** --seed-window when not given: a server answers 16 writes in flight in little more than one round trip. */
+export const DEFAULT_SEED_WINDOW = 16;
+
 const KEY_RE = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
 /** --binding-timeout-ms when not given: room for a prepare that runs the server's CLI cold. */
@@ -28,22 +31,25 @@ export function bindingOptions(words: readonly string[]): Record<string, string>
 /** The load phase's config; a usage error when the flags cannot work together. */
 export function bindingFromFlags(
   raw: Record<string, unknown>,
-  f: { binding?: string; "binding-option"?: string[]; "binding-timeout-ms"?: number },
+  f: { binding?: string; "binding-option"?: string[]; "binding-timeout-ms"?: number; "seed-window"?: number },
   targets: readonly TargetSpec[],
 ): BindingConfig {
   const options = bindingOptions(f["binding-option"] ?? []);
   const timeoutMs = f["binding-timeout-ms"] ?? DEFAULT_BINDING_TIMEOUT_MS;
+  const window = f["seed-window"] ?? DEFAULT_SEED_WINDOW;
   const foreign = targets.filter((t) => t.kind === "command");
   if (f.binding === undefined) {
     if (Object.keys(options).length > 0) throw new UsageError("--binding-option goes with --binding");
-    if (given(raw, "binding-timeout-ms")) throw new UsageError("--binding-timeout-ms goes with --binding");
+    for (const flag of ["binding-timeout-ms", "seed-window"]) {
+      if (given(raw, flag)) throw new UsageError(`--${flag} goes with --binding`);
+    }
     const stateful = foreign.find((t) => t.command.includes("{state}"));
     if (stateful) {
       throw new UsageError(
         `the start command of ${stateful.name} takes {state}, a seeded state: name the binding that seeds it with --binding (docs/bindings.md), or use {db} for a copy of the fixture`,
       );
     }
-    return { module: null, options, timeoutMs };
+    return { module: null, options, timeoutMs, window };
   }
   if (foreign.length === 0) {
     throw new UsageError(
@@ -60,5 +66,5 @@ export function bindingFromFlags(
   for (const flag of ["cursor", "latest"]) {
     if (given(raw, flag)) throw new UsageError(`--${flag} goes without --binding: the seed gives the cursors`);
   }
-  return { module: f.binding, options, timeoutMs };
+  return { module: f.binding, options, timeoutMs, window };
 }

@@ -192,6 +192,10 @@ export function seedCells(model: ReportModel): Cells | null {
       "binding",
       "events written",
       "seed time (s)",
+      "server start+stop (s)",
+      "server answering (s)",
+      "harness (s)",
+      "writes in flight",
       "events/s",
       "template (MiB)",
       "cursor / latest",
@@ -202,7 +206,11 @@ export function seedCells(model: ReportModel): Cells | null {
       s.fixture,
       s.binding,
       String(s.events),
-      (s.seedMs / 1000).toFixed(1),
+      seconds(s.seedMs),
+      seconds(s.startStopMs),
+      seconds(s.answeringMs),
+      seconds(s.harnessMs),
+      s.window === undefined ? "–" : String(s.window),
       String(Math.round(s.eventsPerSecond)),
       mib(s.templateBytes),
       `${s.cursorSequence} / ${s.latestSequence}`,
@@ -211,9 +219,12 @@ export function seedCells(model: ReportModel): Cells | null {
   };
 }
 
+/** Seconds to a tenth; "–" where an older run recorded nothing. */
+const seconds = (ms: number | undefined): string => (ms === undefined ? "–" : (ms / 1000).toFixed(1));
+
 /** What the seeding table says under it. */
 export const SEED_NOTE =
-  "Each variant's server was seeded once per fixture through its own API by the binding, then checked through its own snapshot subscription (projects, script bytes, sequence); every trial started on a fresh copy of that state. Seed time: from the server's start on the prepared state to its stop; events/s: the writes alone.";
+  "Each variant's server was seeded once per fixture through its own API by the binding, then checked through its own snapshot subscription (projects, script bytes, sequence); every trial started on a fresh copy of that state. Seed time: from the server's start on the prepared state to its stop, the sum of the server's start and stop (to ready, and to exit), its answering (time with at least one write or the read-back awaiting its reply) and the harness (the rest: reading the fixture, the binding's own work, nothing at the server); events/s: the writes alone, with that many writes in flight at once.";
 
 /** A metric's verdict in one cell, if judged. */
 export function verdictOf(model: ReportModel, metric: Metric, cell: string): CellVerdict | undefined {

@@ -176,6 +176,14 @@ export interface SeedRecord {
   seedMs: number;
   /** Events written per second, the writes alone. */
   eventsPerSecond: number;
+  /** Writes in flight at once (--seed-window; 1 for a binding that declares order "strict"). Absent in older runs. */
+  window?: number;
+  /** seedMs split: the server's start (to ready) and stop, ms. */
+  startStopMs?: number;
+  /** seedMs split: time with at least one write (or the read-back) awaiting the server's reply, ms. */
+  answeringMs?: number;
+  /** seedMs split: the rest, the harness's and the binding's own work with nothing at the server, ms. */
+  harnessMs?: number;
   /** The template's size on disk. */
   templateBytes: number;
   /** The sequences the server assigned: the resume cursor and the last write. */

@@ -19,15 +19,23 @@ export function preparedToken(v: unknown, call: string): { token: string | null 
   return { token };
 }
 
-/** Why `v` is not the sequence a write returns after `last` (0: the first write), or null. */
-export function sequenceProblem(v: unknown, last: number, call: string): string | null {
+/**
+ * Why `v` is not the sequence a write returns after `last` (0: the first write), or null; `tail` says
+ * what `last` is when it is not the previous write's.
+ */
+export function sequenceProblem(
+  v: unknown,
+  last: number,
+  call: string,
+  tail = `not above the previous write's ${last}`,
+): string | null {
   if (typeof v !== "number" || !Number.isSafeInteger(v)) {
     return `${call} returned ${described(v)}: it must return the sequence the server assigned, a whole number`;
   }
   if (last === 0 && v <= 0) {
     return `${call} returned sequence ${v}: sequences must start above 0 (a resume cursor of 0 means "from the start")`;
   }
-  if (v <= last) return `${call} returned sequence ${v}, not above the previous write's ${last}`;
+  if (v <= last) return `${call} returned sequence ${v}, ${tail}`;
   return null;
 }
 

@@ -68,6 +68,9 @@ export function contractGaps(b: unknown): string[] {
   if (o.exclude !== undefined && !(Array.isArray(o.exclude) && o.exclude.every((p) => typeof p === "string"))) {
     gaps.push("exclude (an array of paths, when present)");
   }
+  if (o.order !== undefined && o.order !== "strict" && o.order !== "entity") {
+    gaps.push('order ("strict": one write at a time, or "entity": a window of writes, when present)');
+  }
   const options = o.options;
   if (
     options !== undefined &&

@@ -10,6 +10,8 @@ import { TimeoutError, withTimeout } from "../util/timeout.js";
 export interface SeedConnection extends RpcClient {
   /** Subscribes and returns every chunk's values up to and including the completion marker (each chunk ACKed). */
   snapshot(tag: string, payload: unknown, completion: CompletionRule): Promise<unknown[]>;
+  /** Time with at least one request awaiting the server's reply, ms: the server's share of the seed. */
+  busyMs(): number;
   close(): void;
 }
 
@@ -65,6 +67,16 @@ export async function openSeedConnection(o: {
   }
 
   let nextId = 0;
+  // Requests awaiting a reply, and since when at least one has: the time the server was answering.
+  let awaiting = 0;
+  let busySince = 0;
+  let busy = 0;
+  const awaited = <T>(p: Promise<T>): Promise<T> => {
+    if (awaiting++ === 0) busySince = performance.now();
+    return p.finally(() => {
+      if (--awaiting === 0) busy += performance.now() - busySince;
+    });
+  };
   const request = <T>(tag: string, payload: unknown, collect: (values: unknown[], done: (v: T) => void) => void) => {
     if (broken) return Promise.reject(new Error(`${tag}: ${broken}`));
     const id = String(++nextId);
@@ -82,7 +94,7 @@ export async function openSeedConnection(o: {
       });
       socket.send(encodeRequest(id, tag, payload));
     });
-    return withTimeout(result, o.timeoutMs, `${tag}`).catch((e: unknown) => {
+    return awaited(withTimeout(result, o.timeoutMs, `${tag}`)).catch((e: unknown) => {
       pending.delete(id);
       throw e instanceof TimeoutError ? new Error(`${tag}: no reply within ${o.timeoutMs} ms`) : e;
     });
@@ -98,6 +110,7 @@ export async function openSeedConnection(o: {
         if (completion !== "exit" && values.some((v) => isCompletionMarker(v, completion))) done(undefined);
       }).then(() => items);
     },
+    busyMs: () => busy + (awaiting > 0 ? performance.now() - busySince : 0),
     close: () => socket.close(1000),
   };
 }

@@ -97,6 +97,10 @@ const SAMPLES: Record<string, { key: Setting; with?: Setting[] }> = {
     key: set({ "binding-timeout-ms": 5000 }, ["--binding-timeout-ms", "5000"]),
     with: [STATE_TARGETS, BINDING],
   },
+  "seed-window": {
+    key: set({ "seed-window": 4 }, ["--seed-window", "4"]),
+    with: [STATE_TARGETS, BINDING],
+  },
   history: { key: set({ history: "/srv/history.sqlite" }, ["--history", "/srv/history.sqlite"]) },
   "start-timeout-ms": { key: set({ "start-timeout-ms": 1000 }, ["--start-timeout-ms", "1000"]) },
   "trial-timeout-ms": { key: set({ "trial-timeout-ms": 1000 }, ["--trial-timeout-ms", "1000"]) },

@@ -144,6 +144,9 @@ describe("init --binding", () => {
     expect(text).toContain('/** @type {import("catchup-bench/bindings/binding.js").Binding} */');
     const loaded = await loadBinding(file, ROOT, cwd, 30_000);
     expect(loaded.binding.name).toBe("srv-skeleton");
+    // It says the order its server needs: a window of writes unless the author makes it "strict".
+    expect(loaded.binding.order).toBe("entity");
+    expect(text).toMatch(/order: "entity",/);
     // Its JSDoc types hold against the shipped contract, as an editor would check them.
     mkdirSync(join(cwd, "node_modules"));
     execFileSync("ln", ["-s", ROOT, join(cwd, "node_modules", "catchup-bench")]);

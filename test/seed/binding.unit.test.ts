@@ -38,6 +38,27 @@ describe("--binding-timeout-ms", () => {
   });
 });
 
+describe("--seed-window", () => {
+  const target = ["app=srv --data {state} --port {port}"];
+  it("is 16 writes in flight unless given, and is recorded in results.json's config", () => {
+    expect(resolveConfig({ target, binding: "t3code" }).binding.window).toBe(16);
+    const c = resolveConfig({ target, binding: "t3code", "seed-window": "1" });
+    expect(recordedConfig(c)).toMatchObject({ seedWindow: 1 });
+  });
+
+  it("refuses a window outside 1–256 naming the flag and the allowed values, and one without --binding", () => {
+    expect(usageError(() => resolveConfig({ target, binding: "t3code", "seed-window": "0" }))).toMatch(
+      /--seed-window.*1.*256/,
+    );
+    expect(usageError(() => resolveConfig({ target, binding: "t3code", "seed-window": "257" }))).toMatch(
+      /--seed-window.*1.*256/,
+    );
+    expect(usageError(() => bindingFromFlags({ "seed-window": 4 }, { "seed-window": 4 }, [foreign("srv {db}")]))).toBe(
+      "--seed-window goes with --binding",
+    );
+  });
+});
+
 describe("--binding with the targets", () => {
   const flags = { binding: "t3code" };
   it("needs a foreign server whose start command takes {state}", () => {
@@ -45,6 +66,7 @@ describe("--binding with the targets", () => {
       module: "t3code",
       options: {},
       timeoutMs: 120_000,
+      window: 16,
     });
     expect(usageError(() => bindingFromFlags({}, flags, [bundled]))).toMatch(/seeds foreign servers/);
     expect(usageError(() => bindingFromFlags({}, flags, [foreign("srv --db {db}")]))).toMatch(
@@ -57,7 +79,12 @@ describe("--binding with the targets", () => {
     expect(usageError(() => bindingFromFlags({}, {}, t))).toMatch(
       /the start command of app takes \{state\}.*--binding/,
     );
-    expect(bindingFromFlags({}, {}, [foreign("srv {db}")])).toEqual({ module: null, options: {}, timeoutMs: 120_000 });
+    expect(bindingFromFlags({}, {}, [foreign("srv {db}")])).toEqual({
+      module: null,
+      options: {},
+      timeoutMs: 120_000,
+      window: 16,
+    });
     expect(usageError(() => bindingFromFlags({ cursor: 5 }, flags, t))).toMatch(/--cursor goes without --binding/);
     expect(usageError(() => bindingFromFlags({}, { "binding-option": ["a=1"] }, t))).toBe(
       "--binding-option goes with --binding",
@@ -75,6 +102,14 @@ describe("a binding module's contract", () => {
   it("is kept by a module with name, kinds, write and summarize (prepare, exclude and options optional)", () => {
     expect(contractGaps(ok)).toEqual([]);
     expect(contractGaps({ ...ok, prepare: async () => undefined, exclude: ["logs"], options: { a: "x" } })).toEqual([]);
+  });
+
+  it('may declare that its server needs its writes in strict order (order: "strict")', () => {
+    expect(contractGaps({ ...ok, order: "strict" })).toEqual([]);
+    expect(contractGaps({ ...ok, order: "entity" })).toEqual([]);
+    expect(contractGaps({ ...ok, order: "serial" })).toEqual([
+      'order ("strict": one write at a time, or "entity": a window of writes, when present)',
+    ]);
   });
 
   it("declares its options as an object of names to what each does", () => {

@@ -11,6 +11,8 @@
 // `since`) or {type:"change", seq, project} per change after `since`, then {type:"ready", seq};
 // Notes.Ping {} -> {ok: true}. Test switches: NOTES_FAIL_AT=N makes the Nth write fail (a broken
 // server); NOTES_EXIT_AT=N makes the server exit with code 7 at the Nth write (a server dying mid-seed);
+// NOTES_SHUFFLE=1 makes every fifth write wait 20 ms before it is applied and given its sequence, so writes
+// in flight at once are stored out of the order they were sent (a server that commits concurrently);
 // NOTES_IGNORE_TERM=1 makes it ignore SIGTERM (a server slow to stop); NOTES_PRIVATE_STORE=1 makes it
 // refuse a store it reaches through a link that leads out of the folder above it (DIR is then a link
 // inside a state folder, e.g. {state}/current), or one served before since its seed (every `serve`
@@ -89,9 +91,16 @@ const changes = readFileSync(logFile, "utf8").split("\n").filter(Boolean).map(JS
 for (const c of changes) apply(c);
 const failAt = Number(process.env.NOTES_FAIL_AT ?? 0);
 const exitAt = Number(process.env.NOTES_EXIT_AT ?? 0);
+const shuffle = process.env.NOTES_SHUFFLE === "1";
 let writes = 0;
-const write = (change) =>
+let arrivals = 0;
+const write = (change) => {
+  const applied = applyWrite(change);
+  return shuffle ? Effect.zipRight(Effect.sleep(++arrivals % 5 === 4 ? 20 : 0), applied) : applied;
+};
+const applyWrite = (change) =>
   Effect.suspend(() => {
+    if (change.op === "rename" && !projects.has(change.id)) return Effect.fail(`no project ${change.id}`);
     if (++writes === failAt) return Effect.fail(`write ${writes} refused (NOTES_FAIL_AT)`);
     if (writes === exitAt) {
       process.stderr.write(`notes-server: exiting at write ${writes} (NOTES_EXIT_AT)\n`);
@@ -129,8 +138,7 @@ class NotesRpcs extends RpcGroup.make(
 
 const handlers = NotesRpcs.toLayer({
   "Notes.Put": ({ project }) => write({ op: "put", project }),
-  "Notes.Rename": ({ id, title }) =>
-    projects.has(id) ? write({ op: "rename", id, title }) : Effect.fail(`no project ${id}`),
+  "Notes.Rename": ({ id, title }) => write({ op: "rename", id, title }),
   "Notes.Watch": ({ since }) => {
     const items =
       since === undefined

@@ -27,7 +27,9 @@ describe("bench --binding", () => {
       `b=${start()}`,
     ]);
     expect(code, stderr).toBe(0);
-    expect(stderr).toMatch(/seed: a: seeded small\.sqlite: 50 events in [\d.]+ s \(\d+\/s\); cursor 20, latest 50/);
+    expect(stderr).toMatch(
+      /seed: a: seeded small\.sqlite: 50 events in [\d.]+ s \(\d+\/s, 16 in flight; server start\+stop [\d.]+ s, answering [\d.]+ s, harness [\d.]+ s\); cursor 20, latest 50/,
+    );
     const seed = results?.variants.find((v) => v.name === "b")?.seed;
     expect(seed).toMatchObject([
       { fixture: "small.sqlite", binding: "notes", events: 50, cursorSequence: 20, latestSequence: 50, cached: false },
