@@ -214,8 +214,8 @@ function sentence(model: ReportModel, metric: Metric): string | null {
     const key =
       v.verdict === "higher" && v.expected
         ? "expected"
-        : v.verdict === "noise" && v.outcome === "SAME" && !v.guarded
-          ? "same-noise"
+        : v.verdict === "noise" && /^interval .* inside the A\/A band/.test(v.reason) && !v.guarded
+          ? "band-noise"
           : v.verdict;
     classes.set(key, [...(classes.get(key) ?? []), v]);
   }
@@ -230,8 +230,10 @@ function sentence(model: ReportModel, metric: Metric): string | null {
       parts.push(`DIFFERENT: ${sizeRange(medians, key === "lower")} ${word} ${where}${expected}${fewPairsNote(cells)}`);
     } else if (key === "no-practical-change")
       parts.push(`SAME: no practical change ${where}${sizes(cells)}${fewPairsNote(cells)}`);
-    else if (key === "same-noise")
-      parts.push(`SAME: no change told from noise ${where}${sizes(cells)}${fewPairsNote(cells)}`);
+    else if (key === "band-noise")
+      parts.push(
+        `UNKNOWN: no change told from noise ${where}${sizes(cells)}${couldHaveSeen(cells)}${fewPairsNote(cells)}`,
+      );
     else if (key === "noise") {
       const few = cells.every((v) => v.pairs < MIN_PAIRS);
       parts.push(

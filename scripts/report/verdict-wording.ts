@@ -42,7 +42,8 @@ function hasOutcome(v: CellVerdict): boolean {
 /** What a verdict says, after its outcome: "no practical change", "no change told from noise". */
 function outcomeName(v: CellVerdict): string {
   if (v.verdict === "no-practical-change") return "no practical change";
-  if (v.verdict === "noise") return v.outcome === "SAME" ? "no change told from noise" : "not told from noise";
+  if (v.verdict === "noise")
+    return /^interval .* inside the A\/A band/.test(v.reason) ? "no change told from noise" : "not told from noise";
   return v.verdict;
 }
 

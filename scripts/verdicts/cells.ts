@@ -205,7 +205,7 @@ export function decideCell(
     undecided: false,
     outcome:
       summary && judged
-        ? outcomeOf({ median: summary.median, interval: judged, practical, enough: pairs >= MIN_PAIRS })
+        ? outcomeOf({ median: summary.median, interval: judged, practical, tolerance, enough: pairs >= MIN_PAIRS })
         : ("UNKNOWN" as Outcome),
     ...(input.decision ? { decision: input.decision } : {}),
   };
@@ -271,22 +271,14 @@ function openVerdict(
   practical: Interval,
   band: Interval | null,
 ): Pick<CellVerdict, "verdict" | "reason" | "outcome" | "undecided" | "expected"> {
-  const outcome = outcomeOf({ median: summary.median, interval: judged, practical, enough: true });
-  const decided = { outcome, undecided: outcome === "UNKNOWN" };
   const unit = unitOf(input.metric);
   const baseline = input.baselineMedian ?? null;
-  const floor = input.floor ? belowFloor(summary.median, baseline, unit, input.floor) : null;
   const tolerance = input.floor ? floorTolerance(baseline, unit, input.floor) : 0;
-  if (outcome === "SAME") {
-    // "No practical change" claims the change is small: the whole interval lies inside the floor.
-    const insideFloor = Math.abs(judged.low - 1) < tolerance && Math.abs(judged.high - 1) < tolerance;
-    if (floor && insideFloor) return { ...decided, verdict: "no-practical-change", reason: floor };
-    const where =
-      band && judged.low >= band.low && judged.high <= band.high
-        ? `the A/A band ${rangeText(band)}`
-        : `the practical band ${rangeText(practical)} (the floor and the A/A band)`;
-    return { ...decided, verdict: "noise", reason: `interval ${rangeText(judged)} inside ${where}` };
-  }
+  const outcome = outcomeOf({ median: summary.median, interval: judged, practical, tolerance, enough: true });
+  const decided = { outcome, undecided: outcome === "UNKNOWN" };
+  const floor = input.floor ? belowFloor(summary.median, baseline, unit, input.floor) : null;
+  // "No practical change" claims the change is small: the whole interval lies inside the floor.
+  if (outcome === "SAME") return { ...decided, verdict: "no-practical-change", reason: floor ?? "inside the floor" };
   if (outcome === "DIFFERENT") {
     if (summary.median < 1) return { ...decided, verdict: "lower", reason: "interval below 1.0" };
     return input.expected
@@ -296,8 +288,15 @@ function openVerdict(
   const level = input.decision ? `${+(input.decision.level * 100).toFixed(1)}% ` : "";
   if (judged.low <= 1 && judged.high >= 1)
     return { ...decided, verdict: "noise", reason: `${level}interval spans 1.0` };
+  // Inside the band the baseline differs from its own copy as much: not told from noise, and not SAME.
+  if (band && judged.low >= band.low && judged.high <= band.high)
+    return {
+      ...decided,
+      verdict: "noise",
+      reason: `interval ${rangeText(judged)} inside the A/A band ${rangeText(band)}`,
+    };
   const inBand = band !== null && summary.median >= band.low && summary.median <= band.high;
-  if (inBand) return { ...decided, verdict: "noise", reason: "inside the A/A band" };
+  if (inBand) return { ...decided, verdict: "noise", reason: "median inside the A/A band" };
   return { ...decided, verdict: "noise", reason: `${floor ?? "below the floor"}, but the interval reaches beyond it` };
 }
 

@@ -30,7 +30,7 @@ function row(t: LatencyTrial): LatencyRow {
 
 function results(seconds = 120): Results {
   return {
-    schema: "catchup-bench/results@2",
+    schema: "catchup-bench/results@3",
     run: { config: { trials: 8, latencySequentialSeconds: seconds } },
     variants: [
       { name: "legacy", kind: "bundled", command: "", role: "baseline" },

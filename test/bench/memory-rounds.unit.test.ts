@@ -37,7 +37,7 @@ function row(t: MemoryTrial, ok = true): MemoryRow {
 
 function results(): Results {
   return {
-    schema: "catchup-bench/results@2",
+    schema: "catchup-bench/results@3",
     run: {
       startedAt: "",
       finishedAt: null,

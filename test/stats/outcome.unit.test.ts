@@ -31,9 +31,9 @@ describe("three outcomes per cell", () => {
     expect(v).toMatchObject({ verdict: "no-practical-change", outcome: "SAME", undecided: false });
   });
 
-  it("SAME: the interval lies inside the A/A band, and the reason gives the interval and the band", () => {
+  it("UNKNOWN, not SAME: an interval inside a wide A/A band but not the floor; the reason gives both", () => {
     const v = decideCell({ ...base, band: { low: 0.92, high: 1.087 }, summary: summary(0.948, 0.935, 0.991) }, null);
-    expect(v).toMatchObject({ verdict: "noise", outcome: "SAME", undecided: false });
+    expect(v).toMatchObject({ verdict: "noise", outcome: "UNKNOWN", undecided: true });
     expect(v.reason).toContain("interval 0.935–0.991 inside the A/A band 0.920–1.087");
   });
 
