@@ -1,10 +1,11 @@
 // The rounds a run adds beyond its plan: auto-sampling's (guarded cells whose verdict is still
-// open) and the sequential memory rounds' (memory cells not yet clear). They join the progress total
+// open) and the sequential rule's, latency and memory (cells not yet DIFFERENT or SAME). They join the progress total
 // as they are planned; until then they are a reserve on the ETA's range.
 import type { Results } from "../results/schema.js";
 import { autoRoundsReserve, createAutoRounds } from "./auto-rounds.js";
 import type { BenchConfig } from "./config.js";
 import type { Reserve } from "./eta.js";
+import { createLatencyRounds, latencyRoundsReserve } from "./latency-rounds.js";
 import { createMemoryRounds, memoryRoundsReserve } from "./memory-rounds.js";
 import { type LatencyTrial, type MemoryCell, type MemoryTrial, trialKind } from "./plan.js";
 import type { Progress } from "./progress.js";
@@ -31,7 +32,7 @@ export function createAdaptiveRounds(o: {
   results: () => Results;
   progress: Progress;
 }): AdaptiveRounds {
-  const { run, memory, guard } = o.config;
+  const { run, memory, latency, guard } = o.config;
   const now = () => performance.now();
   const common = { variants: o.variants, cells: o.cells, results: o.results, now };
   const autoSeconds = guard && o.names.length >= 2 ? run.autoSampleSeconds : null;
@@ -44,6 +45,12 @@ export function createAdaptiveRounds(o: {
   const rounds =
     seqSeconds > 0 && memory.enabled && o.names.length >= 2
       ? createMemoryRounds({ ...common, budgetSeconds: seqSeconds })
+      : null;
+  // Sequential latency rounds: cases whose headline latency verdicts are not yet answered get rounds.
+  const latSeconds = latency.sequentialSeconds;
+  const latencyRounds =
+    latSeconds > 0 && latency.enabled && o.names.length >= 2
+      ? createLatencyRounds({ ...common, budgetSeconds: latSeconds, cases: o.cases })
       : null;
   const reserves: Record<string, Reserve> = {
     ...(auto && autoSeconds !== null
@@ -66,6 +73,16 @@ export function createAdaptiveRounds(o: {
           }),
         }
       : {}),
+    ...(latencyRounds
+      ? {
+          "latency rounds": latencyRoundsReserve({
+            budgetSeconds: latSeconds,
+            variants: o.variants,
+            cases: o.cases,
+            plannedTrials: latency.trials,
+          }),
+        }
+      : {}),
   };
   const grown = <T extends object>(trials: T[], reserve: string): T[] => {
     o.progress.grow(trials.length, trials.map(trialKind), reserve);
@@ -78,19 +95,25 @@ export function createAdaptiveRounds(o: {
     if (next.length === 0) for (const name of Object.keys(reserves)) o.progress.settle(name);
     return next;
   };
-  const moreLatency = (added: NonNullable<typeof auto>) => {
-    const next = grown(added.moreLatency(), "auto-sampling");
-    if (next.length === 0 && !memory.enabled) o.progress.settle("auto-sampling");
+  const moreLatency = (): LatencyTrial[] => {
+    const guarded = auto?.moreLatency() ?? [];
+    if (guarded.length > 0) return grown(guarded, "auto-sampling");
+    const next = grown(latencyRounds?.more() ?? [], "latency rounds");
+    if (next.length === 0) {
+      o.progress.settle("latency rounds");
+      if (!memory.enabled) o.progress.settle("auto-sampling");
+    }
     return next;
   };
   return {
     reserves,
-    moreLatency: auto ? () => moreLatency(auto) : undefined,
+    moreLatency: auto || latencyRounds ? moreLatency : undefined,
     moreMemory: auto || rounds ? moreMemory : undefined,
     record: (results, load) => {
       if (auto) results.autoSample = auto.info();
       results.load = load;
       if (rounds) results.memoryRounds = rounds.info();
+      if (latencyRounds) results.latencyRounds = latencyRounds.info();
     },
   };
 }

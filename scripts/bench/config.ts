@@ -116,6 +116,8 @@ export interface LatencyConfig {
   cases: LatencyCase[];
   /** Trials per latency case. */
   trials: number;
+  /** Seconds of sequential latency rounds after the planned ones (bench/latency-rounds.ts); 0 = off. */
+  sequentialSeconds: number;
 }
 
 export interface MemoryConfig {
@@ -281,6 +283,7 @@ export function recordedConfig(c: BenchConfig): Record<string, unknown> {
     bindingTimeoutMs: c.binding.timeoutMs,
     seedWindow: c.binding.window,
     memorySequentialSeconds: c.memory.sequentialSeconds,
+    latencySequentialSeconds: c.latency.sequentialSeconds,
     pin: c.memory.pin,
     disturbedCores: c.run.disturbedCores,
     waitQuietSeconds: c.run.waitQuietSeconds,

@@ -315,7 +315,12 @@ export function resolveConfig(raw: RawFlags, env: Env = {}, configFile: ConfigFi
       events: DEFAULT_EVENTS,
       sequences,
     },
-    latency: { enabled: latency, cases, trials: preset("trials") },
+    latency: {
+      enabled: latency,
+      cases,
+      trials: preset("trials"),
+      sequentialSeconds: quick && !given(raw, "latency-sequential") ? 0 : f["latency-sequential"],
+    },
     memory: {
       enabled: memory,
       trials: preset("memory-trials"),

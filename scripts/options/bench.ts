@@ -30,8 +30,15 @@ import type { CommandSpec } from "./spec.js";
  * keep resume-many at 4 chunks).
  */
 export const QUICK = { trials: 1, "memory-trials": 1, "script-bytes": [1024], aa: false, projects: 600 } as const;
-/** The flags whose defaults --quick replaces (QUICK's, and --memory-sequential's 0). */
-export const QUICK_FLAGS: readonly string[] = ["trials", "memory-trials", "script-bytes", "aa", "memory-sequential"];
+/** The flags whose defaults --quick replaces (QUICK's, and --memory-sequential's and --latency-sequential's 0). */
+export const QUICK_FLAGS: readonly string[] = [
+  "trials",
+  "memory-trials",
+  "script-bytes",
+  "aa",
+  "memory-sequential",
+  "latency-sequential",
+];
 /** The default fixtures' projects and post-cursor events (the reference study's). */
 export const DEFAULT_PROJECTS = 1000;
 export const DEFAULT_EVENTS = 1000;
@@ -62,6 +69,16 @@ export const BENCH_OPTIONS = {
     default: 8,
     defaultText: "8 (1 with --quick)",
     describe: "trials per variant and latency case, one per round (a round runs every variant once, in rotated order)",
+    group: MATRIX,
+  },
+  "latency-sequential": {
+    type: "number",
+    min: 0,
+    max: 86_400,
+    default: 120,
+    defaultText: "120 (0 with --quick)",
+    describe:
+      "after the planned latency rounds, add rounds to cases whose headline latency metrics are not yet DIFFERENT or SAME, judged at 8, 12 and 16 pairs at 98.3% each, for up to this many seconds (0: off)",
     group: MATRIX,
   },
   "ack-delay-ms": {
@@ -117,7 +134,7 @@ export const BENCH_OPTIONS = {
     default: 600,
     defaultText: "600 (0 with --quick)",
     describe:
-      "after the planned memory rounds, add rounds (up to 8 pairs) to cells whose peak heap and peak RSS are not yet decided (from 6 pairs: every ratio beyond the A/A band and 1.0, or every ratio within the practical floor, both sign tests), for up to this many seconds (0: off)",
+      "after the planned memory rounds, add rounds to cells whose peak heap and peak RSS are not yet DIFFERENT or SAME, judged at 8, 12 and 16 pairs at 98.3% each (from 6 pairs a cell whose ratios all lie within the practical floor stops as SAME), for up to this many seconds (0: off)",
     group: MEMORY,
   },
   pin: {

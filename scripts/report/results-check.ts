@@ -113,7 +113,7 @@ const why: Check = (v) =>
     ? null
     : `one of ${MEMORY_ROUNDS_WHY.join(", ")}`;
 
-/** Sequential memory rounds: the budget line and each cell's pairs and why it stopped. */
+/** Sequential rounds (memory or latency): the budget line and each cell's pairs and why it stopped. */
 function memoryRounds(path: string, v: unknown): void {
   const m = object(path, v);
   fields(path, m, { budgetSeconds: count, spentSeconds: count, targetPairs: count });
@@ -174,6 +174,8 @@ export function resultsSchemaProblem(value: unknown): string | null {
     if (results.attribution !== undefined) attribution("attribution", results.attribution);
     if (results.memoryRounds !== undefined && results.memoryRounds !== null)
       memoryRounds("memoryRounds", results.memoryRounds);
+    if (results.latencyRounds !== undefined && results.latencyRounds !== null)
+      memoryRounds("latencyRounds", results.latencyRounds);
     for (const part of ["leak", "storm"] as const) {
       if (results[part] === undefined) continue;
       const list = array(part, results[part]);

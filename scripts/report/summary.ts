@@ -25,7 +25,7 @@ import type { Conditions } from "./conditions.js";
 import { escapeHtml, htmlTable, mdTable, mdText } from "./markup.js";
 import type { ReportModel } from "./model.js";
 import { verdictOf } from "./table-data.js";
-import { ratioWithInterval, verdictWord } from "./verdict-wording.js";
+import { detectableText, ratioWithInterval, verdictWord } from "./verdict-wording.js";
 
 export interface SummaryTable {
   header: string[];
@@ -190,6 +190,18 @@ function fewPairsNote(cells: CellVerdict[]): string {
   return ` (${parts.join("; ")})`;
 }
 
+/** Why a SAME is not ranked, for one cell: its size under the floor or its interval inside the A/A band. */
+function sizes(cells: readonly CellVerdict[]): string {
+  return cells.length === 1 ? ` (${cells[0]?.reason})` : "";
+}
+
+/** The smallest change UNKNOWN cells could have seen: the largest of them, "±x%". */
+function couldHaveSeen(cells: readonly CellVerdict[]): string {
+  const ds = cells.map((v) => v.detectable).filter((d): d is number => d !== null);
+  if (ds.length === 0) return "";
+  return ` (could have seen ${detectableText(Math.max(...ds), false)}${cells.length > 1 ? " at most" : ""})`;
+}
+
 /** One sentence for a headline metric: each of its verdict classes with the cells in it. */
 function sentence(model: ReportModel, metric: Metric): string | null {
   const m = model.metrics.find((x) => x.metric === metric);
@@ -199,7 +211,12 @@ function sentence(model: ReportModel, metric: Metric): string | null {
   const what = d.matrix === "latency" ? "case" : "cell";
   const classes = new Map<string, CellVerdict[]>();
   for (const v of m.cells) {
-    const key = v.verdict === "higher" && v.expected ? "expected" : v.verdict;
+    const key =
+      v.verdict === "higher" && v.expected
+        ? "expected"
+        : v.verdict === "noise" && /^interval .* inside the A\/A band/.test(v.reason) && !v.guarded
+          ? "band-noise"
+          : v.verdict;
     classes.set(key, [...(classes.get(key) ?? []), v]);
   }
   const parts: string[] = [];
@@ -210,14 +227,19 @@ function sentence(model: ReportModel, metric: Metric): string | null {
     if (key === "lower" || key === "higher" || key === "expected") {
       const word = latency ? (key === "lower" ? "faster" : "slower") : key === "lower" ? "lower" : "higher";
       const expected = key === "expected" ? ", the expected effect of fewer chunks" : "";
-      parts.push(`${sizeRange(medians, key === "lower")} ${word} ${where}${expected}${fewPairsNote(cells)}`);
-    } else if (key === "no-practical-change") parts.push(`no practical change ${where}${fewPairsNote(cells)}`);
+      parts.push(`DIFFERENT: ${sizeRange(medians, key === "lower")} ${word} ${where}${expected}${fewPairsNote(cells)}`);
+    } else if (key === "no-practical-change")
+      parts.push(`SAME: no practical change ${where}${sizes(cells)}${fewPairsNote(cells)}`);
+    else if (key === "band-noise")
+      parts.push(
+        `UNKNOWN: no change told from noise ${where}${sizes(cells)}${couldHaveSeen(cells)}${fewPairsNote(cells)}`,
+      );
     else if (key === "noise") {
       const few = cells.every((v) => v.pairs < MIN_PAIRS);
       parts.push(
         few
-          ? `too few pairs to rank ${where} (${cells[0]?.pairs ?? 0} each)`
-          : `no change told from noise ${where}${fewPairsNote(cells)}`,
+          ? `UNKNOWN: too few pairs to rank ${where} (${cells[0]?.pairs ?? 0} each)`
+          : `UNKNOWN: not told from noise ${where}${couldHaveSeen(cells)}${fewPairsNote(cells)}`,
       );
     } else if (key === "too-few-pairs") parts.push(`too few pairs for the guard ${where}`);
     else parts.push(`${key} ${where}`);

@@ -20,10 +20,31 @@ export function ratioWithInterval(v: CellVerdict | undefined, verdictBeside = fa
   return `${ratio(v.median)} (${ratio(v.ciLow)}–${ratio(v.ciHigh)}${mark})`;
 }
 
-/** A verdict in one or two words, as the headline tables show it; "(indicative)" where isIndicative says so. */
+/**
+ * A verdict in a few words, as the headline tables show it: the outcome, what it is and the median
+ * paired ratio ("DIFFERENT: lower 0.596", "SAME 0.998"); "(indicative)" where isIndicative says so.
+ * A guarded cell, or one from before outcomes, shows its verdict's name.
+ */
 export function verdictWord(v: CellVerdict | undefined): string {
   if (!v) return "n/a";
-  return markedIndicative(v) ? `${verdictName(v)} (indicative)` : verdictName(v);
+  const mark = markedIndicative(v) ? " (indicative)" : "";
+  if (!hasOutcome(v)) return `${verdictName(v)}${mark}`;
+  const size = v.median === null ? "" : ` ${ratio(v.median)}`;
+  if (v.outcome === "DIFFERENT") return `DIFFERENT: ${v.verdict}${size}${mark}`;
+  return `${v.outcome}${size}${mark}`;
+}
+
+/** An unguarded verdict that carries an outcome (results from before outcomes have none). */
+function hasOutcome(v: CellVerdict): boolean {
+  return !v.guarded && v.outcome !== undefined;
+}
+
+/** What a verdict says, after its outcome: "no practical change", "no change told from noise". */
+function outcomeName(v: CellVerdict): string {
+  if (v.verdict === "no-practical-change") return "no practical change";
+  if (v.verdict === "noise")
+    return /^interval .* inside the A\/A band/.test(v.reason) ? "no change told from noise" : "not told from noise";
+  return v.verdict;
 }
 
 /**
@@ -65,9 +86,21 @@ export function detectableText(d: number | null, indicative = false): string {
   return indicative ? `${text} (indicative)` : text;
 }
 
-/** The verdict cell: the verdict word and why. */
+/**
+ * The verdict cell: the outcome, what it is, its size and why. DIFFERENT gives the median paired
+ * ratio; SAME the size under the floor or the interval inside the A/A band; UNKNOWN the smallest
+ * change the cell could have seen at its pairs. A guarded cell: its guard verdict and why.
+ */
 export function verdictText(v: CellVerdict): string {
-  return `${verdictName(v)} (${markedIndicative(v) ? "indicative: " : ""}${v.reason})`;
+  const mark = markedIndicative(v) ? " (indicative)" : "";
+  if (!hasOutcome(v)) return `${verdictName(v)} (${mark ? "indicative: " : ""}${v.reason})`;
+  if (v.outcome === "DIFFERENT") {
+    const size = v.median === null ? "" : ` ${ratio(v.median)}`;
+    return `DIFFERENT${mark}: ${v.verdict}${size}, ${v.reason}`;
+  }
+  if (v.outcome === "SAME") return `SAME${mark}: ${outcomeName(v)}, ${v.reason}`;
+  const could = v.detectable === null ? "" : `; could have seen ${detectableText(v.detectable, false)}`;
+  return `UNKNOWN${mark}: ${outcomeName(v)}, ${v.reason}${could}`;
 }
 
 /** A cell's interval, marked "indicative" below RELIABLE_PAIRS pairs. */
@@ -116,6 +149,7 @@ export function autoSampleText(model: ReportModel): string | null {
 
 const ROUNDS_WHY: Record<MemoryRoundsWhy, (pairs: number) => string> = {
   pairs: () => "reached",
+  decided: () => "answered: every metric it stops on DIFFERENT or SAME",
   // Fewer pairs sufficed: the sign test's exact p, not the (undercovering) interval, is the evidence.
   clear: (n) =>
     `sufficed: all ${n} ratios beyond the A/A band and 1.0 on one side (sign test p = ${unanimousSignP(n).toFixed(3)})`,

@@ -17,9 +17,9 @@ import type { CellVerdict, StormVerdict } from "./verdict-record.js";
  * lanes; the heap lane's is heapIntervalMs). In @1 it was the interval of one sampler that read RSS
  * and heap together, so it was both lanes' interval.
  */
-export const RESULTS_SCHEMA = "catchup-bench/results@2";
+export const RESULTS_SCHEMA = "catchup-bench/results@3";
 /** The versions `report` reads: older ones are upgraded in memory (upgradeResults). */
-export const READABLE_RESULTS_SCHEMAS = ["catchup-bench/results@1", RESULTS_SCHEMA] as const;
+export const READABLE_RESULTS_SCHEMAS = ["catchup-bench/results@1", "catchup-bench/results@2", RESULTS_SCHEMA] as const;
 
 export type LatencyCase = (typeof LATENCY_CASES)[number];
 export type MemoryMode = "memory" | "snapshot";
@@ -201,7 +201,7 @@ export interface AutoSampleInfo {
 }
 
 /** Why sequential memory rounds gave a cell no more rounds (results.json's memoryRounds.cells[].why). */
-export const MEMORY_ROUNDS_WHY = ["pairs", "clear", "equivalent", "budget", "missing"] as const;
+export const MEMORY_ROUNDS_WHY = ["pairs", "decided", "clear", "equivalent", "budget", "missing"] as const;
 export type MemoryRoundsWhy = (typeof MEMORY_ROUNDS_WHY)[number];
 
 /** Sequential memory rounds: the budget, the time used, and per cell its pairs and why no more. */
@@ -232,11 +232,17 @@ export interface Results {
   autoSample?: AutoSampleInfo;
   /**
    * Sequential memory rounds (scripts/bench/memory-rounds.ts): the budget, the time used, and per cell
-   * its pairs and why it got no more ("pairs": reached targetPairs; "clear": every ratio beyond the
+   * its pairs and why it got no more ("pairs": reached targetPairs; "decided": every headline metric
+   * DIFFERENT or SAME at a look of the sequential rule; "clear" (older runs): every ratio beyond the
    * A/A band and 1.0; "equivalent": every ratio within the practical floor; "budget": the time ran
    * out; "missing": a failed pair).
    */
   memoryRounds?: MemoryRoundsInfo;
+  /**
+   * Sequential latency rounds, the same rule on latency cases: per case its pairs and why no more
+   * ("decided": every stopping metric DIFFERENT or SAME at a look; "pairs": the cap; "budget"; "missing").
+   */
+  latencyRounds?: MemoryRoundsInfo;
   /** Targets that died on their own during the run (never one the harness stopped), in order. */
   targetCrashes?: TargetCrash[];
   /**
@@ -291,11 +297,15 @@ export type ResultsLine =
 /**
  * A parsed results file of any readable version as the current one (the file is not rewritten).
  * @1 rows without heapIntervalMs came from the one-lane sampler, whose interval was the heap's too;
- * @1 rows that have it were written by the two-lane sampler before the version was bumped.
+ * @1 rows that have it were written by the two-lane sampler before the version was bumped. @2 differs
+ * only in its stored verdicts (no `outcome`).
  * Returns null for a version this one cannot read. Pure; the input is not modified.
  */
 export function upgradeResults(value: { schema?: unknown } & Record<string, unknown>): Results | null {
   if (value.schema === RESULTS_SCHEMA) return value as unknown as Results;
+  // @2's verdicts have no outcome and its `undecided` spoke for guarded cells only: the rows are the
+  // same, and `report` re-judges them (the stored verdicts stay as written).
+  if (value.schema === "catchup-bench/results@2") return { ...(value as unknown as Results), schema: RESULTS_SCHEMA };
   if (value.schema !== "catchup-bench/results@1") return null;
   const v = value as unknown as Results;
   const memory = (rows: MemoryRow[]): MemoryRow[] =>

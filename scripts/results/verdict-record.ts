@@ -1,5 +1,16 @@
 // A verdict as results.json keeps it (verdicts/ computes them; report/ renders them).
 import type { Metric, MetricUnit, StormMetric } from "./metric-names.js";
+import type { Outcome } from "./outcome.js";
+
+/**
+ * The interval a cell under the sequential rule is judged on: the bootstrap interval at the per-look
+ * level (1 - 0.05/looks, Bonferroni over the rule's looks; verdicts/sequential.ts), beside the 95% one.
+ */
+export interface DecisionInterval {
+  level: number;
+  low: number;
+  high: number;
+}
 
 export type GuardedVerdict = "pass" | "fail" | "noise" | "missing" | "too-few-pairs";
 export type OpenVerdict = "lower" | "higher" | "noise" | "missing" | "no-practical-change";
@@ -36,7 +47,18 @@ export interface CellVerdict {
    * band on one side (higher or lower); "equivalent", every ratio within the practical floor.
    */
   signTest?: "clear" | "equivalent";
-  /** A guarded cell above the ceiling but inside its A/A band, or with too few pairs: no verdict either way. */
+  /**
+   * DIFFERENT (the interval excludes 1.0 and the median leaves the practical floor and the A/A band),
+   * SAME (the interval lies inside them), UNKNOWN (neither: `detectable` is the smallest change the
+   * cell could have seen at its pairs). Older results lack it (recomputed when re-judged).
+   */
+  outcome: Outcome;
+  /** The sequential rule's interval, when the cell's matrix ran under it (absent: judged on the 95% one). */
+  decision?: DecisionInterval;
+  /**
+   * No answer yet: a guarded cell above the ceiling inside its A/A band or with too few pairs (no
+   * PASS or FAIL); an unguarded cell whose outcome is UNKNOWN or whose pairs are missing.
+   */
   undecided: boolean;
   /** A change the change under test is expected to make (fewer chunks: a later first chunk), not a regression. */
   expected?: boolean;

@@ -18,6 +18,8 @@ import { fixtureCacheDir } from "../../fixtures/options.js";
 import { runDirName } from "../bench/machine.js";
 import type { Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict-record.js";
+import { LOOK_LEVEL, LOOKS } from "../verdicts/sequential.js";
+import { simulate, simulationTable } from "./power-sim.js";
 import {
   baselineFigures,
   type Kind,
@@ -47,7 +49,8 @@ const RUN_TIMEOUT_MS = 30 * 60_000;
 const DELIVERIES = ["legacy", "batched"] as const;
 type Delivery = (typeof DELIVERIES)[number];
 
-const USAGE = `usage: npm run bench:power -- [--runs R] [--delays 5%,10%] [--holds 5%] [--cases resume-many,snapshot] [--delivery legacy|batched] [--out DIR]
+const USAGE = `usage: npm run bench:power -- [--runs R] [--delays 5%,10%] [--holds 5%] [--cases resume-many,snapshot] [--delivery legacy|batched] [--out DIR] [--sims N] [--sim-noise 2%,4%] [--simulate-only]
+  first a simulation of the sequential rule (N cells per setting, --sims 0 skips it), then the bench runs
   sizes: a number (ms for --delays, MiB for --holds) or a percent of the null runs' baseline median
   (resume-many completion, 1 KiB x 1 resume peak heap); --delays "" or --holds "" skips that part`;
 
@@ -58,6 +61,11 @@ interface Options {
   cases: string;
   delivery: Delivery;
   out: string;
+  /** Simulated cells per setting of the simulation step; 0 skips it. */
+  sims: number;
+  simNoise: number[];
+  /** Only the simulation: no bench runs. */
+  simulateOnly: boolean;
 }
 
 function options(argv: string[]): Options {
@@ -72,6 +80,9 @@ function options(argv: string[]): Options {
       cases: { type: "string", default: "resume-many,snapshot" },
       delivery: { type: "string", default: "legacy" },
       out: { type: "string" },
+      sims: { type: "string", default: "400" },
+      "sim-noise": { type: "string", default: "2%,4%" },
+      "simulate-only": { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
   });
@@ -79,6 +90,12 @@ function options(argv: string[]): Options {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
+  const sims = Number(values.sims);
+  if (!Number.isInteger(sims) || sims < 0 || sims > 100_000)
+    throw new Error(`--sims: an integer 0–100000, got ${values.sims}`);
+  const simNoise = values["sim-noise"].split(",").map((t) => Number(t.replace(/%$/, "")) / 100);
+  if (simNoise.some((x) => !(x > 0 && x < 1)))
+    throw new Error(`--sim-noise: percents between 0 and 100, e.g. 2%,4%, got ${values["sim-noise"]}`);
   const runs = Number(values.runs);
   if (!Number.isInteger(runs) || runs < 1 || runs > 1000)
     throw new Error(`--runs: an integer 1–1000, got ${values.runs}`);
@@ -93,6 +110,9 @@ function options(argv: string[]): Options {
     delays: parseSizes("delays", values.delays),
     holds: parseSizes("holds", values.holds),
     cases: values.cases,
+    sims,
+    simNoise,
+    simulateOnly: values["simulate-only"],
     out: resolve(values.out ?? join(ROOT, "reports", `power-${runDirName()}`)),
   };
 }
@@ -183,6 +203,61 @@ function readResults(dir: string): Results | null {
   }
 }
 
+interface RunState {
+  opts: Options;
+  machine: string;
+  loadBefore: string[];
+  observations: Observation[];
+  settings: Setting[];
+  wall: Map<string, number>;
+  disturbed: { rounds: number; of: number };
+  runs: { setting: string; run: number; code: number | null; seconds: number; dir: string }[];
+  started: number;
+  total: number;
+}
+
+/** Writes power.md and power.json (atomically, after every run, so a run cut short still leaves its table). */
+function summaryText(st: RunState & { basis: ReturnType<typeof baselineFigures> | null }, partial: boolean): string {
+  const { opts, machine, loadBefore, observations, settings, wall, disturbed, runs, started, total, basis } = st;
+
+  const seconds = (performance.now() - started) / 1000;
+  const rows = powerRows(observations, settings);
+  const loadAfter = loadavg().map((l) => l.toFixed(2));
+  const lines = [
+    `# bench:power: false alarms and detection at --ceiling 1.03 (default flags; ${opts.runs} run${opts.runs === 1 ? "" : "s"} per setting)`,
+    "",
+    `Machine: ${machine}. Load average (1, 5, 15 min) ${loadBefore.join(", ")} before, ${loadAfter.join(", ")} ${partial ? "now" : "after"}; rounds disturbed (others' CPU + steal ≥ 0.25 cores, read per round): ${disturbed.rounds} of ${disturbed.of}.`,
+    `Target: the bundled server with --delivery ${opts.delivery} on both sides, the knob in the candidate. Baseline medians of the first null run: ${basis?.completionMs?.toFixed(1) ?? "n/a"} ms completion in resume-many, ${basis?.peakHeapMib?.toFixed(1) ?? "n/a"} MiB peak heap in 1 KiB × 1 resume.`,
+    "",
+    ...powerTable(rows),
+    "",
+    `Wall time ${(seconds / 60).toFixed(1)} min in total (${runs.length} of ${total} runs); per setting: ${[...wall].map(([s, ms]) => `${s} ${(ms / 1000).toFixed(0)} s`).join("; ")}.`,
+    partial ? "Partial: the runs so far." : stopping ? "Interrupted: the table holds the runs that finished." : "",
+  ];
+  const text = `${lines.join("\n")}\n`;
+  writeFileAtomic(join(opts.out, "power.md"), text);
+  writeFileAtomic(
+    join(opts.out, "power.json"),
+    `${JSON.stringify({ machine, loadBefore, loadAfter, basis, settings, rows, runs, observations, seconds, disturbed }, null, 2)}\n`,
+  );
+  return text;
+}
+
+/** The simulation step: the rule's false alarms and power per noise level, side by side. */
+function simulationText(opts: Options): string {
+  const started = performance.now();
+  const rows = opts.simNoise.flatMap((noise) => [1, 1.05].map((change) => simulate({ noise, change }, opts.sims)));
+  const seconds = (performance.now() - started) / 1000;
+  return `${[
+    `# bench:power: the sequential rule by simulation (${opts.sims} cells per setting; looks at ${LOOKS.join(", ")} pairs at ${(LOOK_LEVEL * 100).toFixed(1)}% each)`,
+    "",
+    ...simulationTable(rows),
+    "",
+    `Simulated in ${seconds.toFixed(1)} s (load average ${loadavg()[0]?.toFixed(2)}).`,
+    "",
+  ].join("\n")}\n`;
+}
+
 async function main(): Promise<void> {
   let opts: Options;
   try {
@@ -192,6 +267,8 @@ async function main(): Promise<void> {
     process.exitCode = 2;
     return;
   }
+  if (opts.sims > 0) process.stdout.write(simulationText(opts));
+  if (opts.simulateOnly) return;
   mkdirSync(opts.out, { recursive: true });
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
     process.on(signal, () => {
@@ -224,30 +301,8 @@ async function main(): Promise<void> {
   const byKey = new Map<string, Setting>();
   const total = opts.runs * plan.length;
   let n = 0;
-  // Written after every run (atomically), so a run cut short still leaves its table.
-  const writeSummary = (partial: boolean): string => {
-    const seconds = (performance.now() - started) / 1000;
-    const rows = powerRows(observations, settings);
-    const loadAfter = loadavg().map((l) => l.toFixed(2));
-    const lines = [
-      `# bench:power: false alarms and detection at --ceiling 1.03 (default flags; ${opts.runs} run${opts.runs === 1 ? "" : "s"} per setting)`,
-      "",
-      `Machine: ${machine}. Load average (1, 5, 15 min) ${loadBefore.join(", ")} before, ${loadAfter.join(", ")} ${partial ? "now" : "after"}; rounds disturbed (others' CPU + steal ≥ 0.25 cores, read per round): ${disturbed.rounds} of ${disturbed.of}.`,
-      `Target: the bundled server with --delivery ${opts.delivery} on both sides, the knob in the candidate. Baseline medians of the first null run: ${basis?.completionMs?.toFixed(1) ?? "n/a"} ms completion in resume-many, ${basis?.peakHeapMib?.toFixed(1) ?? "n/a"} MiB peak heap in 1 KiB × 1 resume.`,
-      "",
-      ...powerTable(rows),
-      "",
-      `Wall time ${(seconds / 60).toFixed(1)} min in total (${runs.length} of ${total} runs); per setting: ${[...wall].map(([s, ms]) => `${s} ${(ms / 1000).toFixed(0)} s`).join("; ")}.`,
-      partial ? "Partial: the runs so far." : stopping ? "Interrupted: the table holds the runs that finished." : "",
-    ];
-    const text = `${lines.join("\n")}\n`;
-    writeFileAtomic(join(opts.out, "power.md"), text);
-    writeFileAtomic(
-      join(opts.out, "power.json"),
-      `${JSON.stringify({ machine, loadBefore, loadAfter, basis, settings, rows, runs, observations, seconds, disturbed }, null, 2)}\n`,
-    );
-    return text;
-  };
+  const state: RunState = { opts, machine, loadBefore, observations, settings, wall, disturbed, runs, started, total };
+  const writeSummary = (partial: boolean) => summaryText({ ...state, basis }, partial);
   for (let r = 1; r <= opts.runs && !stopping; r++) {
     for (const { key, kind, spec } of plan) {
       if (stopping) break;

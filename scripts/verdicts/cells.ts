@@ -12,12 +12,23 @@ import {
   type StormMetric,
   unitOf,
 } from "../results/metric-names.js";
+import type { Outcome } from "../results/outcome.js";
 import type { LatencyRow, MemoryRow, Results } from "../results/schema.js";
-import type { CellVerdict } from "../results/verdict-record.js";
-import { type Interval, median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
+import type { CellVerdict, DecisionInterval } from "../results/verdict-record.js";
+import {
+  bootstrapRatioCI,
+  type Interval,
+  median,
+  normalQuantile,
+  type RatioSummary,
+  seedFromString,
+  summariseRatios,
+} from "../util/stats.js";
 import { withBusyReason } from "./disturbance.js";
 import { isLatencyMetric, metricRatios, type Roles, rolesOf } from "./metrics.js";
+import { outcomeOf, practicalBand } from "./outcome-rule.js";
 import { belowFloor, expectedEffect, floorTolerance, type MinEffect } from "./practical.js";
+import { LOOK_LEVEL, matrixOf, underRule } from "./sequential.js";
 
 /** Bootstrap resamples for every interval in a verdict (seeded per metric and cell). */
 export const RESAMPLES = 4000;
@@ -123,10 +134,17 @@ export function aaBandOf(aa: RatioSummary | null): Interval | null {
  * exp(half-width of the log interval x (z(0.975) + z(0.8)) / z(0.975)); at least the A/A band's edge,
  * since nothing inside the band is ranked. Null with fewer than 2 pairs (no interval).
  */
-export function detectableChange(summary: RatioSummary | null, band: Interval | null): number | null {
+export function detectableChange(
+  summary: RatioSummary | null,
+  band: Interval | null,
+  decision: DecisionInterval | null = null,
+): number | null {
   if (!summary || summary.n < 2) return null;
-  const half = (Math.log(summary.ci.high) - Math.log(summary.ci.low)) / 2;
-  const mde = Math.exp((half * (Z_ALPHA + Z_POWER)) / Z_ALPHA);
+  const ci = decision ?? summary.ci;
+  // The interval's own level sets its z: the sequential rule's wider interval needs a larger change.
+  const zLevel = decision ? normalQuantile(1 - (1 - decision.level) / 2) : Z_ALPHA;
+  const half = (Math.log(ci.high) - Math.log(ci.low)) / 2;
+  const mde = Math.exp((half * (zLevel + Z_POWER)) / zLevel);
   return band ? Math.max(mde, band.high) : mde;
 }
 
@@ -159,12 +177,17 @@ export function decideCell(
     floor?: MinEffect | null;
     /** Why a higher figure is the expected effect of the change (practical.ts), or null. */
     expected?: string | null;
+    /** The interval the sequential rule judges on (wider than the 95% one); absent: the 95% one. */
+    decision?: DecisionInterval | null;
   },
   guard: GuardConfig | null,
 ): CellVerdict {
   const { metric, cell, summary, plannedPairs, band } = input;
   const guarded = guard?.metrics.includes(metric) === true;
   const pairs = summary?.n ?? 0;
+  const judged = input.decision ?? summary?.ci ?? null;
+  const tolerance = input.floor ? floorTolerance(input.baselineMedian ?? null, unitOf(metric), input.floor) : 0;
+  const practical = practicalBand(tolerance, band);
   const base = {
     metric: metric as Metric,
     unit: unitOf(metric),
@@ -177,14 +200,27 @@ export function decideCell(
     aaLow: band?.low ?? null,
     aaHigh: band?.high ?? null,
     guarded,
-    detectable: detectableChange(summary, band),
+    detectable: detectableChange(summary, band, input.decision ?? null),
     indicative: pairs < RELIABLE_PAIRS,
     undecided: false,
+    outcome:
+      summary && judged
+        ? outcomeOf({ median: summary.median, interval: judged, practical, tolerance, enough: pairs >= MIN_PAIRS })
+        : ("UNKNOWN" as Outcome),
+    ...(input.decision ? { decision: input.decision } : {}),
   };
   const missingCount = Math.max(0, plannedPairs - pairs);
-  if (!summary) return { ...base, verdict: "missing", reason: `no pairs (${plannedPairs} planned)` };
+  if (!summary || !judged)
+    return {
+      ...base,
+      outcome: "UNKNOWN",
+      undecided: !guarded,
+      verdict: "missing",
+      reason: `no pairs (${plannedPairs} planned)`,
+    };
   if (missingCount > 0 && !guard?.allowMissing) {
-    return { ...base, verdict: "missing", reason: `${pairs} of ${plannedPairs} pairs` };
+    const reason = `${pairs} of ${plannedPairs} pairs`;
+    return { ...base, outcome: "UNKNOWN", undecided: !guarded, verdict: "missing", reason };
   }
   const inBand = band !== null && summary.median >= band.low && summary.median <= band.high;
   if (guarded && guard) {
@@ -195,6 +231,7 @@ export function decideCell(
       return {
         ...base,
         verdict: "too-few-pairs",
+        outcome: "UNKNOWN",
         undecided: true,
         reason: `${pairs} pair${pairs === 1 ? "" : "s"}, the guard needs ${needed}: ${more} more round${more === 1 ? "" : "s"}`,
       };
@@ -212,21 +249,55 @@ export function decideCell(
     return { ...base, verdict: "pass", reason: rule };
   }
   if (summary.n < MIN_PAIRS)
-    return { ...base, verdict: "noise", reason: `${pairs} pair${pairs === 1 ? "" : "s"}: too few to rank` };
-  // "No practical change" claims the change is small, so the whole interval must lie inside the floor,
-  // not only the median: a median 0.5% off with an interval reaching 20% is noise, not no change.
-  const unit = unitOf(metric);
+    return {
+      ...base,
+      undecided: true,
+      verdict: "noise",
+      reason: `${pairs} pair${pairs === 1 ? "" : "s"}: too few to rank`,
+    };
+  return { ...base, ...openVerdict(input, summary, judged, practical, band) };
+}
+
+/** An interval as the reasons print it: "0.935–0.991". */
+function rangeText(i: Interval): string {
+  return `${ratioText(i.low)}–${ratioText(i.high)}`;
+}
+
+/** The verdict of an unguarded cell with enough pairs: the word its outcome takes, and why. */
+function openVerdict(
+  input: Parameters<typeof decideCell>[0],
+  summary: RatioSummary,
+  judged: Interval,
+  practical: Interval,
+  band: Interval | null,
+): Pick<CellVerdict, "verdict" | "reason" | "outcome" | "undecided" | "expected"> {
+  const unit = unitOf(input.metric);
   const baseline = input.baselineMedian ?? null;
-  const floor = input.floor ? belowFloor(summary.median, baseline, unit, input.floor) : null;
   const tolerance = input.floor ? floorTolerance(baseline, unit, input.floor) : 0;
-  const intervalInside = Math.abs(summary.ci.low - 1) < tolerance && Math.abs(summary.ci.high - 1) < tolerance;
-  if (floor && intervalInside) return { ...base, verdict: "no-practical-change", reason: floor };
-  if (summary.ci.low <= 1 && summary.ci.high >= 1) return { ...base, verdict: "noise", reason: "interval spans 1.0" };
-  if (inBand) return { ...base, verdict: "noise", reason: "inside the A/A band" };
-  if (summary.median < 1) return { ...base, verdict: "lower", reason: "interval below 1.0" };
-  return input.expected
-    ? { ...base, verdict: "higher", expected: true, reason: input.expected }
-    : { ...base, verdict: "higher", reason: "interval above 1.0" };
+  const outcome = outcomeOf({ median: summary.median, interval: judged, practical, tolerance, enough: true });
+  const decided = { outcome, undecided: outcome === "UNKNOWN" };
+  const floor = input.floor ? belowFloor(summary.median, baseline, unit, input.floor) : null;
+  // "No practical change" claims the change is small: the whole interval lies inside the floor.
+  if (outcome === "SAME") return { ...decided, verdict: "no-practical-change", reason: floor ?? "inside the floor" };
+  if (outcome === "DIFFERENT") {
+    if (summary.median < 1) return { ...decided, verdict: "lower", reason: "interval below 1.0" };
+    return input.expected
+      ? { ...decided, verdict: "higher", expected: true, reason: input.expected }
+      : { ...decided, verdict: "higher", reason: "interval above 1.0" };
+  }
+  const level = input.decision ? `${+(input.decision.level * 100).toFixed(1)}% ` : "";
+  if (judged.low <= 1 && judged.high >= 1)
+    return { ...decided, verdict: "noise", reason: `${level}interval spans 1.0` };
+  // Inside the band the baseline differs from its own copy as much: not told from noise, and not SAME.
+  if (band && judged.low >= band.low && judged.high <= band.high)
+    return {
+      ...decided,
+      verdict: "noise",
+      reason: `interval ${rangeText(judged)} inside the A/A band ${rangeText(band)}`,
+    };
+  const inBand = band !== null && summary.median >= band.low && summary.median <= band.high;
+  if (inBand) return { ...decided, verdict: "noise", reason: "median inside the A/A band" };
+  return { ...decided, verdict: "noise", reason: `${floor ?? "below the floor"}, but the interval reaches beyond it` };
 }
 
 /**
@@ -289,6 +360,16 @@ export function cellPairs(
   return { ratios: metricRatios(metric, rows, roles), baselineMedian: variantMedian(rows, metric, roles.baseline) };
 }
 
+/**
+ * The sequential rule's interval of a cell's ratios: the same seeded bootstrap (the same draws as the
+ * 95% interval) read at the per-look level. Null without pairs.
+ */
+function decisionInterval(ratios: readonly number[], seed: number): DecisionInterval | null {
+  if (ratios.length === 0) return null;
+  const ci = bootstrapRatioCI(ratios, { resamples: RESAMPLES, seed, confidence: LOOK_LEVEL });
+  return { level: LOOK_LEVEL, low: ci.low, high: ci.high };
+}
+
 /** Every metric's per-cell verdicts and pooled summary. Empty when the run has nothing to compare. */
 export function metricVerdicts(
   results: Results,
@@ -302,10 +383,12 @@ export function metricVerdicts(
   const busy = withBusyReason(results);
   return presentMetrics(results).map((metric) => {
     const cells = isLatencyMetric(metric) ? latencyCellIds(results.latency) : memoryCellIds(results.memory);
+    const sequential = underRule(results.run.config ?? {}, matrixOf(metric));
     const verdicts = cells.map((cell) => {
       const rows = cellRows(results, metric, cell);
       const seed = seedFromString(`${metric}:${cell}`);
-      const summary = summariseRatios(metricRatios(metric, rows, roles), { resamples: RESAMPLES, seed });
+      const ratios = metricRatios(metric, rows, roles);
+      const summary = summariseRatios(ratios, { resamples: RESAMPLES, seed });
       const aaSummary = aa
         ? summariseRatios(metricRatios(metric, cellRows(aa.rows, metric, cell), aa.roles), {
             resamples: RESAMPLES,
@@ -327,6 +410,7 @@ export function metricVerdicts(
             baselineMedian: variantMedian(rows, metric, roles.baseline),
             floor,
             expected: expectedEffect(metric, chunks),
+            decision: sequential ? decisionInterval(ratios, seed) : null,
           },
           guard,
         ),

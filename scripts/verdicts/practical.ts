@@ -62,8 +62,8 @@ export function floorTolerance(baseline: number | null, unit: FloorUnit, floor: 
 }
 
 /**
- * Why a median paired ratio is below the floor, naming the part it is below ("change 1.8% (0.25 MiB)
- * below the absolute floor of 1 MiB"), or null when the change is large enough to speak of.
+ * Why a median paired ratio is below the floor, with its size and the part of the floor it is under
+ * ("−16.7% (0.24 MiB, under the 1 MiB floor)"), or null when the change is large enough to speak of.
  * `baseline` is the baseline's median in the cell (the absolute size of the change is
  * |ratio - 1| x baseline), in `unit`; without it only the relative floor applies.
  */
@@ -73,11 +73,11 @@ export function belowFloor(ratio: number, baseline: number | null, unit: FloorUn
   const relBelow = rel < floor.percent;
   const absBelow = abs !== null && abs < (unit === "bytes" ? floor.bytes : floor.ms);
   if (!relBelow && !absBelow) return null;
-  const change = `change ${rel.toFixed(1)}%${abs === null ? "" : ` (${absoluteText(abs, unit)})`}`;
-  const relative = `the relative floor of ${+floor.percent.toFixed(3)}%`;
-  const absolute = `the absolute floor of ${absoluteFloorText(unit, floor)}`;
-  const parts = relBelow && absBelow ? `${relative} and ${absolute}` : relBelow ? relative : absolute;
-  return `${change} below ${parts}`;
+  const relative = `${+floor.percent.toFixed(3)}%`;
+  const absolute = absoluteFloorText(unit, floor);
+  const under = relBelow && absBelow ? `${relative} and ${absolute} floors` : `${relBelow ? relative : absolute} floor`;
+  const size = abs === null ? "" : `${absoluteText(abs, unit)}, `;
+  return `${ratio < 1 ? "−" : "+"}${rel.toFixed(1)}% (${size}under the ${under})`;
 }
 
 /**

@@ -113,10 +113,14 @@ describe("a CPU hog beside the bench", () => {
   it("says so in the report: disturbed rounds per cell and the busy machine as the reason of noise", () => {
     expect(report).toMatch(/\| disturbed rounds \| verdict \|/);
     // The verdict tables' rows of the cell, which give a reason (the latency and summary tables' rows do not).
-    const snapshotRows = report.split("\n").filter((l) => l.startsWith("| snapshot |") && l.includes("noise ("));
+    const snapshotRows = report
+      .split("\n")
+      .filter((l) => l.startsWith("| snapshot |") && l.includes("not told from noise, "));
     expect(snapshotRows.length).toBeGreaterThanOrEqual(3); // completionMs, firstChunkMs, probeMs
     for (const row of snapshotRows)
-      expect(row).toMatch(/\| 2 \/ 2 \| noise \(2 pairs: too few to rank; machine busy: 2 of 2 rounds disturbed/);
+      expect(row).toMatch(
+        /\| 2 \/ 2 \| UNKNOWN: not told from noise, 2 pairs: too few to rank; machine busy: 2 of 2 rounds disturbed/,
+      );
     expect(report).toMatch(/Machine load, read from \/proc between trials .*latency: 2 of 2 rounds disturbed/);
   });
 

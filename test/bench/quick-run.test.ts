@@ -94,7 +94,7 @@ afterAll(() => {
 
 describe("bench --quick on the bundled server", () => {
   it("records the run, both variants, and every trial ok", () => {
-    expect(results.schema).toBe("catchup-bench/results@2");
+    expect(results.schema).toBe("catchup-bench/results@3");
     expect(results.variants.map((v) => [v.name, v.role])).toEqual([
       ["legacy", "baseline"],
       ["batched", "candidate"],

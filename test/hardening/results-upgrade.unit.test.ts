@@ -42,10 +42,22 @@ describe("upgradeResults", () => {
     expect(out?.memory.map((r) => r.heapIntervalMs)).toEqual([heap, null]);
   });
 
+  it("reads @2, whose verdicts have no outcome and whose undecided meant the guard only, as @3", () => {
+    expect(RESULTS_SCHEMA).toBe("catchup-bench/results@3");
+    const stored = { metric: "peakHeapBytes", cell: "1024x1/memory", verdict: "noise", undecided: false };
+    const input = { ...v1([row({})]), schema: "catchup-bench/results@2", verdicts: [stored] };
+    const out = upgradeResults(input);
+    expect(out?.schema).toBe(RESULTS_SCHEMA);
+    // The stored verdicts stay as written (history reads their outcome as null); `report` re-judges
+    // the rows and gives every cell its outcome.
+    expect(out?.verdicts).toEqual([stored]);
+    expect(out?.memory).toEqual(input.memory);
+  });
+
   it("returns the current version as it is, and null for one it cannot read", () => {
     const current = { ...v1([row({})]), schema: RESULTS_SCHEMA };
     expect(upgradeResults(current)).toBe(current);
-    expect(upgradeResults({ ...current, schema: "catchup-bench/results@3" })).toBeNull();
+    expect(upgradeResults({ ...current, schema: "catchup-bench/results@4" })).toBeNull();
     expect(upgradeResults({ ...current, schema: undefined })).toBeNull();
   });
 });

@@ -50,7 +50,7 @@ function laneCells(markdown: string): [string, string][] {
 
 describe("report and results versions", () => {
   it("writes the current version", () => {
-    expect(RESULTS_SCHEMA).toBe("catchup-bench/results@2");
+    expect(RESULTS_SCHEMA).toBe("catchup-bench/results@3");
     expect(original.schema).toBe(RESULTS_SCHEMA);
   });
 
@@ -68,7 +68,7 @@ describe("report and results versions", () => {
     expect(JSON.parse(readFileSync(join(dir, "results.json"), "utf8")).schema).toBe("catchup-bench/results@1");
   });
 
-  it("does not invent a heap lane for results@2 rows that have none", async () => {
+  it("does not invent a heap lane for results@3 rows that have none", async () => {
     const dir = runWithSchema("v2", RESULTS_SCHEMA);
     const r = await runCli(["report", dir], 30_000);
     expect(r.code, r.stderr).toBe(EXIT.ok);
@@ -80,7 +80,7 @@ describe("report and results versions", () => {
 
   it("refuses a version it cannot read: one line naming the file and the versions it reads, exit 2", async () => {
     for (const [name, schema] of [
-      ["v3", "catchup-bench/results@3"],
+      ["v4", "catchup-bench/results@4"],
       ["v0", "catchup-bench/results@0"],
     ] as const) {
       const dir = runWithSchema(name, schema);
@@ -88,7 +88,9 @@ describe("report and results versions", () => {
       expect(r.code, r.stderr).toBe(EXIT.usage);
       expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
       expect(r.stderr).toContain(`${join(dir, "results.json")} has schema "${schema}"`);
-      expect(r.stderr).toContain("this version reads catchup-bench/results@1 or catchup-bench/results@2");
+      expect(r.stderr).toContain(
+        "this version reads catchup-bench/results@1 or catchup-bench/results@2 or catchup-bench/results@3",
+      );
       expect(readdirSync(dir)).toEqual(["results.json"]);
     }
   });
@@ -96,7 +98,7 @@ describe("report and results versions", () => {
   it("reads a results.jsonl of results@1 (a run stopped hard) the same way, and refuses an unknown one", async () => {
     for (const [name, schema, code] of [
       ["jsonl-v1", "catchup-bench/results@1", EXIT.ok],
-      ["jsonl-v3", "catchup-bench/results@3", EXIT.usage],
+      ["jsonl-v4", "catchup-bench/results@4", EXIT.usage],
     ] as const) {
       const dir = join(root, name);
       mkdirSync(dir);
@@ -113,7 +115,7 @@ describe("report and results versions", () => {
       } else {
         expect(r.stderr.trimEnd().split("\n")).toHaveLength(1);
         expect(r.stderr).toMatch(
-          /results\.jsonl: cannot be read as results \(its run line has schema "catchup-bench\/results@3"; this version reads catchup-bench\/results@1 or catchup-bench\/results@2\)/,
+          /results\.jsonl: cannot be read as results \(its run line has schema "catchup-bench\/results@4"; this version reads catchup-bench\/results@1 or catchup-bench\/results@2 or catchup-bench\/results@3\)/,
         );
       }
     }

@@ -53,6 +53,7 @@ const BINDING = set({ binding: "t3code" }, ["--binding", "t3code"]);
 const SAMPLES: Record<string, { key: Setting; with?: Setting[] }> = {
   cases: { key: set({ cases: ["snapshot"] }, ["--cases", "snapshot"]) },
   trials: { key: set({ trials: 3 }, ["--trials", "3"]) },
+  "latency-sequential": { key: set({ "latency-sequential": 0 }, ["--latency-sequential", "0"]) },
   "ack-delay-ms": { key: set({ "ack-delay-ms": 50 }, ["--ack-delay-ms", "50"]) },
   latency: { key: set({ latency: false }, ["--no-latency"]) },
   memory: { key: set({ memory: false }, ["--no-memory"]) },

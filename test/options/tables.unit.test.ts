@@ -143,7 +143,8 @@ describe("docs/cli.md", () => {
       expect(doc).toContain(heading);
       const section = doc.slice(doc.indexOf(heading)).split("\n## ")[0] as string;
       for (const [flag, o] of Object.entries(spec.options)) {
-        const row = section.split("\n").find((l) => l.startsWith(`| \`--${flag}`));
+        // The flag's own row: its name ends at a backtick or a comma (--latency is not --latency-sequential).
+        const row = section.split("\n").find((l) => new RegExp(`^\\| \`--${flag}[\`,]`).test(l));
         expect(row, `${spec.command} --${flag}`).toBeDefined();
         const shown = defaultShown(o);
         if (shown !== undefined) expect(row).toContain(shown.replace(/\|/g, "\\|"));

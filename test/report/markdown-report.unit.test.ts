@@ -82,7 +82,8 @@ describe("report.md", () => {
       aggregation: "median of per-trial maxima",
       "probe latency": expect.stringMatching(/^\d+\.\d → \d+\.\d ms$/),
       "paired ratio (95% CI)": expect.stringMatching(/^[01]\.\d{3} \(1 pair, indicative\)$/),
-      verdict: "noise",
+      // The outcome and its ratio: one pair answers nothing.
+      verdict: expect.stringMatching(/^UNKNOWN [01]\.\d{3}$/),
     });
     expect(rowWhere(probe, "cell", "resume-many")).toMatchObject({
       aggregation: "median of trials",
@@ -98,13 +99,13 @@ describe("report.md", () => {
       "95% CI": expect.stringMatching(/^0\.\d{3}–0\.\d{3} \(indicative\)$/),
       pairs: "3 / 3",
       "smallest detectable change": expect.stringMatching(/^−\d+\.\d% \/ \+\d+\.\d% \(indicative\)$/),
-      verdict: "lower (indicative: interval below 1.0)",
+      verdict: expect.stringMatching(/^DIFFERENT \(indicative\): lower 0\.\d{3}, interval below 1\.0$/),
     });
     expect(rowWhere(tableUnder(markdown, "### peakHeapBytes"), "cell", "8 KiB × 4, resume")).toMatchObject({
       "95% CI": "1 pair, no interval",
       pairs: "1 / 1",
       "smallest detectable change": "n/a",
-      verdict: "noise (1 pair: too few to rank)",
+      verdict: "UNKNOWN: not told from noise, 1 pair: too few to rank",
     });
     expect(verdicts).toMatch(
       /Pooled over all cells \(a summary, never a verdict\): median of 12 paired ratios batched\/legacy 0\.\d{3} \(95% CI/,
@@ -123,7 +124,9 @@ describe("report.md", () => {
       const [, low, high] = /^([\d.]+)–([\d.]+)/.exec(r["95% CI"] ?? "") ?? [];
       if (Number(low) <= 1 && Number(high) >= 1) {
         spanning++;
-        expect(r.verdict).toBe("noise (interval spans 1.0)");
+        expect(r.verdict).toMatch(
+          /^UNKNOWN: not told from noise, interval spans 1\.0; could have seen −\d+\.\d% \/ \+\d+\.\d%$/,
+        );
       }
     }
     expect(spanning).toBeGreaterThanOrEqual(2);
@@ -146,7 +149,9 @@ describe("report.md", () => {
       "A/A band": expect.stringMatching(/^0\.9[0-4]\d–1\.0[6-9]\d$/),
       pairs: "8 / 8",
       "smallest detectable change": expect.stringMatching(/^−\d+\.\d% \/ \+\d+\.\d%$/),
-      verdict: "noise (inside the A/A band)",
+      verdict: expect.stringMatching(
+        /^UNKNOWN: no change told from noise, interval 1\.0\d\d–1\.0\d\d inside the A\/A band 0\.9\d\d–1\.0\d\d; could have seen /,
+      ),
     });
   });
 
@@ -211,7 +216,7 @@ describe("report.md", () => {
     expect(rowWhere(tableUnder(markdown, "## Latency", "case"), "case", "resume-one")["ok trials"]).toBe("3 / 2");
     expect(rowWhere(tableUnder(markdown, "### completionMs"), "cell", "resume-one")).toMatchObject({
       pairs: "2 / 3",
-      verdict: "missing (2 of 3 pairs)",
+      verdict: expect.stringMatching(/^UNKNOWN: missing, 2 of 3 pairs; could have seen /),
     });
   });
 

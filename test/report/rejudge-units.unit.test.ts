@@ -29,7 +29,7 @@ describe("re-rendering an old run", () => {
     const rows = table.split("\n").filter((l) => / × \d, (resume|snapshot) \|/.test(l));
     expect(rows).toHaveLength(8);
     for (const row of rows) {
-      expect(row).toMatch(/\| higher \(interval above 1\.0\) \|$/);
+      expect(row).toMatch(/\| DIFFERENT: higher 2\.000, interval above 1\.0 \|$/);
       expect(row).not.toContain("MiB");
     }
   });

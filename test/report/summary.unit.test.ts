@@ -68,7 +68,8 @@ describe("the summary block", () => {
       "acknowledged, median ms": expect.stringMatching(/^8\d\d\.\d → 6\d\d\.\d$/),
       "marker received, median ms": expect.stringMatching(/^7\d\d\.\d → 5\d\d\.\d$/),
       chunks: "4 → 1",
-      verdict: "lower",
+      // The outcome and each timer's ratio (the two timers' ratios differ, so both are shown).
+      verdict: expect.stringMatching(/^DIFFERENT: lower 0\.\d{3}( \/ DIFFERENT: lower 0\.\d{3})?$/),
     });
     // Each timer's ratio sits in the column after its medians (two columns share the header).
     const cells =
@@ -87,7 +88,7 @@ describe("the summary block", () => {
     ]);
     expect(columnOf(memory, "cell").filter((c) => /^(1|8) KiB × (1|4), (resume|snapshot)$/.test(c))).toHaveLength(8);
     expect(head).toMatch(
-      /^- batched completes \(marker acknowledged, the study's timer\): \d+–\d+% faster in every case\.$/m,
+      /^- batched completes \(marker acknowledged, the study's timer\): DIFFERENT: \d+–\d+% faster in every case\.$/m,
     );
     expect(head).toMatch(/^- batched's peak heap: .*\(indicative: 3 pairs\)/m);
     expect(markdown.indexOf("<details>")).toBeGreaterThan(head.length - 1);
@@ -149,11 +150,11 @@ describe("the summary block", () => {
     const { markdown } = await writeReports(dir, r);
     const row = rowWhere(tableUnder(markdown, "### completionMs"), "cell", "resume-many");
     expect(Number(/^([\d.]+)–/.exec(row["95% CI"] ?? "")?.[1])).toBeGreaterThan(1);
-    expect(row.verdict).toMatch(/^no practical change \(change 0\.\d% \(\d\.\d ms\) below the relative floor of 1%\)$/);
+    expect(row.verdict).toMatch(/^SAME: no practical change, \+0\.\d% \(\d\.\d ms, under the 1% floor\)$/);
     // The same run with no floor ranks it.
     const strict = await writeReports(dir, r, { minEffect: { percent: 0, bytes: 0, ms: 0 } });
-    expect(rowWhere(tableUnder(strict.markdown, "### completionMs"), "cell", "resume-many").verdict).toBe(
-      "higher (interval above 1.0)",
+    expect(rowWhere(tableUnder(strict.markdown, "### completionMs"), "cell", "resume-many").verdict).toEqual(
+      expect.stringMatching(/^DIFFERENT: higher 1\.\d{3}, interval above 1\.0$/),
     );
   });
 
@@ -162,8 +163,10 @@ describe("the summary block", () => {
     const r = defaultRun(dir);
     for (const row of r.latency) if (row.variant === "batched" && row.firstChunkMs !== null) row.firstChunkMs *= 2.3;
     const { markdown } = await writeReports(dir, r);
-    expect(rowWhere(tableUnder(markdown, "### firstChunkMs"), "cell", "resume-many").verdict).toBe(
-      "higher (expected) (expected: 4 → 1 chunks, so the first chunk carries more of the catch-up)",
+    expect(rowWhere(tableUnder(markdown, "### firstChunkMs"), "cell", "resume-many").verdict).toEqual(
+      expect.stringMatching(
+        /^DIFFERENT: higher 2\.\d{3}, expected: 4 → 1 chunks, so the first chunk carries more of the catch-up$/,
+      ),
     );
   });
 });

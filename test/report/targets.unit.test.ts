@@ -22,7 +22,7 @@ const row = (variant: string, c: LatencyRow["case"], trial: number, values: numb
 
 function results(variants: VariantInfo[], latency: LatencyRow[]): Results {
   return {
-    schema: "catchup-bench/results@2",
+    schema: "catchup-bench/results@3",
     run: {
       startedAt: "",
       finishedAt: null,

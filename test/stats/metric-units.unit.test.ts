@@ -42,7 +42,7 @@ const CASES = {
       baseline: 50,
       factor: 1.015,
       verdict: "no-practical-change",
-      reason: /^change 1\.5% \(0\.\d ms\) below the absolute floor of 1 ms$/,
+      reason: /^\+1\.5% \(0\.\d ms, under the 1 ms floor\)$/,
     },
   ],
   bytes: [
@@ -51,14 +51,14 @@ const CASES = {
       baseline: 100 * KIB,
       factor: 1.5,
       verdict: "no-practical-change",
-      reason: /^change 50\.0% \(0\.05 MiB\) below the absolute floor of 1 MiB$/,
+      reason: /^\+50\.0% \(0\.05 MiB, under the 1 MiB floor\)$/,
     },
     // 0.5% of 400 MiB is 2 MiB: below the relative floor of 1% only.
     {
       baseline: 400 * KIB * KIB,
       factor: 1.005,
       verdict: "no-practical-change",
-      reason: /^change 0\.5% \(2\.00 MiB\) below the relative floor of 1%$/,
+      reason: /^\+0\.5% \(2\.00 MiB, under the 1% floor\)$/,
     },
   ],
 } as const;
@@ -136,9 +136,7 @@ describe("every judged metric in its own unit", () => {
     for (const v of verdicts) {
       const unit = unitByName(v.metric);
       expect([v.metric, v.unit, v.verdict]).toEqual([v.metric, unit, "no-practical-change"]);
-      expect(v.reason).toContain(
-        unit === "ms" ? "below the absolute floor of 1 ms" : "below the absolute floor of 1 MiB",
-      );
+      expect(v.reason).toContain(unit === "ms" ? "under the 1 ms floor" : "under the 1 MiB floor");
     }
   });
 
