@@ -8,7 +8,7 @@
 //   bench/                              orchestration: latency, memory, leak and storm cells, refs
 //   report/                             rendering
 //   verdicts/                           pure judging
-//   storm/, seed/ -> driver/ -> target/ -> sampler/; refs/ -> target/; store/     instruments
+//   storm/, seed/ -> driver/ -> server-process/ -> sampler/; refs/ -> server-process/; store/     instruments
 //   results/, util/                     the schema and the journal; small pure utilities
 const LAYERS = [
   ["entry", "^scripts/(cli\\.ts$|commands/|selfbench/)"],
@@ -22,7 +22,7 @@ const LAYERS = [
   ["seed", "^scripts/seed/"],
   ["driver", "^scripts/driver/"],
   ["refs", "^scripts/refs/"],
-  ["target", "^scripts/target/"],
+  ["server-process", "^scripts/server-process/"],
   ["sampler", "^scripts/sampler/"],
   ["store", "^scripts/store/"],
   ["results", "^scripts/results/"],

@@ -19,14 +19,14 @@ import {
   THREAD_SUBSCRIBE_TEMPLATE,
 } from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
-import { ensureFixture, userFixture } from "../bench/fixtures.js";
-import { afterSequenceFor, isThreadCase } from "../bench/plan.js";
+import { ensureFixture, userFixture } from "../bench/fixtures/fixtures.js";
+import { afterSequenceFor, isThreadCase } from "../bench/rounds/plan.js";
 import { runSessions } from "../driver/node.js";
 import type { LatencyCase } from "../results/schema.js";
-import { bundledServerArgs, bundledServerArgv } from "../target/bundled.js";
-import { spawnProcess } from "../target/process.js";
-import { parseReadyLine, type ReadyLine } from "../target/ready.js";
-import { waitReady } from "../target/wait.js";
+import { bundledServerArgs, bundledServerArgv } from "../server-process/bundled.js";
+import { spawnProcess } from "../server-process/process.js";
+import { parseReadyLine, type ReadyLine } from "../server-process/ready.js";
+import { waitReady } from "../server-process/wait.js";
 import { withTimeout } from "../util/timeout.js";
 import { type ClinicTool, clinicArgs, clinicStopsServer, parseHtmlPath } from "./tools.js";
 

@@ -9,7 +9,7 @@ import type { Argv, CommandModule } from "yargs";
 import { DiskFullError } from "../../common/disk-full.js";
 import { FixtureInputError } from "../../fixtures/options.js";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
-import type { BenchConfig } from "../bench/config.js";
+import type { BenchConfig } from "../bench/run/config.js";
 import { DriverError } from "../driver/clients.js";
 import { BENCH_COMMAND } from "../options/bench.js";
 import { benchRequest } from "../options/bench-request.js";
@@ -47,7 +47,7 @@ export function benchExitCode(outcome: {
 
 /** Says an error of the refs stage (one message) and sets its exit code; false when e is not one. */
 async function reportedRefsError(e: unknown): Promise<boolean> {
-  const { refsExitCode } = await import("../bench/ref-targets.js");
+  const { refsExitCode } = await import("../bench/run/ref-targets.js");
   const code = refsExitCode(e);
   if (code === null) return false;
   // git's and a build's own lines are data: no control characters reach the terminal.
@@ -119,9 +119,9 @@ async function runConfig(config: BenchConfig): Promise<void> {
   redactStream(process.stdout);
   redactStream(process.stderr);
   const [{ runBench }, { TargetError }, { SeedStopped }, { relativeToRoot }, { FixtureError }] = await Promise.all([
-    import("../bench/run.js"),
-    import("../bench/launch.js"),
-    import("../bench/seed-phase.js"),
+    import("../bench/run/run.js"),
+    import("../bench/trial/launch.js"),
+    import("../bench/seed/seed-phase.js"),
     import("../report/model.js"),
     import("../../fixtures/meta.js"),
   ]);

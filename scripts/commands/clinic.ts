@@ -4,7 +4,7 @@
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { CommandModule } from "yargs";
-import { runDirName } from "../bench/machine.js";
+import { runDirName } from "../bench/run/machine.js";
 import { resolveClinicBin } from "../clinic/resolve.js";
 import { CLINIC_TOOLS, type ClinicTool } from "../clinic/tools.js";
 import { CLINIC_COMMAND, CLINIC_OPTIONS } from "../options/clinic.js";

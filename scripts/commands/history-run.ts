@@ -6,7 +6,6 @@ import { resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
 import { BENCH_OPTIONS } from "../options/bench.js";
-import { resolveConfig } from "../options/bench-config.js";
 import { loadConfigFile, withConfig } from "../options/config-file.js";
 import {
   HISTORY_ADD_COMMAND,
@@ -16,6 +15,7 @@ import {
   HISTORY_REGRESSIONS_COMMAND,
   HISTORY_TRIAGE_COMMAND,
 } from "../options/history.js";
+import { resolveConfig } from "../options/resolve-config.js";
 import { readFlags } from "../options/spec.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT, signalExitCode } from "../util/exit-codes.js";
@@ -220,7 +220,7 @@ export async function measureContext(
 /** A revision that does not resolve is a usage error; a failed build or git call exits as bench's would. */
 export async function refsErrors<T>(work: () => Promise<T>, io: HistoryIO): Promise<T | number> {
   const [{ refsExitCode }, { RefsError }] = await Promise.all([
-    import("../bench/ref-targets.js"),
+    import("../bench/run/ref-targets.js"),
     import("../refs/git.js"),
   ]);
   try {

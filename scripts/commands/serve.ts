@@ -1,10 +1,10 @@
 // `catchup-bench serve ...`: runs the bundled server-under-test as a child process (the harness
 // knows it only as a process), passing every argument through; forwards SIGINT/SIGTERM and exits
 // with the server's code. The server gets --exit-with-parent and a stdin pipe held by this process,
-// and a reaper (scripts/target/), so it also ends if this wrapper is killed outright.
+// and a reaper (scripts/server-process/), so it also ends if this wrapper is killed outright.
 import type { CommandModule } from "yargs";
 import { SERVE_COMMAND } from "../options/serve.js";
-import { spawnBundled } from "../target/bundled.js";
+import { spawnBundled } from "../server-process/bundled.js";
 
 const SIGNALS: Record<string, number> = { SIGINT: 2, SIGTERM: 15, SIGKILL: 9 };
 

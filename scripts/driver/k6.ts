@@ -13,7 +13,7 @@ import {
   SUBSCRIBE_TAG,
 } from "../../scenarios/lib/protocol.js";
 import type { SessionResult } from "../../scenarios/lib/session.js";
-import { spawnProcess, type TargetProcess } from "../target/process.js";
+import { spawnProcess, type TargetProcess } from "../server-process/process.js";
 import { k6ProcessEnv } from "./k6-env.js";
 import type { DriverSessionOptions } from "./node-session.js";
 
@@ -154,7 +154,7 @@ export async function runSessionsK6(options: K6SessionsOptions): Promise<K6Sessi
 }
 
 /**
- * Runs k6 through scripts/target/ (its own process group and a reaper), so k6 ends with the harness
+ * Runs k6 through scripts/server-process/ (its own process group and a reaper), so k6 ends with the harness
  * even when the harness is SIGKILLed; SIGKILL after timeoutMs.
  */
 async function runProcess(

@@ -1,8 +1,8 @@
-// The bundled server as the fuzzer sees it: started through scripts/target/ (compiled JS from dist/,
+// The bundled server as the fuzzer sees it: started through scripts/server-process/ (compiled JS from dist/,
 // its own process group and reaper) with its inspector on loopback, and a stderr we scan for signs of
 // trouble. The harness never imports the server's code.
-import { startBundled } from "../target/bundled.js";
-import type { ExitInfo } from "../target/process.js";
+import { startBundled } from "../server-process/bundled.js";
+import type { ExitInfo } from "../server-process/process.js";
 
 /** stderr lines that mean the server met an error it did not handle. */
 export const SUSPICIOUS_STDERR =

@@ -6,8 +6,8 @@
 // anchor is first recorded against the old one: that run links the series.
 import { cpus, release, totalmem } from "node:os";
 import { join } from "node:path";
-import { type BenchConfig, recordedConfig } from "../bench/config.js";
-import { type BenchIO, type BenchOutcome, runBench } from "../bench/run.js";
+import { type BenchConfig, recordedConfig } from "../bench/run/config.js";
+import { type BenchIO, type BenchOutcome, runBench } from "../bench/run/run.js";
 import { commitInfo, firstParentCommits, resolveCommit } from "../refs/commits.js";
 import type { HistoryStore } from "../store/open-store.js";
 import { addRun, recordedCommits } from "../store/runs.js";
@@ -28,7 +28,7 @@ export interface MeasureContext {
   bench: BenchIO;
 }
 
-/** This machine as a testbed, the fields results.json records (bench/machine.ts). */
+/** This machine as a testbed, the fields results.json records (bench/run/machine.ts). */
 export function thisTestbed(): TestbedFacts {
   return {
     cpuModel: cpus()[0]?.model.trim() ?? "unknown",

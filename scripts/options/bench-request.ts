@@ -1,12 +1,12 @@
 // What `bench` is asked to do, from its flags and its config file: remove a repository's checkout
 // cache (--clean-checkouts), or run a BenchConfig. Pure apart from reading the config file and
 // --token-file.
-import type { BenchConfig } from "../bench/config.js";
+import type { BenchConfig } from "../bench/run/config.js";
 import { parseCleanCheckouts } from "../refs/checkout-plan.js";
 import { UsageError } from "../util/usage.js";
 import { BENCH_OPTIONS, QUICK_FLAGS } from "./bench.js";
-import { type RawFlags, resolveConfig } from "./bench-config.js";
 import { type ConfigOrigin, loadConfigFile, namedFromFile, originOf, withConfig } from "./config-file.js";
+import { type RawFlags, resolveConfig } from "./resolve-config.js";
 import type { Env } from "./token.js";
 
 export type BenchRequest = { clean: string } | { config: BenchConfig };

@@ -14,10 +14,10 @@ import {
   THREAD_SUBSCRIBE_TEMPLATE,
   URL_PATH,
 } from "../../scenarios/lib/protocol.js";
-import { DEFAULT_STORM_TIMEOUT_MS } from "../bench/config.js";
+import { DEFAULT_STORM_TIMEOUT_MS } from "../bench/run/config.js";
 import { DRIVERS } from "../driver/clients.js";
 import { DEFAULT_RSS_INTERVAL_MS, FAST_RSS_HEAP_INTERVAL_MS, MIN_HEAP_INTERVAL_MS } from "../sampler/lane-defaults.js";
-import { DELIVERIES } from "../target/bundled.js";
+import { DELIVERIES } from "../server-process/bundled.js";
 import { DEFAULT_BINDING_TIMEOUT_MS, DEFAULT_SEED_WINDOW } from "./binding.js";
 import { GUARD_OPTIONS } from "./guard.js";
 import { SUMMARY_OPTIONS } from "./output.js";

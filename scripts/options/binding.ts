@@ -1,5 +1,5 @@
 // --binding and --binding-option: the load phase's flags and the rules between them and the targets.
-import type { BindingConfig, TargetSpec } from "../bench/config.js";
+import type { BindingConfig, TargetSpec } from "../bench/run/config.js";
 import { UsageError } from "../util/usage.js";
 import { given } from "./spec.js";
 

@@ -2,7 +2,7 @@
 import { FIXTURE_LIMITS } from "../../fixtures/options.js";
 import { DEFAULT_ACK_DELAY_MS, LATENCY_CASES, MAX_DELAY_MS } from "../../scenarios/lib/protocol.js";
 import { CLINIC_TOOLS } from "../clinic/tools.js";
-import { DELIVERIES } from "../target/bundled.js";
+import { DELIVERIES } from "../server-process/bundled.js";
 import type { CommandSpec } from "./spec.js";
 
 export const CLINIC_OPTIONS = {

@@ -3,7 +3,7 @@
 // it), its output to a log file, with a timeout. Ctrl-C/SIGTERM during a build stop it and report the signal.
 import { once } from "node:events";
 import { createWriteStream, readFileSync } from "node:fs";
-import { spawnProcess } from "../target/process.js";
+import { spawnProcess } from "../server-process/process.js";
 import { onStopSignals } from "../util/stop-signals.js";
 import { lastLines } from "./checkout-plan.js";
 

@@ -245,7 +245,7 @@ export interface CacheLayout {
 const short = (s: string): string => createHash("sha256").update(s).digest("hex").slice(0, 12);
 
 /**
- * Where the states seeded from a checkout (bench/seed-phase.ts) are kept: beside it in the cache,
+ * Where the states seeded from a checkout (bench/seed/seed-phase.ts) are kept: beside it in the cache,
  * <root>/templates/<key>/, so they go with it (removeCheckout, --clean-checkouts).
  */
 export function templatesDirOf(checkout: string): string {

@@ -48,7 +48,7 @@ export interface MetricDescriptor {
   recent?: true;
   /** Higher where the candidate sends fewer chunks is the change's expected effect, not a regression. */
   laterWithFewerChunks?: true;
-  /** The sequential memory rounds decide a cell on it (bench/memory-rounds.ts). */
+  /** The sequential memory rounds decide a cell on it (bench/rounds/memory-rounds.ts). */
   rounds?: true;
   /** The guard judges it when --guard does not say (in runs that measure its matrix). */
   guardedByDefault?: true;
@@ -336,7 +336,7 @@ export const METRICS: readonly Metric[] = [...LATENCY_METRICS, ...MEMORY_METRICS
 /** Every figure the guard can judge, in report order. */
 export const JUDGED_METRICS: readonly JudgedMetric[] = ALL;
 
-/** The memory metrics the sequential rounds decide a cell on (bench/memory-rounds.ts). */
+/** The memory metrics the sequential rounds decide a cell on (bench/rounds/memory-rounds.ts). */
 export const HEADLINE_MEMORY_METRICS: readonly Metric[] = METRICS.filter((m) => metricOf(m).rounds === true);
 
 /** The storm figures the guard can judge, by their --guard names, to their storm-row fields. */

@@ -83,7 +83,7 @@ export interface MemoryRow {
   load?: TrialLoad | null;
   /**
    * Where the trial's wall time went, ms per phase (copy, start, startWait, baselineGc, idle, clients,
-   * samplerStop, postGc, stop; scripts/bench/trial-timing.ts); absent in results written before it existed.
+   * samplerStop, postGc, stop; scripts/bench/trial/trial-timing.ts); absent in results written before it existed.
    */
   phaseMs?: Record<string, number>;
   /** Its server was started during the previous trial's settling (after that trial's sampling ended). */
@@ -137,7 +137,7 @@ export interface RunInfo {
   harnessVersion?: string;
   /** What the fixtures each matrix used actually hold (from their fixture_meta), for the report. */
   fixtures?: { latency: RunFixture | null; memory: RunFixture[]; leak?: RunFixture };
-  /** Memory trials' CPU pinning (scripts/bench/pinning.ts): which CPUs, or why none. */
+  /** Memory trials' CPU pinning (scripts/bench/trial/pinning.ts): which CPUs, or why none. */
   pinning?: { enabled: boolean; target?: number[]; harness?: number[]; reason?: string; tool?: string };
 }
 
@@ -164,7 +164,7 @@ export interface VariantInfo extends Partial<RefRecord> {
   seed?: SeedRecord[];
 }
 
-/** One seed of a variant's state through a binding (bench/seed-state.ts). */
+/** One seed of a variant's state through a binding (bench/seed/seed-state.ts). */
 export interface SeedRecord {
   /** The fixture's file name. */
   fixture: string;
@@ -231,7 +231,7 @@ export interface Results {
   /** What --auto-sample did, when it ran. */
   autoSample?: AutoSampleInfo;
   /**
-   * Sequential memory rounds (scripts/bench/memory-rounds.ts): the budget, the time used, and per cell
+   * Sequential memory rounds (scripts/bench/rounds/memory-rounds.ts): the budget, the time used, and per cell
    * its pairs and why it got no more ("pairs": reached targetPairs; "decided": every headline metric
    * DIFFERENT or SAME at a look of the sequential rule; "clear" (older runs): every ratio beyond the
    * A/A band and 1.0; "equivalent": every ratio within the practical floor; "budget": the time ran

@@ -1,10 +1,10 @@
 // The bundled server as the client benchmarks see it: a child process (compiled JS) and a URL.
-// scripts/ never imports the server; it starts it like any target (scripts/target/) and reads its ready line.
+// scripts/ never imports the server; it starts it like any target (scripts/server-process/) and reads its ready line.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createInterface } from "node:readline";
-import { startBundled } from "../target/bundled.js";
-import { compiledPath } from "../target/process.js";
+import { startBundled } from "../server-process/bundled.js";
+import { compiledPath } from "../server-process/process.js";
 
 export interface BenchTarget {
   url: string;

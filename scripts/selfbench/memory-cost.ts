@@ -11,7 +11,7 @@ import { loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { type PhaseTotals, phaseTotals, TRIAL_PHASES } from "../bench/trial-timing.js";
+import { type PhaseTotals, phaseTotals, TRIAL_PHASES } from "../bench/trial/trial-timing.js";
 import type { MemoryRow } from "../results/schema.js";
 import { withTimeout } from "../util/timeout.js";
 import { intFlag, UsageError } from "../util/usage.js";

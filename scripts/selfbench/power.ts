@@ -15,7 +15,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { writeFileAtomic } from "../../common/atomic-file.js";
 import { fixtureCacheDir } from "../../fixtures/options.js";
-import { runDirName } from "../bench/machine.js";
+import { runDirName } from "../bench/run/machine.js";
 import type { Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict-record.js";
 import { LOOK_LEVEL, LOOKS } from "../verdicts/sequential.js";
@@ -277,7 +277,7 @@ async function main(): Promise<void> {
     });
   }
   // The fixture's cursor names the case (resume-many) and the memory cells' resume mode.
-  const { ensureFixture } = await import("../bench/fixtures.js");
+  const { ensureFixture } = await import("../bench/fixtures/fixtures.js");
   const fixture = ensureFixture(fixtureCacheDir(), 1000, 1024, 1000, 1, (p, why) =>
     process.stderr.write(`building fixture ${p} (${why})\n`),
   );

@@ -5,7 +5,7 @@ import { availableParallelism } from "node:os";
 import { performance } from "node:perf_hooks";
 import { Worker } from "node:worker_threads";
 import type { SessionSpec } from "../driver/session-spec.js";
-import { compiledPath } from "../target/process.js";
+import { compiledPath } from "../server-process/process.js";
 import { rampOffsets, resumePlan, type StormSession } from "./figures.js";
 import type { StormWorkerData, StormWorkerResult } from "./worker.js";
 

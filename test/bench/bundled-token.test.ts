@@ -3,7 +3,7 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_TOKEN } from "../../scenarios/lib/protocol.js";
-import { SERVER_TOKEN_ENV, startTarget, type Target } from "../../scripts/bench/launch.js";
+import { SERVER_TOKEN_ENV, startTarget, type Target } from "../../scripts/bench/trial/launch.js";
 import { upgradeStatus } from "../support/raw-ws.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 

@@ -4,7 +4,7 @@ import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { LATENCY_CASES, THREAD_CASES } from "../../scenarios/lib/protocol.js";
-import { resolveConfig } from "../../scripts/options/bench-config.js";
+import { resolveConfig } from "../../scripts/options/resolve-config.js";
 import { UsageError } from "../../scripts/util/usage.js";
 
 const BIN = fileURLToPath(new URL("../../bin/catchup-bench.js", import.meta.url));

@@ -2,8 +2,8 @@
 // different trial gets a server of its own and the unused one is stopped; discard() stops one no
 // trial took. The phase clock sums laps and recorded phases per phase.
 import { describe, expect, it } from "vitest";
-import { earlyStarts, type Started } from "../../scripts/bench/early-start.js";
-import { phaseTotals, trialClock } from "../../scripts/bench/trial-timing.js";
+import { earlyStarts, type Started } from "../../scripts/bench/trial/early-start.js";
+import { phaseTotals, trialClock } from "../../scripts/bench/trial/trial-timing.js";
 
 function fakeServers() {
   const started: string[] = [];

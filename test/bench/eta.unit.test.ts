@@ -3,7 +3,7 @@
 // adaptive rounds may still join, the time left is a range from the plan alone to the plan plus every
 // reserve's most, so it never counts down to seconds with rounds still to come.
 import { describe, expect, it } from "vitest";
-import { Eta, etaText, machineScale, PRIOR_MS, PRIOR_SPREAD, rangeText } from "../../scripts/bench/eta.js";
+import { Eta, etaText, machineScale, PRIOR_MS, PRIOR_SPREAD, rangeText } from "../../scripts/bench/progress/eta.js";
 
 const MEMORY = PRIOR_MS.memory as number;
 const LATENCY = PRIOR_MS.latency as number;

@@ -6,9 +6,9 @@ import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
-import type { TargetSpec } from "../../scripts/bench/config.js";
-import { BENCH_THREADS, ensureFixture, privateCopy } from "../../scripts/bench/fixtures.js";
-import { sweepStaleWorkDirs } from "../../scripts/bench/run-fixtures.js";
+import { BENCH_THREADS, ensureFixture, privateCopy } from "../../scripts/bench/fixtures/fixtures.js";
+import { sweepStaleWorkDirs } from "../../scripts/bench/fixtures/run-fixtures.js";
+import type { TargetSpec } from "../../scripts/bench/run/config.js";
 
 let dir: string | undefined;
 afterEach(() => {

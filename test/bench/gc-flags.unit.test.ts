@@ -1,8 +1,8 @@
 // --gc-flags (opt-in, never default): node flags for the bundled variants only, each a --flag; a bad
 // word or a foreign target is a usage error naming the flag; the variants' command shows them.
 import { describe, expect, it } from "vitest";
-import { variantInfos } from "../../scripts/bench/run-context.js";
-import { resolveConfig } from "../../scripts/options/bench-config.js";
+import { variantInfos } from "../../scripts/bench/run/run-context.js";
+import { resolveConfig } from "../../scripts/options/resolve-config.js";
 import { UsageError } from "../../scripts/util/usage.js";
 
 describe("--gc-flags", () => {

@@ -2,9 +2,9 @@
 // acknowledgement are DIFFERENT at the 8-pair look stops there; a noisy case gets interleaved rounds
 // to the next looks and the cap; the budget ends the rounds; results.json says per case why it stopped.
 import { describe, expect, it } from "vitest";
-import { createLatencyRounds } from "../../scripts/bench/latency-rounds.js";
-import { type LatencyTrial, latencyRound } from "../../scripts/bench/plan.js";
-import { latencyCellNeeds } from "../../scripts/bench/sequential-rounds.js";
+import { createLatencyRounds } from "../../scripts/bench/rounds/latency-rounds.js";
+import { type LatencyTrial, latencyRound } from "../../scripts/bench/rounds/plan.js";
+import { latencyCellNeeds } from "../../scripts/bench/rounds/sequential-rounds.js";
 import type { LatencyCase, LatencyRow, Results } from "../../scripts/results/schema.js";
 
 const VARIANTS = ["legacy", "batched", "A2"];

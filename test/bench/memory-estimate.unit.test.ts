@@ -2,7 +2,12 @@
 // a server heap beyond its limit, more than the machine has) is refused; a tight one warns; the
 // default matrix passes on a small machine.
 import { describe, expect, it } from "vitest";
-import { availableMemory, checkMemory, frameBytes, MAX_STRING_BYTES } from "../../scripts/bench/memory-estimate.js";
+import {
+  availableMemory,
+  checkMemory,
+  frameBytes,
+  MAX_STRING_BYTES,
+} from "../../scripts/bench/memory/memory-estimate.js";
 
 const GIB = 1024 ** 3;
 const fixture = { projects: 1000, events: 1000 };

@@ -3,9 +3,9 @@
 // practical floor ("equivalent"); a noisy cell gets interleaved rounds until 8 pairs ("pairs") or
 // until the budget is spent ("budget"); a cell with a failed pair gets none ("missing").
 import { describe, expect, it } from "vitest";
-import { emptyRow } from "../../scripts/bench/memory.js";
-import { createMemoryRounds, memoryCellNeeds, withinFloor } from "../../scripts/bench/memory-rounds.js";
-import { type MemoryCell, type MemoryTrial, memoryRound } from "../../scripts/bench/plan.js";
+import { emptyRow } from "../../scripts/bench/memory/memory.js";
+import { createMemoryRounds, memoryCellNeeds, withinFloor } from "../../scripts/bench/rounds/memory-rounds.js";
+import { type MemoryCell, type MemoryTrial, memoryRound } from "../../scripts/bench/rounds/plan.js";
 import type { ReportModel } from "../../scripts/report/model.js";
 import { memoryRoundsText } from "../../scripts/report/verdict-wording.js";
 import type { MemoryRow, Results } from "../../scripts/results/schema.js";

@@ -3,7 +3,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { describe, expect, it } from "vitest";
-import { affinityOf, parseCpuList, pinThreads, planPinning } from "../../scripts/bench/pinning.js";
+import { affinityOf, parseCpuList, pinThreads, planPinning } from "../../scripts/bench/trial/pinning.js";
 
 describe("the pinning plan", () => {
   it("puts the target on the last CPU and the harness on the others", () => {

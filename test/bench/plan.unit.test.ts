@@ -9,7 +9,7 @@ import {
   memoryRound,
   memoryTrialId,
   rotation,
-} from "../../scripts/bench/plan.js";
+} from "../../scripts/bench/rounds/plan.js";
 
 describe("rotation", () => {
   it("starts each repetition one variant later", () => {

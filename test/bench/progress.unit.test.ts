@@ -2,7 +2,7 @@
 // after Ctrl-C the bar is gone for good: no redraw of "0/N" after the interrupt line.
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { createProgress } from "../../scripts/bench/progress.js";
+import { createProgress } from "../../scripts/bench/progress/progress.js";
 
 /** A stream that says it is a terminal and keeps everything written to it. */
 function fakeTty() {

@@ -4,11 +4,11 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
-import { attributionRow } from "../../scripts/bench/attribute.js";
-import { emptyRow } from "../../scripts/bench/memory.js";
+import { attributionRow } from "../../scripts/bench/memory/attribute.js";
+import { emptyRow } from "../../scripts/bench/memory/memory.js";
 import { ResultsFile, resultsFromJsonl } from "../../scripts/results/journal.js";
 import type { LatencyRow, MemoryRow, RunInfo } from "../../scripts/results/schema.js";
-import { fillCommand } from "../../scripts/target/command.js";
+import { fillCommand } from "../../scripts/server-process/command.js";
 import { clearSecrets, registerSecret, secretTag } from "../../scripts/util/redact.js";
 
 const run: RunInfo = {

@@ -1,5 +1,5 @@
 // `catchup-bench clinic` killed with SIGKILL leaves nothing behind: clinic, the server under it and
-// the hold command end within 2 s (the reaper of scripts/target/ stops clinic's process group). bubbleprof is
+// the hold command end within 2 s (the reaper of scripts/server-process/ stops clinic's process group). bubbleprof is
 // the tool clinic keeps running longest after its parent dies (about 4 s without the reaper).
 // Ctrl-C (SIGINT to the CLI) stops the drive early and still leaves the HTML report.
 import { type ChildProcess, spawn } from "node:child_process";

@@ -6,7 +6,7 @@
 import { randomBytes } from "node:crypto";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { processesWithEnv } from "../../scripts/target/group.js";
+import { processesWithEnv } from "../../scripts/server-process/group.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { rowsOf, SERVER_MAIN, startCli, waitUntil } from "./support/harness.js";
 

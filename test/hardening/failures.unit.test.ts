@@ -2,7 +2,7 @@
 // failed one way is one line), bounded in size, every target text escaped, the sampled peaks of
 // failed memory trials kept, crashes and the stop reason shown.
 import { describe, expect, it } from "vitest";
-import { emptyRow } from "../../scripts/bench/memory.js";
+import { emptyRow } from "../../scripts/bench/memory/memory.js";
 import {
   crashLine,
   errorKinds,

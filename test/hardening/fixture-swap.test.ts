@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateFixture } from "../../fixtures/generate.js";
 import { readFixtureMeta } from "../../fixtures/meta.js";
-import { BENCH_THREADS, defaultFixtureName } from "../../scripts/bench/fixtures.js";
+import { BENCH_THREADS, defaultFixtureName } from "../../scripts/bench/fixtures/fixtures.js";
 import { rowsOf, startCli, waitUntil } from "./support/harness.js";
 
 let root: string;

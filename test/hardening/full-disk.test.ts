@@ -14,7 +14,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { saveProfile } from "../../scripts/bench/attribute.js";
+import { saveProfile } from "../../scripts/bench/memory/attribute.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { runCli } from "./support/harness.js";
 

@@ -2,7 +2,7 @@
 // interval for RSS and heap together, so a row without a heap lane gets it as the heap lane's too; a
 // row the two-lane sampler wrote before the bump keeps its own; the input is not modified.
 import { describe, expect, it } from "vitest";
-import { emptyRow } from "../../scripts/bench/memory.js";
+import { emptyRow } from "../../scripts/bench/memory/memory.js";
 import { type MemoryRow, RESULTS_SCHEMA, type Results, upgradeResults } from "../../scripts/results/schema.js";
 import { testRunInfo } from "../support/run-info.js";
 

@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { historyContext } from "../../scripts/bench/history-context.js";
+import { historyContext } from "../../scripts/bench/run/history-context.js";
 import { detectStore } from "../../scripts/history/detect.js";
 import { runRecord } from "../../scripts/history/run-record.js";
 import { renderReports } from "../../scripts/report/write.js";

@@ -1,6 +1,6 @@
 // Leak rows in the guard, the report table and the chart data; and the leak flags' rules.
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../scripts/options/bench-config.js";
+import { resolveConfig } from "../../scripts/options/resolve-config.js";
 import { leakCharts, leakMarkdown } from "../../scripts/report/leak-section.js";
 import type { LeakPoint, LeakRow } from "../../scripts/results/leak-record.js";
 import { RESULTS_SCHEMA, type Results } from "../../scripts/results/schema.js";

@@ -8,7 +8,6 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { BENCH_OPTIONS } from "../../scripts/options/bench.js";
-import { resolveConfig } from "../../scripts/options/bench-config.js";
 import {
   benchConfigSchema,
   CONFIG_FILE,
@@ -16,6 +15,7 @@ import {
   loadConfigFile,
   withConfig,
 } from "../../scripts/options/config-file.js";
+import { resolveConfig } from "../../scripts/options/resolve-config.js";
 import { starterConfig } from "../../scripts/options/starter-config.js";
 import { usageError } from "../support/usage-error.js";
 

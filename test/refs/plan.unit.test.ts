@@ -1,7 +1,7 @@
 // The --repo/--ref/--swap flags: what a valid set resolves to, and one clear usage error naming the
 // flag for each misuse.
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../scripts/options/bench-config.js";
+import { resolveConfig } from "../../scripts/options/resolve-config.js";
 import { defaultCacheBytes, diskRefusal, estimateCheckout } from "../../scripts/refs/cache-size.js";
 import {
   checkoutsToEvict,

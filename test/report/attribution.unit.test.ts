@@ -2,7 +2,7 @@
 // lines 1-based), matching two profiles' sites, the fewest sites covering 80% of the candidate's
 // extra heap, labels with the shared directory dropped, and the per-cell section's lines.
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../scripts/options/bench-config.js";
+import { resolveConfig } from "../../scripts/options/resolve-config.js";
 import { attributionSections, diffSites, extraSites, siteLabel } from "../../scripts/report/attribution-section.js";
 import type { AttributionRow, HeapSite } from "../../scripts/results/attribution-record.js";
 import { heapSites, type SamplingHeapProfileNode } from "../../scripts/sampler/heap-sites.js";

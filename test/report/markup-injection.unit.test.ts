@@ -4,7 +4,7 @@
 // is not ours, no table row with a cell too many, no raw control character.
 import { describe, expect, it } from "vitest";
 import type { SessionResult } from "../../scenarios/lib/session.js";
-import { emptyRow } from "../../scripts/bench/memory.js";
+import { emptyRow } from "../../scripts/bench/memory/memory.js";
 import { renderMarkdown } from "../../scripts/report/markdown.js";
 import { mdText } from "../../scripts/report/markup.js";
 import { mergeSummaries, type RunnerSummary, renderMergedMarkdown } from "../../scripts/report/merge/merged-report.js";

@@ -1,7 +1,7 @@
 // --sample-interval-ms sets the RSS lane's interval: 1 to 1,000 ms; anything else is a usage error
 // naming the flag.
 import { describe, expect, it } from "vitest";
-import { resolveConfig } from "../../scripts/options/bench-config.js";
+import { resolveConfig } from "../../scripts/options/resolve-config.js";
 import { defaultHeapIntervalMs } from "../../scripts/sampler/lane-defaults.js";
 import { UsageError } from "../../scripts/util/usage.js";
 

@@ -2,8 +2,8 @@
 // longest heap gap and the target's CPU; the report's timeline draws a heap gap as a break (never a
 // line across it) while RSS, from its own lane, keeps its points.
 import { describe, expect, it } from "vitest";
-import { emptyRow, memoryRow } from "../../scripts/bench/memory.js";
-import type { MemoryTrial } from "../../scripts/bench/plan.js";
+import { emptyRow, memoryRow } from "../../scripts/bench/memory/memory.js";
+import type { MemoryTrial } from "../../scripts/bench/rounds/plan.js";
 import { memoryTimeline } from "../../scripts/report/charts.js";
 import type { SampleLine, SessionFigures } from "../../scripts/results/schema.js";
 import type { SamplerSummary } from "../../scripts/sampler/sampler.js";

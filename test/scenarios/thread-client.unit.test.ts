@@ -4,9 +4,9 @@ import { describe, expect, it } from "vitest";
 import { findThread, scenarioConfigFromEnv } from "../../scenarios/lib/env.js";
 import { THREAD_SUBSCRIBE_TAG, THREAD_SUBSCRIBE_TEMPLATE } from "../../scenarios/lib/protocol.js";
 import { buildSubscribePayload, withThreadId } from "../../scenarios/lib/session.js";
-import { afterSequenceFor } from "../../scripts/bench/plan.js";
-import { caseSessionSpec } from "../../scripts/bench/sessions.js";
-import { resolveConfig } from "../../scripts/options/bench-config.js";
+import { afterSequenceFor } from "../../scripts/bench/rounds/plan.js";
+import { caseSessionSpec } from "../../scripts/bench/trial/sessions.js";
+import { resolveConfig } from "../../scripts/options/resolve-config.js";
 
 const meta = { cursorSequence: 500, latestSequence: 600, threadId: "thread-a", threadCursorSequence: 321 };
 

@@ -1,10 +1,10 @@
 // The load phase's pure parts: the --binding flags and their rules, the contract check of a module,
 // and the check of a seeded server's snapshot against the fixture.
 import { describe, expect, it } from "vitest";
-import { recordedConfig, type TargetSpec } from "../../scripts/bench/config.js";
-import { checkAgainstFixture } from "../../scripts/bench/seed-state.js";
-import { resolveConfig } from "../../scripts/options/bench-config.js";
+import { recordedConfig, type TargetSpec } from "../../scripts/bench/run/config.js";
+import { checkAgainstFixture } from "../../scripts/bench/seed/seed-state.js";
 import { bindingFromFlags, bindingOptions } from "../../scripts/options/binding.js";
+import { resolveConfig } from "../../scripts/options/resolve-config.js";
 import { checkBindingOptions, contractGaps } from "../../scripts/seed/load-binding.js";
 import { usageError } from "../support/usage-error.js";
 

@@ -14,7 +14,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { keyChanges, type TemplateKey } from "../../scripts/bench/seed-cache.js";
+import { keyChanges, type TemplateKey } from "../../scripts/bench/seed/seed-cache.js";
 import { moduleFiles } from "../../scripts/seed/module-graph.js";
 import { copyState, firstDifference, sharedLink, stateEntries } from "../../scripts/seed/state-files.js";
 

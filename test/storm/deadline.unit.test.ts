@@ -3,9 +3,9 @@
 // 1 KiB on a quiet 2-core machine), so the 60 s trial deadline timed out most of them on a slower one.
 // The deadline is recorded per row and stated in the report beside the timeouts it caused.
 import { describe, expect, it } from "vitest";
-import { DEFAULT_STORM_TIMEOUT_MS } from "../../scripts/bench/config.js";
-import { stormSessionSpec } from "../../scripts/bench/storm-cells.js";
-import { resolveConfig } from "../../scripts/options/bench-config.js";
+import { DEFAULT_STORM_TIMEOUT_MS } from "../../scripts/bench/run/config.js";
+import { stormSessionSpec } from "../../scripts/bench/storm/storm-cells.js";
+import { resolveConfig } from "../../scripts/options/resolve-config.js";
 import { stormMarkdown } from "../../scripts/report/storm-section.js";
 import { stormRow } from "../../scripts/storm/row.js";
 

@@ -55,7 +55,7 @@ describe("a storm of N clients", () => {
       expect(Object.values(r.failures).reduce((a, b) => a + b, 0)).toBe(r.failed);
       expect(r.ok, r.error ?? "").toBe(N);
       expect(r.resumeRatio).toBe(0.5);
-      // The storm's own deadline, not --trial-timeout-ms (bench/storm-cells.ts stormSessionSpec).
+      // The storm's own deadline, not --trial-timeout-ms (bench/storm/storm-cells.ts stormSessionSpec).
       expect(r.sessionTimeoutMs).toBe(300_000);
     }
   });

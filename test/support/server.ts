@@ -2,7 +2,7 @@
 // module (process group, reaper, ready line) and wait for its ready line.
 import type { ChildProcess } from "node:child_process";
 import { fileURLToPath } from "node:url";
-import { startBundled } from "../../scripts/target/bundled.js";
+import { startBundled } from "../../scripts/server-process/bundled.js";
 
 export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 export const SERVER_MAIN = fileURLToPath(new URL("../../dist/server-under-test/main.js", import.meta.url));
