@@ -47,7 +47,7 @@ describe("a memory-matrix target that cannot start", () => {
       240_000,
     );
     expect(r.code, r.stderr).toBe(3);
-    expect(r.stderr).toMatch(/4 memory trials could not start their server-process/);
+    expect(r.stderr).toMatch(/4 memory trials could not start their target/);
     const md = readFileSync(join(out, "report.md"), "utf8");
     const table = md.slice(md.indexOf("## Failed trials")).split("\n\n")[1] ?? "";
     const kinds = table.split("\n").slice(2);
