@@ -55,7 +55,20 @@ afterAll(() => {
 
 const bench = (out: string, trials: number) =>
   runCli(
-    ["bench", "--no-memory", "--cases", "snapshot", "--trials", String(trials), "--fixture", fixture, "--out", out],
+    [
+      "bench",
+      "--no-memory",
+      "--latency-sequential",
+      "0",
+      "--cases",
+      "snapshot",
+      "--trials",
+      String(trials),
+      "--fixture",
+      fixture,
+      "--out",
+      out,
+    ],
     180_000,
   );
 
