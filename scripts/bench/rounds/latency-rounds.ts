@@ -3,10 +3,9 @@
 // metrics and any guarded one) are not yet DIFFERENT or SAME at a look of the sequential rule
 // (verdicts/sequential.ts), until the cap or the time budget. Pure apart from the clock.
 import type { LatencyCase, MemoryRoundsInfo, Results } from "../../results/schema.js";
-import { SEQUENTIAL_CAP } from "../../verdicts/sequential.js";
 import type { Reserve } from "../progress/eta.js";
-import { type LatencyTrial, latencyRound, trialKind } from "./plan.js";
-import { createSequentialRounds, latencyCellNeeds } from "./sequential-rounds.js";
+import { type LatencyTrial, latencyRound } from "./plan.js";
+import { createSequentialRounds, latencyCellNeeds, sequentialReserve } from "./sequential-rounds.js";
 
 export interface LatencyRounds {
   more: () => LatencyTrial[];
@@ -20,14 +19,7 @@ export function latencyRoundsReserve(o: {
   cases: readonly LatencyCase[];
   plannedTrials: number;
 }): Reserve {
-  const more = Math.max(0, SEQUENTIAL_CAP - o.plannedTrials);
-  return {
-    kinds: Array.from({ length: more }, (_, i) => latencyRound(o.cases, o.variants, i + 1))
-      .flat()
-      .map(trialKind),
-    budgetMs: o.budgetSeconds * 1000,
-    roundKinds: latencyRound(o.cases, o.variants, 1).map(trialKind),
-  };
+  return sequentialReserve((i) => latencyRound(o.cases, o.variants, i), o);
 }
 
 export function createLatencyRounds(o: {

@@ -12,10 +12,10 @@ import { type Metric, unitOf } from "../../results/metric-names.js";
 import type { MemoryRoundsInfo, Results } from "../../results/schema.js";
 import { cellPairs, memoryCellId } from "../../verdicts/cells.js";
 import { floorTolerance, minEffectFromConfig } from "../../verdicts/practical.js";
-import { SEQUENTIAL_CAP, sequentialNeed } from "../../verdicts/sequential.js";
+import { sequentialNeed } from "../../verdicts/sequential.js";
 import type { Reserve } from "../progress/eta.js";
-import { type MemoryCell, type MemoryTrial, memoryRound, trialKind } from "./plan.js";
-import { createSequentialRounds, type Need, stoppingVerdicts } from "./sequential-rounds.js";
+import { type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
+import { createSequentialRounds, type Need, sequentialReserve, stoppingVerdicts } from "./sequential-rounds.js";
 
 /** The fewest pairs whose unanimous position inside the floor is significant (each one-sided p = 2^-6 = 1.6%). */
 export const SIGN_TEST_PAIRS = 6;
@@ -54,14 +54,7 @@ export function memoryRoundsReserve(o: {
   cells: readonly MemoryCell[];
   plannedTrials: number;
 }): Reserve {
-  const more = Math.max(0, SEQUENTIAL_CAP - o.plannedTrials);
-  return {
-    kinds: Array.from({ length: more }, (_, i) => memoryRound(o.cells, o.variants, i + 1))
-      .flat()
-      .map(trialKind),
-    budgetMs: o.budgetSeconds * 1000,
-    roundKinds: memoryRound(o.cells, o.variants, 1).map(trialKind),
-  };
+  return sequentialReserve((i) => memoryRound(o.cells, o.variants, i), o);
 }
 
 export interface MemoryRounds {

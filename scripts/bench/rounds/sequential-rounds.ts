@@ -7,6 +7,8 @@ import type { CellVerdict } from "../../results/verdict-record.js";
 import { guardFromConfig, memoryCellId, verdictsOf } from "../../verdicts/cells.js";
 import { minEffectFromConfig } from "../../verdicts/practical.js";
 import { type Matrix, matrixOf, SEQUENTIAL_CAP, sequentialNeed, stoppingMetrics } from "../../verdicts/sequential.js";
+import type { Reserve } from "../progress/eta.js";
+import { trialKind } from "./plan.js";
 
 /** A cell's need: another round, or why none (the reasons results.json keeps, but "budget"). */
 export type Need = "more" | Exclude<MemoryRoundsWhy, "budget">;
@@ -89,5 +91,23 @@ export function createSequentialRounds<T>(o: {
         }),
       };
     },
+  };
+}
+
+/**
+ * What a matrix's rounds may add, for the ETA's range: every cell up to the cap, or the budget plus
+ * one whole round (a round starts while budget is left and runs to its end).
+ */
+export function sequentialReserve(
+  round: (index: number) => object[],
+  o: { budgetSeconds: number; plannedTrials: number },
+): Reserve {
+  const more = Math.max(0, SEQUENTIAL_CAP - o.plannedTrials);
+  return {
+    kinds: Array.from({ length: more }, (_, i) => round(i + 1))
+      .flat()
+      .map(trialKind),
+    budgetMs: o.budgetSeconds * 1000,
+    roundKinds: round(1).map(trialKind),
   };
 }
