@@ -6,6 +6,7 @@ import { spawn } from "node:child_process";
 import { closeSync, existsSync, openSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { withPlannedMemoryRounds } from "../support/bench-args.js";
 import { type TempFixtures, tempFixtures } from "../support/server-fixtures.js";
 import { CLI, rowsOf } from "./support/harness.js";
 
@@ -26,15 +27,17 @@ afterAll(() => {
 const benchArgs = (out: string) => [
   CLI,
   "bench",
-  "--no-memory",
-  "--cases",
-  "snapshot",
-  "--trials",
-  "2",
-  "--fixture",
-  fixture,
-  "--out",
-  out,
+  ...withPlannedMemoryRounds([
+    "--no-memory",
+    "--cases",
+    "snapshot",
+    "--trials",
+    "2",
+    "--fixture",
+    fixture,
+    "--out",
+    out,
+  ]),
 ];
 
 /** The run folder holds all 6 trials (2 × legacy, batched, A/A copy), in results.json as in the journal. */

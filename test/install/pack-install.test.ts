@@ -125,6 +125,8 @@ describe("installed with npm install --save-dev <tarball>", () => {
       "--no-memory",
       "--trials",
       "2",
+      "--latency-sequential",
+      "0",
       "--out",
       "reports/foreign",
       "--target",
