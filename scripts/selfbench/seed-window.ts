@@ -10,11 +10,9 @@ import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateFixture } from "../../fixtures/generate.js";
-import { readFixtureMeta } from "../../fixtures/meta.js";
-import { seedState } from "../bench/seed/seed-state.js";
+import { seedOnce } from "../bench/seed/seed-once.js";
 import { resolveConfig } from "../options/resolve-config.js";
 import type { SeedRecord } from "../results/schema.js";
-import { loadBinding } from "../seed/load-binding.js";
 import { median } from "../util/stats.js";
 
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
@@ -24,7 +22,7 @@ const WINDOWS = [1, 16, 64];
 const ROUNDS = Number(process.env.SEED_BENCH_ROUNDS ?? 3);
 
 /** One seed of notes-server with `window` writes in flight; its record. */
-async function seedOnce(dir: string, fixture: string, window: number): Promise<SeedRecord> {
+async function seedAt(dir: string, fixture: string, window: number): Promise<SeedRecord> {
   const config = resolveConfig({
     target: [`notes=node ${SERVER} serve --state {state} --port {port}`],
     binding: BINDING,
@@ -32,27 +30,9 @@ async function seedOnce(dir: string, fixture: string, window: number): Promise<S
     ...{ "subscribe-tag": "Notes.Watch", "subscribe-payload": '{"since":{after}}', completion: "type=ready" },
     ...{ "probe-tag": "Notes.Ping", "url-path": "/rpc" },
   });
-  const spec = config.targets.targets[0];
-  if (spec?.kind !== "command") throw new Error("expected the notes server's command");
-  const loaded = await loadBinding(BINDING, ROOT, dir, config.binding.timeoutMs);
-  const stateDir = mkdtempSync(join(dir, `state-${window}-`));
-  try {
-    const r = await seedState(
-      spec,
-      { path: fixture, meta: readFixtureMeta(fixture) },
-      {
-        config,
-        launch: config.targets,
-        loaded,
-        workDir: dir,
-        io: { log: () => undefined, signal: new AbortController().signal },
-        stateDir,
-      },
-    );
-    return r.record;
-  } finally {
-    rmSync(stateDir, { recursive: true, force: true });
-  }
+  const { record, stateDir } = await seedOnce(config, fixture, { dir, root: ROOT });
+  rmSync(stateDir, { recursive: true, force: true });
+  return record;
 }
 
 const s = (ms: number | undefined) => ((ms ?? 0) / 1000).toFixed(2);
@@ -77,7 +57,7 @@ async function main(): Promise<void> {
       const order = WINDOWS.map((_, i) => WINDOWS[(i + round) % WINDOWS.length] as number);
       const rates = new Map<number, number>();
       for (const w of order) {
-        const rec = await seedOnce(dir, fixture, w);
+        const rec = await seedAt(dir, fixture, w);
         byWindow.get(w)?.push(rec);
         rates.set(w, rec.eventsPerSecond);
       }

@@ -31,11 +31,13 @@ export async function benchResults(
   args: string[],
   out: string,
   timeoutMs: number,
-): Promise<{ code: number | null; stdout: string; stderr: string; results: Results }> {
+): Promise<{ code: number | null; stdout: string; stderr: string; printed: string; results: Results }> {
   const child = startBench([...args, "--out", out]);
   const { code } = await child.exit(timeoutMs);
   const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
-  return { code, stdout: child.stdout(), stderr: child.stderr(), results };
+  // printed: the Markdown (stdout), then the guard's and progress lines (stderr).
+  const printed = `${child.stdout()}\n${child.stderr()}`;
+  return { code, stdout: child.stdout(), stderr: child.stderr(), printed, results };
 }
 
 export function startBench(args: string[]): BenchChild {

@@ -4,14 +4,12 @@
 // ends SAME with no culprit. The smallest settings that decide: one latency case, 3 pairs a step, a
 // practical floor of 50 ms (the delay is twice it; the notes server's own spread stays inside it).
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import { openStore } from "../../scripts/store/open-store.js";
 import { ROOT } from "../bench/bench-child.js";
-import { NOTES_BINDING, notesRepo } from "../history/notes-repo.js";
+import { NOTES_TARGET, type NotesWorkspace, notesWorkspace } from "../history/notes-repo.js";
 import { syntheticResults } from "../report/synthetic-run.js";
 import { runNode } from "../support/child.js";
 
@@ -23,11 +21,9 @@ let commits: string[];
 let fixture: string;
 
 const benchArgs = () => [
-  ...["--start", "node server.mjs serve --state {state} --port {port}", "--binding", NOTES_BINDING],
+  ...NOTES_TARGET,
   ...["--cases", "resume-many", "--trials", "3", "--max-pairs", "6", "--ack-delay-ms", "0", "--no-memory", "--no-aa"],
-  ...["--min-effect", "50ms", "--fixture", fixture, "--subscribe-tag", "Notes.Watch"],
-  ...["--subscribe-payload", '{"since":{after}}', "--completion", "type=ready", "--probe-tag", "Notes.Ping"],
-  ...["--url-path", "/rpc"],
+  ...["--min-effect", "50ms", "--fixture", fixture],
 ];
 
 interface Report {
@@ -43,26 +39,15 @@ const bisect = (good: string, bad: string) =>
     label: "bisect",
   });
 
+let workspace: NotesWorkspace;
+
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "bisect-e2e-"));
-  repo = join(dir, "notes");
-  fixture = join(dir, "small.sqlite");
-  generateFixture({
-    projects: 10,
-    scriptBytesMin: 128,
-    scriptBytesMax: 128,
-    scriptsPerProject: 1,
-    events: 10,
-    seed: 1,
-    out: fixture,
-  });
   // Commits 0-3 as fast as each other, 4-7 100 ms slower: the culprit is commits[4].
-  commits = notesRepo(dir, repo, [0, 0, 0, 0, 100, 100, 100, 100]);
+  workspace = notesWorkspace("bisect-e2e-", [0, 0, 0, 0, 100, 100, 100, 100]);
+  ({ dir, repo, commits, fixture } = workspace);
 });
 
-afterAll(() => {
-  if (dir && !process.env.CATCHUP_KEEP_HISTORY) rmSync(dir, { recursive: true, force: true });
-});
+afterAll(() => workspace?.remove());
 
 /** Starts a bisect of the whole range and sends it SIGINT once its second step's trials run. */
 async function interruptedBisect(): Promise<{ code: number | null; stderr: string }> {

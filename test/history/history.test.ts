@@ -5,17 +5,15 @@
 // nowhere else (one alert, however many metrics moved), and history.html draws every series in
 // headless Chromium with no request beyond the file.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateFixture } from "../../fixtures/generate.js";
 import { openStore } from "../../scripts/store/open-store.js";
 import { ROOT } from "../bench/bench-child.js";
 import { runNode } from "../support/child.js";
-import { NOTES_BINDING, notesRepo } from "./notes-repo.js";
+import { NOTES_TARGET, type NotesWorkspace, notesWorkspace } from "./notes-repo.js";
 
 const BIN = join(ROOT, "bin", "catchup-bench.js");
 const CHROMIUM = "/usr/bin/chromium";
@@ -27,37 +25,24 @@ let fixture: string;
 
 /** A small latency-only run of the notes server: one case, five trials. */
 const benchArgs = () => [
-  ...["--start", "node server.mjs serve --state {state} --port {port}", "--binding", NOTES_BINDING],
+  ...NOTES_TARGET,
   ...["--cases", "resume-many", "--trials", "5", "--ack-delay-ms", "0", "--no-memory", "--no-aa", "--fixture", fixture],
-  ...["--subscribe-tag", "Notes.Watch", "--subscribe-payload", '{"since":{after}}', "--completion", "type=ready"],
-  ...["--probe-tag", "Notes.Ping", "--url-path", "/rpc"],
 ];
 
 const history = (...args: string[]) =>
   runNode([BIN, "history", ...args], { cwd: repo, timeoutMs: 600_000, label: `history ${args[0]}` });
 
+let workspace: NotesWorkspace;
+
 beforeAll(() => {
-  dir = mkdtempSync(join(tmpdir(), "history-e2e-"));
-  repo = join(dir, "notes");
-  fixture = join(dir, "small.sqlite");
-  generateFixture({
-    projects: 10,
-    scriptBytesMin: 128,
-    scriptBytesMax: 128,
-    scriptsPerProject: 1,
-    events: 10,
-    seed: 1,
-    out: fixture,
-  });
   // The anchor, five commits as fast as it, then five 250 ms slower (on a loaded machine a trial of
   // the notes server varies several-fold: the delay must stand out of that).
-  commits = notesRepo(dir, repo, [0, 0, 0, 0, 0, 0, 250, 250, 250, 250, 250]);
+  workspace = notesWorkspace("history-e2e-", [0, 0, 0, 0, 0, 0, 250, 250, 250, 250, 250]);
+  ({ dir, repo, commits, fixture } = workspace);
 });
 
-afterAll(() => {
-  // CATCHUP_KEEP_HISTORY=1 keeps the repository, its store and the page for a look.
-  if (dir && !process.env.CATCHUP_KEEP_HISTORY) rmSync(dir, { recursive: true, force: true });
-});
+// CATCHUP_KEEP_HISTORY=1 keeps the repository, its store and the page for a look.
+afterAll(() => workspace?.remove());
 
 describe("history across commits (notes server)", () => {
   it("records, resumes after a stop, finds the delay at its commit only, and draws the page", {

@@ -1,9 +1,11 @@
 // Test aid: a scratch git repository of the test notes server (test/seed/notes-server.mjs) whose
 // subscription waits DELAY_MS (delay.mjs) before its catch-up, with one commit per entry of
 // `delays`: a commit that raises the delay is the change a history must find.
-import { readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { generateFixture } from "../../fixtures/generate.js";
 import { ROOT } from "../bench/bench-child.js";
 import { git } from "../refs/support.js";
 
@@ -46,4 +48,38 @@ export function notesRepo(parent: string, repo: string, delays: readonly number[
     commits.push(git(repo, "rev-parse", "HEAD"));
   }
   return commits;
+}
+
+/** The notes server as a bench target: its start command, binding, subscription and probe. */
+export const NOTES_TARGET = [
+  ...["--start", "node server.mjs serve --state {state} --port {port}", "--binding", NOTES_BINDING],
+  ...["--subscribe-tag", "Notes.Watch", "--subscribe-payload", '{"since":{after}}', "--completion", "type=ready"],
+  ...["--probe-tag", "Notes.Ping", "--url-path", "/rpc"],
+];
+
+export interface NotesWorkspace {
+  dir: string;
+  /** The notes repository, one commit per delay. */
+  repo: string;
+  commits: string[];
+  /** A small fixture (10 projects, 10 events). */
+  fixture: string;
+  /** Removes it all, unless CATCHUP_KEEP_HISTORY=1 keeps it for a look. */
+  remove(): void;
+}
+
+/** A temp folder with the notes repository (one commit per delay, oldest first) and a small fixture. */
+export function notesWorkspace(prefix: string, delays: readonly number[]): NotesWorkspace {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  const fixture = join(dir, "small.sqlite");
+  generateFixture({
+    ...{ projects: 10, scriptBytesMin: 128, scriptBytesMax: 128, scriptsPerProject: 1 },
+    ...{ events: 10, seed: 1, out: fixture },
+  });
+  const repo = join(dir, "notes");
+  const commits = notesRepo(dir, repo, delays);
+  const remove = () => {
+    if (!process.env.CATCHUP_KEEP_HISTORY) rmSync(dir, { recursive: true, force: true });
+  };
+  return { dir, repo, commits, fixture, remove };
 }

@@ -19,7 +19,7 @@ const TRIALS = 8;
 let dir: string;
 let out: string;
 let code: number | null;
-let stdout: string;
+let printed: string;
 let results: Results;
 
 beforeAll(async () => {
@@ -36,8 +36,7 @@ beforeAll(async () => {
   });
   const { cursorSequence } = readFixtureMeta(fixture);
   out = join(dir, "run");
-  let stderr: string;
-  ({ code, stdout, stderr, results } = await benchResults(
+  ({ code, printed, results } = await benchResults(
     [
       "--no-memory",
       "--fixture",
@@ -60,8 +59,6 @@ beforeAll(async () => {
     out,
     240_000,
   ));
-  // The guard's lines are on stderr (stdout carries the Markdown alone).
-  stdout = `${stdout}\n${stderr}`;
 }, 260_000);
 
 afterAll(() => {
@@ -70,13 +67,13 @@ afterAll(() => {
 
 describe("a candidate that regresses one latency case only", () => {
   it("fails the guard naming that case, and exits 1", () => {
-    expect(code, stdout).toBe(EXIT.regression);
-    expect(stdout).toMatch(
+    expect(code, printed).toBe(EXIT.regression);
+    expect(printed).toMatch(
       /^completionMs resume-many: median paired ratio [23]\.\d{3} .*median > ceiling 1\.2: FAIL$/m,
     );
-    expect(stdout).toContain("guard: FAIL (median above 1.2) in 1 cell: completionMs resume-many");
+    expect(printed).toContain("guard: FAIL (median above 1.2) in 1 cell: completionMs resume-many");
     for (const c of ["snapshot", "resume-none", "resume-one"]) {
-      expect(stdout).toMatch(new RegExp(`^completionMs ${c}: .*: PASS`, "m"));
+      expect(printed).toMatch(new RegExp(`^completionMs ${c}: .*: PASS`, "m"));
     }
   });
 

@@ -9,11 +9,9 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import type { FixtureEvent } from "../../bindings/binding.js";
 import { generateFixture } from "../../fixtures/generate.js";
-import { readFixtureMeta } from "../../fixtures/meta.js";
-import { seedState } from "../../scripts/bench/seed/seed-state.js";
+import { seedOnce } from "../../scripts/bench/seed/seed-once.js";
 import { resolveConfig } from "../../scripts/options/resolve-config.js";
 import { fixtureEvents } from "../../scripts/seed/fixture-events.js";
-import { loadBinding } from "../../scripts/seed/load-binding.js";
 import { ROOT } from "../bench/bench-child.js";
 import { BINDING, start } from "./support.js";
 
@@ -51,24 +49,9 @@ async function seed(window: number, binding = BINDING) {
     ...{ "subscribe-tag": "Notes.Watch", "subscribe-payload": '{"since":{after}}', completion: "type=ready" },
     ...{ "probe-tag": "Notes.Ping", "url-path": "/rpc" },
   });
-  const loaded = await loadBinding(binding, ROOT, dir, config.binding.timeoutMs);
-  const spec = config.targets.targets[0];
-  if (spec?.kind !== "command") throw new Error("expected a command target");
-  const stateDir = mkdtempSync(join(dir, `state-${window}-`));
   const lines: string[] = [];
-  const r = await seedState(
-    spec,
-    { path: fixture, meta: readFixtureMeta(fixture) },
-    {
-      config,
-      launch: config.targets,
-      loaded,
-      workDir: dir,
-      io: { log: (l) => lines.push(l), signal: new AbortController().signal },
-      stateDir,
-    },
-  );
-  const log = readFileSync(join(stateDir, "notes.jsonl"), "utf8")
+  const r = await seedOnce(config, fixture, { dir, root: ROOT }, (l) => lines.push(l));
+  const log = readFileSync(join(r.stateDir, "notes.jsonl"), "utf8")
     .split("\n")
     .filter(Boolean)
     .map((l) => JSON.parse(l) as Stored);
