@@ -1,14 +1,13 @@
 // A bench target: the bundled server or a foreign COMMAND, started through scripts/server-process/ (process
 // group, reaper, stop with grace), made ready (ready line, --ready-line or port, then upgrade and
 // warm-up with retries), with the process that really listens and its inspector located.
-import { once } from "node:events";
-import { createServer } from "node:net";
 import { DEV_TOKEN, SUBSCRIBE_TAG } from "../../../scenarios/lib/protocol.js";
 import { authenticate } from "../../../scenarios/lib/session.js";
 import { connectInspector, findInspector, type InspectorClient } from "../../sampler/inspector.js";
 import { findListeningPid, isAlive, listeningPidNow } from "../../sampler/procfs.js";
 import { startBundled } from "../../server-process/bundled.js";
 import { fillCommand, shellScript, TargetError } from "../../server-process/command.js";
+import { freePort } from "../../server-process/free-port.js";
 import {
   DEFAULT_STOP_GRACE_MS,
   type ExitInfo,
@@ -73,18 +72,6 @@ export interface Target {
   /** "exit code 3" / "signal SIGKILL" plus the last stderr lines; for trial errors. */
   describeExit(): string;
   stop(graceMs?: number): Promise<ExitInfo>;
-}
-
-/** A free TCP port on 127.0.0.1 (the kernel picks it; there is a small race until the target binds it). */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  server.listen(0, "127.0.0.1");
-  await once(server, "listening");
-  const address = server.address();
-  const port = typeof address === "object" && address ? address.port : 0;
-  server.close();
-  await once(server, "close");
-  return port;
 }
 
 /** The port a --ready-line match names: its `port` group, else its first group when that is a number. */
