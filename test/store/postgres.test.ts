@@ -6,6 +6,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { writeRunTag } from "../../scripts/history/run-tag.js";
 import type { Results } from "../../scripts/results/schema.js";
@@ -32,8 +33,7 @@ beforeAll(async () => {
     mkdirSync(run);
     const r = syntheticResults(run, { seed: i + 1, trials: 5, memoryTrials: 1, candidateFactor: i < 6 ? 1 : 1.6 });
     r.variants[0] = { ...(r.variants[0] as Results["variants"][number]), commit: SHA_A, dirty: false };
-    const head = (i + 1).toString(16).padStart(40, "0");
-    r.variants[1] = { ...(r.variants[1] as Results["variants"][number]), commit: head, dirty: false };
+    r.variants[1] = { ...(r.variants[1] as Results["variants"][number]), commit: head(i + 1), dirty: false };
     writeFileSync(join(run, "results.json"), JSON.stringify(r));
     writeRunTag(run, { kind: "record", branch: "main" });
     return run;
@@ -62,6 +62,17 @@ async function seriesOf(location: string): Promise<Omit<SeriesRow, "runId" | "te
     return rows.sort((a, b) => `${a.headSha}${a.cell}${a.metric}`.localeCompare(`${b.headSha}${b.cell}${b.metric}`));
   } finally {
     await store.close();
+  }
+}
+
+const head = (i: number) => i.toString(16).padStart(40, "0");
+
+/** Resolves once `ready()` holds, checking every 50 ms; rejects naming `what` after 30 s. */
+async function waitFor(ready: () => Promise<boolean>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (!(await ready())) {
+    if (Date.now() > deadline) throw new Error(`no ${what} within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
@@ -98,6 +109,37 @@ describe("history store (PostgreSQL)", () => {
     expect(await seriesOf(shared)).toEqual(expected);
   });
 
+  it("makes one run of two adds of the same results that both found it missing", async () => {
+    const url = await database("race");
+    const store = await openStore(url);
+    try {
+      for (const sha of [SHA_A, head(1)]) await store.db.insertInto("commit").values({ sha }).execute();
+    } finally {
+      await store.close();
+    }
+    // A third session holds the commits' rows: both adds pass their "already there?" check, then wait
+    // at the commit upsert; released together, both reach the run's insert. A fourth watches them
+    // (pg_stat_activity is read once per transaction: the holder would see it frozen).
+    const [lock, watch] = [new Client({ connectionString: url }), new Client({ connectionString: url })];
+    await Promise.all([lock.connect(), watch.connect()]);
+    try {
+      await lock.query('begin; select * from "commit" for update');
+      const jobs = [1, 2].map(() => history("add", runs[0] as string, "--history", url, "--json"));
+      await waitFor(async () => {
+        const waiting =
+          "select count(*)::int as n from pg_stat_activity where wait_event in ('transactionid', 'tuple')";
+        return (await watch.query(waiting)).rows[0].n === 2;
+      }, "two adds waiting on the held rows");
+      await lock.query("commit");
+      const done = await Promise.all(jobs);
+      for (const job of done) expect(job.code, job.stderr).toBe(0);
+      expect(done.flatMap((j) => addedOf(j.stdout))).toHaveLength(1);
+      expect(done.map((j) => JSON.parse(j.stdout).runs[0].id)).toEqual([1, 1]);
+    } finally {
+      await Promise.all([lock.end(), watch.end()]);
+    }
+  });
+
   it("detects change points and draws the page from PostgreSQL as from SQLite, the password left out", async () => {
     const sqlite = join(dir, "detect.sqlite");
     const url = await database("detect");
@@ -109,7 +151,7 @@ describe("history store (PostgreSQL)", () => {
     const { store: _s, ...expected } = JSON.parse(fromSqlite?.stdout as string) as Record<string, unknown>;
     const { store: _p, ...got } = JSON.parse(fromPg?.stdout as string) as Record<string, unknown>;
     expect(got).toEqual(expected);
-    expect(JSON.stringify(got)).toContain((7).toString(16).padStart(40, "0"));
+    expect(JSON.stringify(got)).toContain(head(7));
     const page = join(dir, "history.html");
     const drawn = await history("page", "--history", url, "--out", page);
     expect(drawn.code, drawn.stderr).toBe(0);
