@@ -160,13 +160,19 @@ describe("history store (PostgreSQL)", () => {
     expect(html).not.toContain(pg.password);
   });
 
-  it("says in one line why a server cannot be used, naming the URL without its password", async () => {
+  it("takes the password from PGPASSWORD, and says in one line why a server cannot be used, without the password", async () => {
     await pg.createDatabase("auth");
     const cases: [string, RegExp][] = [
       [pg.url("auth", "wrong-pw"), /password authentication failed/],
       [pg.url("nosuch"), /database "nosuch" does not exist/],
       [pg.url("auth").replace(`:${pg.port}/`, ":1/"), /ECONNREFUSED/],
     ];
+    const fromEnv = await runNode([BIN, "history", "detect", "--history", pg.url("auth").replace(/:[^:@/]*@/, "@")], {
+      cwd: dir,
+      timeoutMs: 120_000,
+      env: { ...process.env, PGPASSWORD: pg.password },
+    });
+    expect(fromEnv.code, fromEnv.stderr).toBe(0);
     for (const [url, cause] of cases) {
       const r = await history("detect", "--history", url);
       expect(r.code, r.stderr).toBe(2);

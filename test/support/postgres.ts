@@ -4,7 +4,7 @@
 // this process holds stops the server and removes the directory when this process ends, however it
 // ends. initdb refuses root: as root (CI) the server runs as the `postgres` user (else `nobody`).
 import { type ChildProcess, execFile, execFileSync, spawn } from "node:child_process";
-import { chownSync, existsSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { chownSync, existsSync, mkdtempSync, readdirSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,17 +15,26 @@ const run = promisify(execFile);
 export const INSTALL_POSTGRES =
   "PostgreSQL server binaries (initdb, pg_ctl, createdb) not found: apt-get install postgresql (npm test does it as root)";
 
+/** A regular file (a program covered by /dev/null, as the install test hides one, is not). */
+const isFile = (path: string): boolean => {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+};
+
 /** The directory holding initdb: `pg_config --bindir`, else Debian's newest /usr/lib/postgresql/<ver>/bin. */
 export function postgresBin(): string {
   try {
     const dir = execFileSync("pg_config", ["--bindir"], { encoding: "utf8", timeout: 10_000 }).trim();
-    if (existsSync(join(dir, "initdb"))) return dir;
+    if (isFile(join(dir, "initdb"))) return dir;
   } catch {
     // No pg_config: look where Debian puts the server.
   }
   const root = "/usr/lib/postgresql";
   const versions = existsSync(root) ? readdirSync(root).filter((v) => /^\d+$/.test(v)) : [];
-  const newest = versions.sort((a, b) => Number(b) - Number(a)).find((v) => existsSync(join(root, v, "bin", "initdb")));
+  const newest = versions.sort((a, b) => Number(b) - Number(a)).find((v) => isFile(join(root, v, "bin", "initdb")));
   if (newest === undefined) throw new Error(INSTALL_POSTGRES);
   return join(root, newest, "bin");
 }
