@@ -474,7 +474,7 @@ export const BENCH_OPTIONS = {
     type: "string",
     defaultText: ".catchup-bench/history.sqlite in the repository, when it exists",
     describe:
-      "the history store (`catchup-bench history`): report.md gains a History section, this run against the series on main",
+      "the history store (`catchup-bench history`: a SQLite file or a postgres:// URL): report.md gains a History section, this run against the series on main",
     group: OUTPUT,
   },
   "memory-check": {

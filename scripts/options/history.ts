@@ -11,7 +11,8 @@ const STORE = {
   history: {
     type: "string",
     defaultText: STORE_TEXT,
-    describe: "the history store: a SQLite file (created when missing); also `history` in the config file",
+    describe:
+      "the history store: a SQLite file (created when missing) or a postgres:// URL (a team's shared store); also `history` in the config file",
   },
   json: { type: "boolean", default: false, describe: "print what the command did as JSON on stdout" },
 } as const satisfies OptionTable;

@@ -1,10 +1,12 @@
-// Opening the history store: one SQLite file through Kysely (better-sqlite3 underneath), migrated to
-// the newest schema on open. An instrument like refs/: files here, judging and rendering elsewhere.
+// Opening the history store: one SQLite file through Kysely (better-sqlite3 underneath), or a team's
+// PostgreSQL database named by a URL (postgres.ts), migrated to the newest schema on open. An
+// instrument like refs/: files and databases here, judging and rendering elsewhere.
 import { mkdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { LATEST_MIGRATION, migrationProvider } from "./migrations/index.js";
+import { causeOf, isPostgresUrl, postgresDatabase, redactedUrl } from "./postgres.js";
 import type { HistoryDatabase } from "./tables.js";
 
 /** A store that cannot be opened or used: one line naming it and why. */
@@ -14,26 +16,33 @@ export class StoreError extends Error {
 
 export interface HistoryStore {
   db: Kysely<HistoryDatabase>;
-  /** What the store is, as a user named it (a file path). */
+  /** What the store is, as a user named it: a file path, or a URL with its credentials left out. */
   location: string;
   close(): Promise<void>;
 }
 
-/** Where the store is, as given: a file path (PostgreSQL URLs are for a team store, not this version). */
+/** Where the store is, as given: a PostgreSQL URL as it is, else a file path from `cwd`. */
 export function storeLocation(given: string, cwd: string): string {
-  if (/^postgres(ql)?:\/\//i.test(given)) {
-    throw new StoreError(
-      `history ${given.replace(/\/\/[^@/]*@/, "//…@")}: PostgreSQL stores are not supported by this version; give a SQLite file path`,
-    );
-  }
-  return resolve(cwd, given);
+  return isPostgresUrl(given) ? given : resolve(cwd, given);
 }
 
 /**
- * Opens (creating when `create`) the SQLite store at `path` and migrates it to the newest schema.
- * A file that is not SQLite, or was migrated by a newer catchup-bench, is a StoreError.
+ * Opens the store at `location` (a SQLite file, created when `create`; or a PostgreSQL URL) and
+ * migrates it to the newest schema. A store that cannot be reached or opened, is not SQLite, or was
+ * migrated by a newer catchup-bench is a StoreError.
  */
-export async function openStore(path: string, options: { create?: boolean } = {}): Promise<HistoryStore> {
+export async function openStore(location: string, options: { create?: boolean } = {}): Promise<HistoryStore> {
+  const store = isPostgresUrl(location) ? await openPostgres(location) : openSqlite(location, options);
+  try {
+    await migrate(store);
+  } catch (e) {
+    await store.close();
+    throw e;
+  }
+  return store;
+}
+
+function openSqlite(path: string, options: { create?: boolean }): HistoryStore {
   if (options.create !== false) mkdirSync(dirname(path), { recursive: true });
   let sqlite: Database.Database;
   try {
@@ -44,14 +53,34 @@ export async function openStore(path: string, options: { create?: boolean } = {}
     throw new StoreError(`history ${path}: cannot open it (${(e as Error).message})`);
   }
   const db = new Kysely<HistoryDatabase>({ dialect: new SqliteDialect({ database: sqlite }) });
-  const store: HistoryStore = { db, location: path, close: () => db.destroy() };
+  return { db, location: path, close: () => db.destroy() };
+}
+
+/** Connects once to say at open, in one line, why a server cannot be used (refused, auth, no such database). */
+async function openPostgres(url: string): Promise<HistoryStore> {
+  const location = redactedUrl(url);
+  const { db, pool } = postgresDatabase(url);
   try {
-    await migrate(store);
+    (await pool.connect()).release();
   } catch (e) {
     await db.destroy();
-    throw e;
+    throw new StoreError(`history ${location}: cannot connect (${withoutPassword(causeOf(e), url)})`);
   }
-  return store;
+  return { db, location, close: () => db.destroy() };
+}
+
+/** `text` with the URL's password (raw or decoded) replaced, should a driver message ever quote it. */
+function withoutPassword(text: string, url: string): string {
+  const raw = /\/\/[^:@/]*:([^@/]*)@/.exec(url)?.[1];
+  if (!raw) return text;
+  let out = text.split(raw).join("…");
+  try {
+    const decoded = decodeURIComponent(raw);
+    if (decoded) out = out.split(decoded).join("…");
+  } catch {
+    // A password that is not valid percent-encoding appears only raw.
+  }
+  return out;
 }
 
 async function migrate(store: HistoryStore): Promise<void> {
@@ -67,5 +96,5 @@ async function migrate(store: HistoryStore): Promise<void> {
       `history ${store.location}: written by a newer catchup-bench (its schema is past ${LATEST_MIGRATION}); upgrade catchup-bench to use it`,
     );
   }
-  throw new StoreError(`history ${store.location}: cannot migrate it (${message})`);
+  throw new StoreError(`history ${store.location}: cannot migrate it (${causeOf(error)})`);
 }

@@ -1,6 +1,8 @@
 // Writing a run into the store and finding runs again: one transaction per run, idempotent by its
-// uid (the same run added twice is one run). Commits are upserted: a later add that knows a commit's
-// parent, time or order fills them in.
+// uid (the same run added twice is one run, also when two jobs add it at once to a shared store: the
+// unique uid and `on conflict do nothing` make the later one find the first). Commits are upserted: a
+// later add that knows a commit's parent, time or order fills them in. Rows another transaction may
+// also write (commits, cells) are written in sorted order, so two adds wait on each other, never deadlock.
 import type { Kysely, Transaction } from "kysely";
 import type { HistoryStore } from "./open-store.js";
 import type { HistoryDatabase, RunKind } from "./tables.js";
@@ -108,7 +110,7 @@ export async function upsertCommit(tx: Tx, c: CommitFacts): Promise<void> {
     .execute();
 }
 
-async function cellIds(tx: Tx, cells: Iterable<string>): Promise<Map<string, number>> {
+async function cellIds(tx: Tx, cells: readonly string[]): Promise<Map<string, number>> {
   const ids = new Map<string, number>();
   for (const key of cells) {
     const [matrix, name] = JSON.parse(key) as [string, string];
@@ -138,11 +140,12 @@ export async function addRun(
 ): Promise<{ id: number; added: boolean }> {
   return store.db.transaction().execute(async (tx) => {
     const existing = await tx.selectFrom("run").select("id").where("uid", "=", run.uid).executeTakeFirst();
-    for (const c of run.commits) await upsertCommit(tx, c);
+    const commits = [...run.commits].sort((a, b) => (a.sha < b.sha ? -1 : a.sha > b.sha ? 1 : 0));
+    for (const c of commits) await upsertCommit(tx, c);
     if (existing) return { id: existing.id, added: false };
     const at = now.toISOString();
     const testbed = await testbedId(tx, run.testbed, at);
-    const { id } = await tx
+    const inserted = await tx
       .insertInto("run")
       .values({
         uid: run.uid,
@@ -161,9 +164,16 @@ export async function addRun(
         exclude_reason: run.excluded,
         added_at: at,
       })
+      .onConflict((oc) => oc.column("uid").doNothing())
       .returning("id")
-      .executeTakeFirstOrThrow();
-    const cells = await cellIds(tx, new Set([...run.results, ...run.samples].map(cellKey)));
+      .executeTakeFirst();
+    if (!inserted) {
+      // Another add of this run committed since the check above (a shared store).
+      const first = await tx.selectFrom("run").select("id").where("uid", "=", run.uid).executeTakeFirstOrThrow();
+      return { id: first.id, added: false };
+    }
+    const { id } = inserted;
+    const cells = await cellIds(tx, [...new Set([...run.results, ...run.samples].map(cellKey))].sort());
     for (const r of run.results) {
       await tx
         .insertInto("result")

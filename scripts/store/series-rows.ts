@@ -71,7 +71,9 @@ export async function readSeriesRows(store: HistoryStore, filter: { branch?: str
     .where("run.head_sha", "is not", null)
     .where("result.ratio", "is not", null);
   if (filter.branch !== undefined) q = q.where("run.branch", "=", filter.branch);
-  const rows = await q.orderBy("run.id").execute();
+  // Within a run, in the order its results were added: PostgreSQL, unlike SQLite, returns a join's
+  // rows in no particular order unless told, and series are listed in the order their rows come.
+  const rows = await q.orderBy("run.id").orderBy("result.id").execute();
   return rows.map((r) => ({
     ...r,
     branch: r.branch as string,
@@ -224,7 +226,8 @@ export async function commitsByPrefix(store: HistoryStore, prefix: string): Prom
   const rows = await store.db
     .selectFrom("commit")
     .select("sha")
-    .where("sha", "like", `${prefix.replace(/[%_]/g, "")}%`)
+    // Shas are lowercase hex; PostgreSQL's like is case-sensitive where SQLite's is not.
+    .where("sha", "like", `${prefix.replace(/[%_]/g, "").toLowerCase()}%`)
     .execute();
   return rows.map((r) => r.sha);
 }

@@ -1,6 +1,6 @@
-// The history store's tables as Kysely sees them (one interface per table). SQLite by default; the
-// same schema is meant to run on PostgreSQL, so columns use types both have (integer, text, real) and
-// booleans are 0/1 integers. Bytes and milliseconds, as in results.json.
+// The history store's tables as Kysely sees them (one interface per table). SQLite by default, the
+// same schema on PostgreSQL for a team store: columns use types both have (integer, bigint, text,
+// double precision) and booleans are 0/1 integers. Bytes and milliseconds, as in results.json.
 import type { Generated } from "kysely";
 
 /** What a run was for: a history record against an anchor, a plain compare, a confirmation or a bisection step. */

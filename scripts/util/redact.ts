@@ -34,6 +34,8 @@ const PATTERNS: RegExp[] = [
   /([?&](?:token|wsTicket|ticket|access_token|auth)=)((?!redacted \(sha256)[^&#\s"'<>]+)/gi,
   // Authorization headers, in text ("Authorization: Bearer x") or JSON ("authorization":"Bearer x").
   /(authorization["']?\s*[:=]\s*["']?(?:(?:bearer|basic|token)\s+)?)((?!redacted \(sha256)[^\s"',}]+)/gi,
+  // A password in a URL's user part (`postgres://user:password@host/db`, a --history store).
+  /([a-z][a-z0-9+.-]*:\/\/[^:@/\s"']*:)((?!redacted \(sha256)[^@/\s"']+)(?=@)/gi,
   // A --token argument inside a command line (e.g. a --target command); 8 characters or more, so
   // prose such as "--token and --token-file" is left alone.
   /(--token(?:=|\s+))((?!redacted \(sha256)[^\s"']{8,})/g,

@@ -24,7 +24,7 @@ describe("redact", () => {
     expect(out.split(tag(secret))).toHaveLength(4);
   });
 
-  it("redacts tokens in URL queries, Authorization headers and --token arguments, registered or not", () => {
+  it("redacts tokens in URL queries and passwords in URLs, Authorization headers and --token arguments, registered or not", () => {
     expect(redact("ws://127.0.0.1:9/ws?token=abc123&x=1")).toBe(`ws://127.0.0.1:9/ws?token=${tag("abc123")}&x=1`);
     expect(redact("GET /ws?wsTicket=T1CKET")).toBe(`GET /ws?wsTicket=${tag("T1CKET")}`);
     expect(redact("Authorization: Bearer eyJhbGciOi.x.y")).toBe(`Authorization: Bearer ${tag("eyJhbGciOi.x.y")}`);
@@ -33,6 +33,9 @@ describe("redact", () => {
       `node server.js --token ${tag("longsecret")} --port 1`,
     );
     expect(redact("node server.js --token=longsecret")).toBe(`node server.js --token=${tag("longsecret")}`);
+    expect(redact("--history postgres://ci:pa%40ss@db:5432/bench")).toBe(
+      `--history postgres://ci:${tag("pa%40ss")}@db:5432/bench`,
+    );
   });
 
   it("leaves ordinary text, and text already redacted, as it was", () => {

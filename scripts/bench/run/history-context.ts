@@ -8,6 +8,7 @@ import type { HistoryContext, HistoryRow } from "../../report/history-section.js
 import type { Results } from "../../results/schema.js";
 import type { CellVerdict } from "../../results/verdict-record.js";
 import { openStore } from "../../store/open-store.js";
+import { isPostgresUrl } from "../../store/postgres.js";
 import { readChangePoints, readSeriesRows, readTestbeds } from "../../store/series-rows.js";
 import { testbedFingerprint } from "../../store/testbed.js";
 import { type Series, seriesOf } from "../../verdicts/history-series.js";
@@ -18,7 +19,7 @@ const RECENT = 10;
 
 /** The store a run reads: the flag's, else the repository's default, only when the file exists. */
 export function existingStore(given: string | null, cwd: string, repo: string | null): string | null {
-  if (given !== null) return existsSync(given) ? given : null;
+  if (given !== null) return isPostgresUrl(given) || existsSync(given) ? given : null;
   const root = repositoryRoot(repo ?? cwd);
   const path = root ? join(root, ".catchup-bench", "history.sqlite") : null;
   return path && existsSync(path) ? path : null;
@@ -76,7 +77,7 @@ export async function historyContext(
       if (s && "plannedPairs" in v) rows.push(rowOf(v as CellVerdict, s, base, changes));
     }
     if (rows.length === 0) return null;
-    return { store: path, branch, anchor: (series[0] as Series).key.anchor, rows };
+    return { store: store.location, branch, anchor: (series[0] as Series).key.anchor, rows };
   } finally {
     await store.close();
   }

@@ -1,13 +1,13 @@
 // A bench run, start to end: fixtures, the run context, one phase per matrix (phases.ts), results
 // on disk, report. Ctrl-C/SIGTERM stops every target, keeps what finished and reports it.
 import { rmSync } from "node:fs";
-import { resolve } from "node:path";
 import { requireK6 } from "../../driver/clients.js";
 import type { HistoryContext } from "../../report/history-section.js";
 import type { SummaryJson } from "../../report/summary-json.js";
 import { writeJudgedReports } from "../../report/write.js";
 import type { Results } from "../../results/schema.js";
 import { checkBindingOptions, type LoadedBinding, loadBinding } from "../../seed/load-binding.js";
+import { storeLocation } from "../../store/open-store.js";
 import { verdictsOf } from "../../verdicts/cells.js";
 import { roundLoads } from "../../verdicts/disturbance.js";
 import type { GuardDecision } from "../../verdicts/guard-verdict.js";
@@ -95,7 +95,7 @@ async function runHistory(ctx: RunContext, cwd: string, results: Results): Promi
   const { config } = ctx;
   try {
     const path = existingStore(
-      config.run.history === null ? null : resolve(cwd, config.run.history),
+      config.run.history === null ? null : storeLocation(config.run.history, cwd),
       cwd,
       config.targets.refs?.repo ?? null,
     );
