@@ -9,8 +9,9 @@ export default defineConfig({
   test: {
     testTimeout: 60_000,
     hookTimeout: 60_000,
-    // One worker per core: an e2e test's server, bench and clients share the machine with the others.
-    maxWorkers: availableParallelism(),
+    // One worker per core and one more: e2e tests spend much of their time waiting (held ACKs, server
+    // starts, timeouts), which left a third of 2 cores idle at one worker per core.
+    maxWorkers: availableParallelism() + 1,
     reporters: ["default", new PlainSummaryReporter()],
     projects: [
       { extends: true, test: { name: "unit", include: ["test/**/*.unit.test.ts"] } },
