@@ -3,7 +3,7 @@
 // the working directory.
 import { join } from "node:path";
 import { repositoryRoot } from "../refs/commits.js";
-import { storeLocation } from "../store/open-store.js";
+import { storeLocation } from "../store/store-url.js";
 
 export const DEFAULT_STORE = join(".catchup-bench", "history.sqlite");
 

@@ -2,11 +2,11 @@
 // PostgreSQL database named by a URL (postgres.ts), migrated to the newest schema on open. An
 // instrument like refs/: files and databases here, judging and rendering elsewhere.
 import { mkdirSync } from "node:fs";
-import { dirname, resolve } from "node:path";
+import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { LATEST_MIGRATION, migrationProvider } from "./migrations/index.js";
-import { causeOf, isPostgresUrl, postgresDatabase, redactedUrl } from "./postgres.js";
+import { isPostgresUrl, redactedUrl } from "./store-url.js";
 import type { HistoryDatabase } from "./tables.js";
 
 /** A store that cannot be opened or used: one line naming it and why. */
@@ -19,11 +19,6 @@ export interface HistoryStore {
   /** What the store is, as a user named it: a file path, or a URL with its credentials left out. */
   location: string;
   close(): Promise<void>;
-}
-
-/** Where the store is, as given: a PostgreSQL URL as it is, else a file path from `cwd`. */
-export function storeLocation(given: string, cwd: string): string {
-  return isPostgresUrl(given) ? given : resolve(cwd, given);
 }
 
 /**
@@ -59,6 +54,8 @@ function openSqlite(path: string, options: { create?: boolean }): HistoryStore {
 /** Connects once to say at open, in one line, why a server cannot be used (refused, auth, no such database). */
 async function openPostgres(url: string): Promise<HistoryStore> {
   const location = redactedUrl(url);
+  // Loaded only for a URL: the driver's modules stay out of every run that reads a file store.
+  const { postgresDatabase } = await import("./postgres.js");
   const { db, pool } = postgresDatabase(url);
   try {
     (await pool.connect()).release();
@@ -97,4 +94,11 @@ async function migrate(store: HistoryStore): Promise<void> {
     );
   }
   throw new StoreError(`history ${store.location}: cannot migrate it (${causeOf(error)})`);
+}
+
+/** Why a connection or statement failed, in one line (a refused connect is an AggregateError with no message). */
+function causeOf(e: unknown): string {
+  const err = e as Error & { code?: string; errors?: Error[] };
+  const text = err.message || err.errors?.map((x) => x.message).join("; ") || err.code || String(e);
+  return text.replace(/\s+/g, " ").trim();
 }

@@ -4,12 +4,6 @@ import { Kysely, PostgresDialect } from "kysely";
 import pg from "pg";
 import type { HistoryDatabase } from "./tables.js";
 
-/** A `postgres://` or `postgresql://` URL names a PostgreSQL store; anything else is a SQLite file. */
-export const isPostgresUrl = (given: string): boolean => /^postgres(ql)?:\/\//i.test(given);
-
-/** The URL as it may be printed: the user and password between `//` and `@` become `…`. */
-export const redactedUrl = (url: string): string => url.replace(/\/\/[^@/]*@/, "//…@");
-
 // Long enough for a migration or a page's reads on a busy shared server; short enough that a hung
 // server or a held lock ends the command with a message instead of a wait.
 const CONNECT_TIMEOUT_MS = 10_000;
@@ -21,13 +15,6 @@ const types = {
   getTypeParser: ((oid: number, format?: "text" | "binary") =>
     oid === INT8 || oid === NUMERIC ? Number : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
 };
-
-/** Why a connection or statement failed, in one line (a refused connect is an AggregateError with no message). */
-export function causeOf(e: unknown): string {
-  const err = e as Error & { code?: string; errors?: Error[] };
-  const text = err.message || err.errors?.map((x) => x.message).join("; ") || err.code || String(e);
-  return text.replace(/\s+/g, " ").trim();
-}
 
 /** A pool on `url` (not yet connected) and the Kysely over it. */
 export function postgresDatabase(url: string): { db: Kysely<HistoryDatabase>; pool: pg.Pool } {

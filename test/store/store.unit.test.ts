@@ -8,7 +8,8 @@ import Database from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { migrationProvider } from "../../scripts/store/migrations/index.js";
-import { openStore, StoreError, storeLocation } from "../../scripts/store/open-store.js";
+import { openStore, StoreError } from "../../scripts/store/open-store.js";
+import { storeLocation } from "../../scripts/store/store-url.js";
 import { storeCases } from "./store-cases.js";
 
 let dir: string;

@@ -8,8 +8,8 @@ import type { HistoryContext, HistoryRow } from "../../report/history-section.js
 import type { Results } from "../../results/schema.js";
 import type { CellVerdict } from "../../results/verdict-record.js";
 import { openStore } from "../../store/open-store.js";
-import { isPostgresUrl } from "../../store/postgres.js";
 import { readChangePoints, readSeriesRows, readTestbeds } from "../../store/series-rows.js";
+import { isPostgresUrl } from "../../store/store-url.js";
 import { testbedFingerprint } from "../../store/testbed.js";
 import { type Series, seriesOf } from "../../verdicts/history-series.js";
 import { rolesOf } from "../../verdicts/metrics.js";

@@ -7,7 +7,7 @@ import type { SummaryJson } from "../../report/summary-json.js";
 import { writeJudgedReports } from "../../report/write.js";
 import type { Results } from "../../results/schema.js";
 import { checkBindingOptions, type LoadedBinding, loadBinding } from "../../seed/load-binding.js";
-import { storeLocation } from "../../store/open-store.js";
+import { storeLocation } from "../../store/store-url.js";
 import { verdictsOf } from "../../verdicts/cells.js";
 import { roundLoads } from "../../verdicts/disturbance.js";
 import type { GuardDecision } from "../../verdicts/guard-verdict.js";
@@ -16,7 +16,6 @@ import { buildRunFixtures } from "../fixtures/run-fixtures.js";
 import { createProgress, type Progress } from "../progress/progress.js";
 import { seedTargets } from "../seed/seed-phase.js";
 import type { BenchConfig } from "./config.js";
-import { existingStore, historyContext } from "./history-context.js";
 import { PHASES } from "./phases.js";
 import { preflight } from "./preflight.js";
 import { withRefTargets } from "./ref-targets.js";
@@ -94,6 +93,8 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
 async function runHistory(ctx: RunContext, cwd: string, results: Results): Promise<HistoryContext | null> {
   const { config } = ctx;
   try {
+    // Loaded only here: the query layer's hundreds of modules stay out of a run's start.
+    const { existingStore, historyContext } = await import("./history-context.js");
     const path = existingStore(
       config.run.history === null ? null : storeLocation(config.run.history, cwd),
       cwd,
