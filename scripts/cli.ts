@@ -27,20 +27,21 @@ import { pendingWaits } from "./util/pending.js";
 import { suggestFlag } from "./util/suggest.js";
 import { UsageError } from "./util/usage.js";
 
-const commands: CommandModule<object, never>[] = [
-  fixtureCommand as CommandModule<object, never>,
-  benchCommand as CommandModule<object, never>,
-  fuzzCommand as CommandModule<object, never>,
-  reportCommand as CommandModule<object, never>,
-  clinicCommand as CommandModule<object, never>,
-  serveCommand as CommandModule<object, never>,
-  k6OperatorCommand as CommandModule<object, never>,
-  sampleCommand as CommandModule<object, never>,
-  initCommand as CommandModule<object, never>,
-  historyCommand as CommandModule<object, never>,
-  bisectCommand as CommandModule<object, never>,
-  cacheCommand as CommandModule<object, never>,
-];
+// Each command module is typed by its own options; yargs takes them as one list.
+const commands = [
+  fixtureCommand,
+  benchCommand,
+  fuzzCommand,
+  reportCommand,
+  clinicCommand,
+  serveCommand,
+  k6OperatorCommand,
+  sampleCommand,
+  initCommand,
+  historyCommand,
+  bisectCommand,
+  cacheCommand,
+] as CommandModule<object, never>[];
 
 /** The package's version, from the nearest package.json above this module (dist/ or the sources). */
 export function packageVersion(): string {

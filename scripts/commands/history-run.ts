@@ -17,6 +17,7 @@ import {
 } from "../options/history.js";
 import { resolveConfig } from "../options/resolve-config.js";
 import { readFlags } from "../options/spec.js";
+import { causeOf, isStoreFailure } from "../store/store-failure.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT, signalExitCode } from "../util/exit-codes.js";
 import { redactStream, registerSecret } from "../util/redact.js";
@@ -62,6 +63,20 @@ export async function openFromFlags(raw: Raw, cwd: string) {
   } catch (e) {
     if (e instanceof StoreError) throw new UsageError(e.message);
     throw e;
+  }
+}
+
+/**
+ * A store that fails mid-command (its server gone, a file locked past the wait) ends the command in
+ * one line, exit 3: the driver's error is the store's, not a fault of the harness to show as a stack.
+ */
+export async function storeFailures(work: () => Promise<number>, io: HistoryIO = defaultIO()): Promise<number> {
+  try {
+    return await work();
+  } catch (e) {
+    if (!isStoreFailure(e)) throw e;
+    io.err(`catchup-bench: the history store failed: ${escapeText(causeOf(e))}; no result\n`);
+    return EXIT.noResult;
   }
 }
 

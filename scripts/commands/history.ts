@@ -13,7 +13,7 @@ import {
 import type { CommandSpec } from "../options/spec.js";
 import { applyOptions } from "../options/yargs.js";
 import { runBisect, runConfirm } from "./bisect-run.js";
-import { runHistoryCommand } from "./history-run.js";
+import { runHistoryCommand, storeFailures } from "./history-run.js";
 
 type Raw = Record<string, unknown>;
 
@@ -37,7 +37,7 @@ function sub(spec: CommandSpec): CommandModule<object, Raw> {
       ) as never;
     },
     handler: async (argv) => {
-      const code = name === "confirm" ? await runConfirm(argv) : await runHistoryCommand(name, argv);
+      const code = await storeFailures(() => (name === "confirm" ? runConfirm(argv) : runHistoryCommand(name, argv)));
       if (code !== 0) process.exitCode = code;
     },
   };
@@ -71,7 +71,7 @@ export const bisectCommand: CommandModule = {
       options: HISTORY_BENCH_OPTIONS,
     }).example("$0 bisect --good v1.2.0 --bad main", "the first commit after v1.2.0 that changed a cell") as never,
   handler: async (argv) => {
-    const code = await runBisect(argv as Raw);
+    const code = await storeFailures(() => runBisect(argv as Raw));
     if (code !== 0) process.exitCode = code;
   },
 };

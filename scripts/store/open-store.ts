@@ -6,6 +6,7 @@ import { dirname } from "node:path";
 import Database from "better-sqlite3";
 import { Kysely, Migrator, SqliteDialect } from "kysely";
 import { LATEST_MIGRATION, migrationProvider } from "./migrations/index.js";
+import { causeOf } from "./store-failure.js";
 import { isPostgresUrl, redactedUrl } from "./store-url.js";
 import type { HistoryDatabase } from "./tables.js";
 
@@ -94,11 +95,4 @@ async function migrate(store: HistoryStore): Promise<void> {
     );
   }
   throw new StoreError(`history ${store.location}: cannot migrate it (${causeOf(error)})`);
-}
-
-/** Why a connection or statement failed, in one line (a refused connect is an AggregateError with no message). */
-function causeOf(e: unknown): string {
-  const err = e as Error & { code?: string; errors?: Error[] };
-  const text = err.message || err.errors?.map((x) => x.message).join("; ") || err.code || String(e);
-  return text.replace(/\s+/g, " ").trim();
 }

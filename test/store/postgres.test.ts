@@ -6,12 +6,15 @@
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { sql } from "kysely";
 import { Client } from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { storeFailures } from "../../scripts/commands/history-run.js";
 import { writeRunTag } from "../../scripts/history/run-tag.js";
 import type { Results } from "../../scripts/results/schema.js";
 import { openStore } from "../../scripts/store/open-store.js";
 import { readSeriesRows, type SeriesRow } from "../../scripts/store/series-rows.js";
+import { isStoreFailure } from "../../scripts/store/store-failure.js";
 import { ROOT } from "../bench/bench-child.js";
 import { syntheticResults } from "../report/synthetic-run.js";
 import { runNode } from "../support/child.js";
@@ -158,6 +161,39 @@ describe("history store (PostgreSQL)", () => {
     const html = readFileSync(page, "utf8");
     expect(html).toContain(`postgres://…@127.0.0.1:${pg.port}/detect`);
     expect(html).not.toContain(pg.password);
+  });
+
+  it("says a server that ends a statement mid-command in one line (a store failure, not a stack)", async () => {
+    const url = await database("ended");
+    const store = await openStore(url);
+    const admin = new Client({ connectionString: pg.url("postgres") });
+    await admin.connect();
+    try {
+      const running = sql`select pg_sleep(30)`.execute(store.db).then(
+        () => null,
+        (e: unknown) => e,
+      );
+      const sleeping = "select count(*)::int as n from pg_stat_activity where query like 'select pg_sleep%'";
+      await waitFor(async () => (await admin.query(sleeping)).rows[0].n === 1, "the statement running");
+      await admin.query(
+        "select pg_terminate_backend(pid) from pg_stat_activity where datname = 'ended' and pid <> pg_backend_pid()",
+      );
+      const error = await running;
+      expect(isStoreFailure(error), String(error)).toBe(true);
+      const lines: string[] = [];
+      const code = await storeFailures(() => Promise.reject(error), {
+        cwd: dir,
+        env: process.env,
+        out: () => undefined,
+        err: (t) => lines.push(t),
+      });
+      expect(code).toBe(3);
+      expect(lines.join("").trim().split("\n")).toHaveLength(1);
+      expect(lines.join("")).toMatch(/^catchup-bench: the history store failed: terminating connection/);
+    } finally {
+      await admin.end();
+      await store.close().catch(() => undefined);
+    }
   });
 
   it("takes the password from PGPASSWORD, and says in one line why a server cannot be used, without the password", async () => {
