@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { descendants, isAlive, procStats } from "../../scripts/sampler/procfs.js";
+import { median } from "../../scripts/util/stats.js";
 import { BIN, runCli } from "../fixtures/cli.js";
 import { until } from "../sampler/support.js";
 import { smallFixture } from "../scenarios/support/fixture.js";
@@ -58,12 +59,16 @@ describe("catchup-bench sample", () => {
     expect(agent.stdout()).toMatch(/^stopped \(SIGTERM\): \d+ RSS and \d+ heap samples .*peak RSS [\d.]+ MiB; VmHWM/m);
 
     const lines = readSamples(file);
-    // Every line carries both clocks; t is monotonic and wall - t is one offset (no drift in a second).
+    // Every line carries both clocks; t is monotonic and wall - t is one offset (no drift in a second):
+    // nine lines in ten within 2.5 ms of the median offset (the two clocks are read one after the
+    // other, and a loaded machine may run something else in between), and none 50 ms off.
     expect(lines.every((l) => typeof l.t === "number" && typeof l.wall === "number")).toBe(true);
     const ts = lines.map((l) => l.t);
     expect(ts).toEqual([...ts].sort((a, b) => a - b));
     const offsets = lines.map((l) => l.wall - l.t);
-    expect(Math.max(...offsets) - Math.min(...offsets)).toBeLessThan(2.5);
+    const mid = median(offsets);
+    expect(offsets.filter((o) => Math.abs(o - mid) < 2.5).length).toBeGreaterThanOrEqual(0.9 * offsets.length);
+    expect(Math.max(...offsets.map((o) => Math.abs(o - mid)))).toBeLessThan(50);
     const header = lines.find((l) => l.phase === "agent");
     expect(header).toMatchObject({ pid: inspected.pid, port: portOf(inspected), heap: true, hwmReset: true });
     expect(lines.filter((l) => typeof l.heapUsed === "number" && "heapTotal" in l).length).toBeGreaterThan(5);
