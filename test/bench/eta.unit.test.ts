@@ -81,6 +81,8 @@ describe("the first estimate, calibrated on this machine", () => {
     // the square root of that slowdown (the default run took 1.83x at load 10 on 2 cores).
     expect(machineScale({ cpuMs: 100, wallMs: 100, referenceCpuMs: 100, load1: 8, cores: 2 })).toBe(2);
     expect(machineScale({ cpuMs: 100, wallMs: 400, referenceCpuMs: 100, load1: 0, cores: 2 })).toBe(2);
+    // On a busy machine the probe's CPU time grows with the sharing: not counted twice as slowness.
+    expect(machineScale({ cpuMs: 200, wallMs: 200, referenceCpuMs: 100, load1: 8, cores: 2 })).toBe(2);
     const eta = new Eta(["latency", "memory:1024x1/memory"], {}, 2);
     expect(eta.plannedMs()).toEqual(prior(2 * (LATENCY + MEMORY)));
     expect(eta.plannedMs().high / eta.plannedMs().low).toBeLessThanOrEqual(1.6);

@@ -38,11 +38,14 @@ export interface Calibration {
  * How much longer than the priors a trial takes here: the machine's speed (CPU time of the same
  * work) times the square root of the slowdown its load causes (what the probe saw, or the load
  * average per core, the larger). A square root because a trial is partly waiting (timers, the hold,
- * sampling cadences), which the load does not stretch: the default run took 1.83x at load 10 on 2 cores.
+ * sampling cadences), which the load does not stretch: the default run took 1.83x at load 10 on 2
+ * cores, and a planned run 1.72x at load 5 to 10. The speed is read on a quiet machine only: on a
+ * busy one the probe's CPU time grows with the sharing itself (2.1x at load 18), which the load
+ * term already counts.
  */
 export function machineScale(c: Calibration): number {
-  const speed = c.cpuMs > 0 && c.referenceCpuMs > 0 ? c.cpuMs / c.referenceCpuMs : 1;
   const contention = Math.max(1, c.cpuMs > 0 ? c.wallMs / c.cpuMs : 1, c.load1 / Math.max(1, c.cores));
+  const speed = contention === 1 && c.cpuMs > 0 && c.referenceCpuMs > 0 ? c.cpuMs / c.referenceCpuMs : 1;
   return speed * Math.sqrt(contention);
 }
 
