@@ -196,7 +196,7 @@ describe("history store (PostgreSQL)", () => {
     }
   });
 
-  it("takes the password from PGPASSWORD, and says in one line why a server cannot be used, without the password", async () => {
+  it("takes the password from PGPASSWORD or a password file, and says in one line why a server cannot be used, without the password", async () => {
     await pg.createDatabase("auth");
     const cases: [string, RegExp][] = [
       [pg.url("auth", "wrong-pw"), /password authentication failed/],
@@ -209,6 +209,16 @@ describe("history store (PostgreSQL)", () => {
       env: { ...process.env, PGPASSWORD: pg.password },
     });
     expect(fromEnv.code, fromEnv.stderr).toBe(0);
+    // Or from a password file, as libpq reads one (~/.pgpass, here named by PGPASSFILE; mode 0600).
+    const passFile = join(dir, "pgpass");
+    writeFileSync(passFile, `127.0.0.1:${pg.port}:auth:bench:${pg.password}\n`, { mode: 0o600 });
+    const { PGPASSWORD: _unset, ...env } = process.env;
+    const fromFile = await runNode([BIN, "history", "detect", "--history", pg.url("auth").replace(/:[^:@/]*@/, "@")], {
+      cwd: dir,
+      timeoutMs: 120_000,
+      env: { ...env, PGPASSFILE: passFile },
+    });
+    expect(fromFile.code, fromFile.stderr).toBe(0);
     for (const [url, cause] of cases) {
       const r = await history("detect", "--history", url);
       expect(r.code, r.stderr).toBe(2);
