@@ -120,8 +120,10 @@ describe("bench --quick on the bundled server", () => {
     // for a chunk; the turnaround part is measured by the same cases at ACK delay 0 in this run.
     // The delay's own share lies between the drop less that turnaround (none of it hidden in the
     // delay) and the whole drop (all of it hidden: the server works while the client waits), so
-    // chunks saved x ACK delay must fall in that range, within the tolerance. The turnaround grows
-    // on a loaded machine, the delay's share does not.
+    // chunks saved x ACK delay must fall in that range: within the tolerance above the drop, and
+    // within the tolerance per saved round trip below the drop less the turnaround, since on a
+    // loaded machine a round trip of the delayed run may wait longer than the no-delay run's did
+    // (seen: +134 ms over 3 round trips). The delay's share does not grow with the load.
     const drop = (r: Results, c: string) => {
       const med = (v: string) =>
         median(r.latency.filter((x) => x.case === c && x.variant === v).map((x) => x.completionMs as number));
@@ -132,7 +134,7 @@ describe("bench --quick on the bundled server", () => {
       const byDelay = drop(results, c) - turnaround;
       const expected = (legacy - batched) * ACK_DELAY_MS;
       const verdict =
-        byDelay - TOLERANCE_MS <= expected && expected <= drop(results, c) + TOLERANCE_MS
+        byDelay - TOLERANCE_MS * (legacy - batched) <= expected && expected <= drop(results, c) + TOLERANCE_MS
           ? "ok"
           : `${byDelay.toFixed(1)} ms (drop ${drop(results, c).toFixed(1)} - turnaround ${turnaround.toFixed(1)}), expected ${expected}`;
       expect({ c, drop: verdict }).toEqual({ c, drop: "ok" });
