@@ -1,5 +1,5 @@
 // Telling a store's failure from the harness's: an error the database driver raised (SQLite's, or
-// PostgreSQL's server or connection) is said in one line naming the store, never as a stack. Pure:
+// PostgreSQL's server or connection) is said in one line with its cause, never as a stack. Pure:
 // no driver is loaded to recognise its errors.
 
 /** Why a connection or statement failed, in one line (a refused connect is an AggregateError with no message). */
