@@ -8,6 +8,7 @@ import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { ratio } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
 import { MIN_PAIRS } from "../verdicts/cells.js";
+import { FUTILITY_CHANCE } from "../verdicts/sequential.js";
 import type { ReportModel } from "./model.js";
 
 /** "0.596 (0.580–0.612)", ", indicative" below 8 pairs, "(1 pair, indicative)" without an interval. */
@@ -150,6 +151,8 @@ export function autoSampleText(model: ReportModel): string | null {
 const ROUNDS_WHY: Record<MemoryRoundsWhy, (pairs: number) => string> = {
   pairs: () => "reached",
   decided: () => "answered: every metric it stops on DIFFERENT or SAME",
+  futile: () =>
+    `out of reach: each metric it stops on answered or under a ${FUTILITY_CHANCE * 100}% chance of DIFFERENT or SAME by the cap at its spread and median`,
   // Fewer pairs sufficed: the sign test's exact p, not the (undercovering) interval, is the evidence.
   clear: (n) =>
     `sufficed: all ${n} ratios beyond the A/A band and 1.0 on one side (sign test p = ${unanimousSignP(n).toFixed(3)})`,

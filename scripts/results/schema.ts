@@ -201,7 +201,7 @@ export interface AutoSampleInfo {
 }
 
 /** Why sequential memory rounds gave a cell no more rounds (results.json's memoryRounds.cells[].why). */
-export const MEMORY_ROUNDS_WHY = ["pairs", "decided", "clear", "equivalent", "budget", "missing"] as const;
+export const MEMORY_ROUNDS_WHY = ["pairs", "decided", "futile", "clear", "equivalent", "budget", "missing"] as const;
 export type MemoryRoundsWhy = (typeof MEMORY_ROUNDS_WHY)[number];
 
 /** Sequential memory rounds: the budget, the time used, and per cell its pairs and why no more. */
@@ -233,14 +233,15 @@ export interface Results {
   /**
    * Sequential memory rounds (scripts/bench/rounds/memory-rounds.ts): the budget, the time used, and per cell
    * its pairs and why it got no more ("pairs": reached targetPairs; "decided": every headline metric
-   * DIFFERENT or SAME at a look of the sequential rule; "clear" (older runs): every ratio beyond the
+   * DIFFERENT or SAME at a look of the sequential rule; "futile": at a look, every metric not yet
+   * answered had under a 10% chance of an answer by targetPairs; "clear" (older runs): every ratio beyond the
    * A/A band and 1.0; "equivalent": every ratio within the practical floor; "budget": the time ran
    * out; "missing": a failed pair).
    */
   memoryRounds?: MemoryRoundsInfo;
   /**
    * Sequential latency rounds, the same rule on latency cases: per case its pairs and why no more
-   * ("decided": every stopping metric DIFFERENT or SAME at a look; "pairs": the cap; "budget"; "missing").
+   * ("decided": every stopping metric DIFFERENT or SAME at a look; "futile"; "pairs": the cap; "budget"; "missing").
    */
   latencyRounds?: MemoryRoundsInfo;
   /** Targets that died on their own during the run (never one the harness stopped), in order. */

@@ -2,15 +2,16 @@
 // on simulated cells whose change is known, through the same decideCell, bootstrap and A/A band the
 // report uses. Each round draws a baseline, a candidate and the baseline's A/A copy, each with
 // log-normal noise of sd σ per trial, the candidate scaled by the change. A cell is judged at 8 pairs
-// (the planned rounds), then at 12 and 16 while its outcome is UNKNOWN. Per setting it counts the
+// (the planned rounds), then at 12 and 16 while its outcome is UNKNOWN and an answer is within reach
+// (the futility stop). Per setting it counts the
 // cells called DIFFERENT: with no change, false alarms; with a 5% change, detections. The same cells
 // judged at 95% at every look (no correction) show what peeking without paying for it would cost.
 import { randomFloats } from "../../common/prng.js";
 import type { Outcome } from "../results/outcome.js";
 import { bootstrapRatioCI, seedFromString, summariseRatios } from "../util/stats.js";
 import { aaBandOf, decideCell, RESAMPLES } from "../verdicts/cells.js";
-import { DEFAULT_MIN_EFFECT } from "../verdicts/practical.js";
-import { LOOK_LEVEL, LOOKS } from "../verdicts/sequential.js";
+import { DEFAULT_MIN_EFFECT, floorTolerance } from "../verdicts/practical.js";
+import { chanceByCap, FUTILITY_CHANCE, LOOK_LEVEL, LOOKS } from "../verdicts/sequential.js";
 import { wilson } from "./power-table.js";
 
 export interface SimSetting {
@@ -39,34 +40,39 @@ function drawCell(setting: SimSetting, seed: number): { ratios: number[]; aa: nu
   const ratios: number[] = [];
   const aa: number[] = [];
   for (let i = 0; i < (LOOKS[LOOKS.length - 1] as number); i++) {
-    const b = 200 * Math.exp(setting.noise * normal());
-    const c = 200 * setting.change * Math.exp(setting.noise * normal());
-    const a = 200 * Math.exp(setting.noise * normal());
+    const b = BASELINE_MS * Math.exp(setting.noise * normal());
+    const c = BASELINE_MS * setting.change * Math.exp(setting.noise * normal());
+    const a = BASELINE_MS * Math.exp(setting.noise * normal());
     ratios.push(c / b);
     aa.push(a / b);
   }
   return { ratios, aa };
 }
 
-/** One cell's outcome at n pairs; `level` null judges on the 95% interval. */
-function judgeAt(cell: { ratios: number[]; aa: number[] }, n: number, seed: number, level: number | null): Outcome {
+/** The simulated baseline's median (ms): the 1% floor applies. */
+const BASELINE_MS = 200;
+const TOLERANCE = floorTolerance(BASELINE_MS, "ms", DEFAULT_MIN_EFFECT);
+
+/** One cell's verdict at n pairs; `level` null judges on the 95% interval. */
+function judgeAt(cell: { ratios: number[]; aa: number[] }, n: number, seed: number, level: number | null) {
   const ratios = cell.ratios.slice(0, n);
   const summary = summariseRatios(ratios, { resamples: RESAMPLES, seed });
   const aa = summariseRatios(cell.aa.slice(0, n), { resamples: RESAMPLES, seed: seed ^ 0xaa });
   const decision =
     level === null ? null : { level, ...bootstrapRatioCI(ratios, { resamples: RESAMPLES, seed, confidence: level }) };
   const input = { metric: "completionMs" as const, cell: "sim", summary, plannedPairs: n, band: aaBandOf(aa) };
-  return decideCell({ ...input, baselineMedian: 200, floor: DEFAULT_MIN_EFFECT, decision }, null).outcome;
+  return decideCell({ ...input, baselineMedian: BASELINE_MS, floor: DEFAULT_MIN_EFFECT, decision }, null);
 }
 
-/** A cell under the rule: judged at each look until it is not UNKNOWN. */
+/** A cell under the rule: judged at each look until it is not UNKNOWN or its answer is out of reach. */
 function sequentialCell(cell: { ratios: number[]; aa: number[] }, seed: number, level: number | null) {
   let outcome: Outcome = "UNKNOWN";
   let pairs = 0;
   for (const n of LOOKS) {
     pairs = n;
-    outcome = judgeAt(cell, n, seed, level);
-    if (outcome !== "UNKNOWN") break;
+    const verdict = judgeAt(cell, n, seed, level);
+    outcome = verdict.outcome;
+    if (outcome !== "UNKNOWN" || chanceByCap(verdict, TOLERANCE) < FUTILITY_CHANCE) break;
   }
   return { outcome, pairs };
 }

@@ -134,6 +134,17 @@ export function normalQuantile(p: number): number {
   return (horner(a, q * q) * q) / horner(b, q * q);
 }
 
+/**
+ * The standard normal distribution function P(Z <= x): Abramowitz & Stegun 7.1.26 (absolute error
+ * below 1.5e-7), for the chance a projected interval clears a bound.
+ */
+export function normalCdf(x: number): number {
+  const t = 1 / (1 + 0.3275911 * (Math.abs(x) / Math.SQRT2));
+  const erfc =
+    horner([1.061405429, -1.453152027, 1.421413741, -0.284496736, 0.254829592, 0], t) * Math.exp(-(x * x) / 2);
+  return x >= 0 ? 1 - erfc / 2 : erfc / 2;
+}
+
 /** Sample standard deviation (n - 1 denominator); 0 for a single value. */
 export function stdev(values: readonly number[]): number {
   const n = values.length;

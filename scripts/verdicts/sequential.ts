@@ -5,10 +5,12 @@
 // it: each look judges on the bootstrap interval at level 1 - 0.05/3 (Bonferroni over the three looks),
 // so the chance that any look calls DIFFERENT where nothing changed stays at most 5% per cell. A stop on
 // SAME cannot raise that chance (it ends a cell without a DIFFERENT), so the memory cells' early
-// equivalence sign test (memory-rounds.ts) keeps its own looks. bench:power checks both rates by
-// simulation (selfbench/power-sim.ts).
+// equivalence sign test (memory-rounds.ts) keeps its own looks. Nor can a stop for futility: a cell
+// whose every open metric could reach neither outcome by the cap ends UNKNOWN at its look. bench:power
+// checks the rates by simulation (selfbench/power-sim.ts).
 import { HEADLINE_MEMORY_METRICS, METRICS, type Metric, metricOf } from "../results/metric-names.js";
 import type { CellVerdict } from "../results/verdict-record.js";
+import { normalCdf, normalQuantile } from "../util/stats.js";
 import { isLatencyMetric } from "./metrics.js";
 
 /** The pair counts at which the rule judges a cell. */
@@ -42,15 +44,49 @@ export function stoppingMetrics(matrix: Matrix, guarded: readonly string[] = [])
   return METRICS.filter((m) => matrixOf(m) === matrix && (headline.includes(m) || guarded.includes(m)));
 }
 
-/** Why a cell under the rule gets no more rounds, or "more". */
-export type SequentialNeed = "more" | "decided" | "pairs" | "missing";
+/** Below this chance of an answer by the cap, a cell's open metric is out of reach (stopped for futility). */
+export const FUTILITY_CHANCE = 0.1;
 
-/** Pure: a cell's need from its verdicts of the stopping metrics (all judged on the same rounds). */
-export function sequentialNeed(verdicts: readonly CellVerdict[]): SequentialNeed {
+/**
+ * Pure: the chance that an UNKNOWN unguarded verdict is DIFFERENT or SAME at the cap, were its spread and
+ * median to hold (conditional power at the current estimate); 1 where it cannot be told. In log ratios,
+ * from the look's interval of half-width h at n pairs: the per-pair sd σ = h √n / z, the cap's half-width
+ * h_c = h √(n / cap). SAME needs h_c under the floor's log(1 + t): if it is, the cell is not stopped.
+ * DIFFERENT needs the cap's median beyond h_c; that median is drawn about today's m with sd
+ * σ √(cap − n) / cap (the pairs still to come), so the chance is Φ((|m| − h_c)/s) + Φ((−|m| − h_c)/s).
+ * It leaves out the A/A band, which would only make DIFFERENT harder: the stop errs towards more pairs.
+ */
+export function chanceByCap(v: CellVerdict, tolerance: number): number {
+  const { decision, median, pairs } = v;
+  if (v.outcome !== "UNKNOWN" || v.guarded || !decision || median === null || median <= 0 || pairs < 3) return 1;
+  if (pairs >= SEQUENTIAL_CAP || !(decision.low > 0 && decision.high > decision.low)) return 1;
+  const half = (Math.log(decision.high) - Math.log(decision.low)) / 2;
+  const capHalf = half * Math.sqrt(pairs / SEQUENTIAL_CAP);
+  if (capHalf < Math.log(1 + tolerance)) return 1;
+  const sd = (half * Math.sqrt(pairs)) / normalQuantile(1 - (1 - decision.level) / 2);
+  const s = (sd * Math.sqrt(SEQUENTIAL_CAP - pairs)) / SEQUENTIAL_CAP;
+  const m = Math.abs(Math.log(median));
+  return normalCdf((m - capHalf) / s) + normalCdf((-m - capHalf) / s);
+}
+
+/** Why a cell under the rule gets no more rounds, or "more". */
+export type SequentialNeed = "more" | "decided" | "futile" | "pairs" | "missing";
+
+/**
+ * Pure: a cell's need from its verdicts of the stopping metrics (all judged on the same rounds), with
+ * each metric's practical floor tolerance (`toleranceOf`) for the futility stop.
+ */
+export function sequentialNeed(
+  verdicts: readonly CellVerdict[],
+  toleranceOf: (v: CellVerdict) => number,
+): SequentialNeed {
   // A failed pair is not brought back by more rounds (the verdict stays "missing").
   if (verdicts.some((v) => v.verdict === "missing")) return "missing";
   const pairs = Math.min(...verdicts.map((v) => v.pairs));
   if (pairs >= SEQUENTIAL_CAP) return "pairs";
-  const answered = verdicts.every((v) => v.outcome !== "UNKNOWN" && !v.undecided);
-  return LOOKS.includes(pairs) && answered ? "decided" : "more";
+  if (!LOOKS.includes(pairs)) return "more";
+  const answered = (v: CellVerdict) => v.outcome !== "UNKNOWN" && !v.undecided;
+  if (verdicts.every(answered)) return "decided";
+  const futile = (v: CellVerdict) => answered(v) || chanceByCap(v, toleranceOf(v)) < FUTILITY_CHANCE;
+  return verdicts.every(futile) ? "futile" : "more";
 }

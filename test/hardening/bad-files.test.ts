@@ -296,7 +296,7 @@ const CASES: Record<string, Case[]> = {
     { args: "report IN/run-rounds-spent", says: /has memoryRounds\.spentSeconds = "x": expected a number >= 0/ },
     {
       args: "report IN/run-rounds-why",
-      says: /has memoryRounds\.cells\[0\]\.why = "__proto__": expected one of pairs, decided, clear, equivalent, budget, missing/,
+      says: /has memoryRounds\.cells\[0\]\.why = "__proto__": expected one of pairs, decided, futile, clear, equivalent, budget, missing/,
     },
     { args: "report IN/run-rounds-cells", says: /has memoryRounds\.cells = 5: expected an array/ },
     { args: "report IN/jsonl-crash-empty", says: /results\.jsonl has targetCrashes\[0\]\.variant = missing/ },

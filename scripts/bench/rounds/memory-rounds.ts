@@ -8,14 +8,18 @@
 // end in SAME, so it does not add to the false alarms the rule's looks pay for.
 // Pure apart from the clock, which is passed in.
 
-import { type Metric, unitOf } from "../../results/metric-names.js";
 import type { MemoryRoundsInfo, Results } from "../../results/schema.js";
 import { cellPairs, memoryCellId } from "../../verdicts/cells.js";
-import { floorTolerance, minEffectFromConfig } from "../../verdicts/practical.js";
 import { sequentialNeed } from "../../verdicts/sequential.js";
 import type { Reserve } from "../progress/eta.js";
 import { type MemoryCell, type MemoryTrial, memoryRound } from "./plan.js";
-import { createSequentialRounds, type Need, sequentialReserve, stoppingVerdicts } from "./sequential-rounds.js";
+import {
+  createSequentialRounds,
+  type Need,
+  sequentialReserve,
+  stoppingVerdicts,
+  toleranceIn,
+} from "./sequential-rounds.js";
 
 /** The fewest pairs whose unanimous position inside the floor is significant (each one-sided p = 2^-6 = 1.6%). */
 export const SIGN_TEST_PAIRS = 6;
@@ -27,18 +31,14 @@ export function withinFloor(ratios: readonly number[], tolerance: number): boole
 
 /** Pure: per memory cell, whether it needs another round and, if not, why. */
 export function memoryCellNeeds(results: Results): Map<string, Need> {
-  const floor = minEffectFromConfig(results.run.config ?? {});
+  const tolerance = toleranceIn(results);
   const needs = new Map<string, Need>();
   for (const [cell, vs] of stoppingVerdicts(results, "memory")) {
-    const need = sequentialNeed(vs);
+    const need = sequentialNeed(vs, tolerance);
     // The guard decides only from its minimum pairs: the sign test does not stop a cell short of them.
     const judgeable = vs.every((v) => v.verdict !== "too-few-pairs");
     const equivalent =
-      judgeable &&
-      vs.every((v) => {
-        const p = cellPairs(results, v.metric, cell);
-        return withinFloor(p.ratios, floorTolerance(p.baselineMedian, unitOf(v.metric as Metric), floor));
-      });
+      judgeable && vs.every((v) => withinFloor(cellPairs(results, v.metric, cell).ratios, tolerance(v)));
     needs.set(cell, need === "more" && equivalent ? "equivalent" : need);
   }
   return needs;

@@ -2,10 +2,12 @@
 // alike: after the planned rounds, one interleaved round at a time for the cells whose stopping
 // metrics are not yet answered at a look, until each is answered, reaches the cap, or the time budget
 // is spent. Pure apart from the clock, which is passed in: the runner asks `more()` when its plan runs dry.
+
+import { unitOf } from "../../results/metric-names.js";
 import type { MemoryRoundsInfo, MemoryRoundsWhy, Results } from "../../results/schema.js";
 import type { CellVerdict } from "../../results/verdict-record.js";
-import { guardFromConfig, memoryCellId, verdictsOf } from "../../verdicts/cells.js";
-import { minEffectFromConfig } from "../../verdicts/practical.js";
+import { cellPairs, guardFromConfig, memoryCellId, verdictsOf } from "../../verdicts/cells.js";
+import { floorTolerance, minEffectFromConfig } from "../../verdicts/practical.js";
 import { type Matrix, matrixOf, SEQUENTIAL_CAP, sequentialNeed, stoppingMetrics } from "../../verdicts/sequential.js";
 import type { Reserve } from "../progress/eta.js";
 import { trialKind } from "./plan.js";
@@ -26,10 +28,17 @@ export function stoppingVerdicts(results: Results, matrix: Matrix): Map<string, 
   return byCell;
 }
 
+/** Pure: a verdict's practical floor tolerance in its cell (the larger of the relative and absolute floor). */
+export function toleranceIn(results: Results): (v: CellVerdict) => number {
+  const floor = minEffectFromConfig(results.run.config ?? {});
+  return (v) => floorTolerance(cellPairs(results, v.metric, v.cell).baselineMedian, unitOf(v.metric), floor);
+}
+
 /** Pure: per latency case, whether it needs another round and, if not, why. */
 export function latencyCellNeeds(results: Results): Map<string, Need> {
   const needs = new Map<string, Need>();
-  for (const [cell, vs] of stoppingVerdicts(results, "latency")) needs.set(cell, sequentialNeed(vs));
+  const tolerance = toleranceIn(results);
+  for (const [cell, vs] of stoppingVerdicts(results, "latency")) needs.set(cell, sequentialNeed(vs, tolerance));
   return needs;
 }
 
