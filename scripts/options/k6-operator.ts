@@ -2,6 +2,8 @@
 import { DEFAULT_RUNNER_IMAGE, MIN_RUNNER_K6 } from "../k6operator/testrun-limits.js";
 import type { CommandSpec } from "./spec.js";
 
+const AGENT = "Server memory (sampling agent):";
+
 export const K6_OPERATOR_OPTIONS = {
   parallelism: { type: "int", min: 1, max: 1000, describe: "number of k6 runners (pods) the VUs are split across" },
   out: {
@@ -47,20 +49,20 @@ export const K6_OPERATOR_OPTIONS = {
     default: false,
     describe:
       "also write server-pod-snippet.yaml: the sampling agent as a sidecar of the server's pod (shareProcessNamespace), writing to the same volume; README.md says how to start and stop it per run",
-    group: "Server memory (sampling agent):",
+    group: AGENT,
   },
   "server-port": {
     type: "int",
     min: 1,
     max: 65_535,
     describe: "the server's port inside its pod, for the agent (default: the port of --env URL)",
-    group: "Server memory (sampling agent):",
+    group: AGENT,
   },
   "agent-image": {
     type: "string",
     default: "catchup-bench-agent:latest",
     describe: "image of the agent sidecar: Node 20 with a built catchup-bench at /app (README.md shows a Dockerfile)",
-    group: "Server memory (sampling agent):",
+    group: AGENT,
   },
   image: {
     type: "string",

@@ -3,6 +3,8 @@ import { GUARD_OPTIONS } from "./guard.js";
 import { SUMMARY_OPTIONS } from "./output.js";
 import type { CommandSpec } from "./spec.js";
 
+const DISTRIBUTED = "Distributed k6 runs:";
+
 export const REPORT_OPTIONS = {
   ...GUARD_OPTIONS(),
   ...SUMMARY_OPTIONS(),
@@ -11,19 +13,19 @@ export const REPORT_OPTIONS = {
     repeatable: true,
     describe:
       "merge the per-runner summaries of one distributed k6 run (summary*.json files, or directories holding them) into one report, instead of a <run>",
-    group: "Distributed k6 runs:",
+    group: DISTRIBUTED,
   },
   out: {
     type: "string",
     describe: "with --merge: also write merged.md, merged.html and merged.json into this directory",
-    group: "Distributed k6 runs:",
+    group: DISTRIBUTED,
   },
   samples: {
     type: "string",
     repeatable: true,
     describe:
       "with --merge: a samples file of `catchup-bench sample` (the server's memory); give two for two servers side by side. Default: agent*.jsonl and samples*.jsonl in the --merge directories",
-    group: "Distributed k6 runs:",
+    group: DISTRIBUTED,
   },
   "clock-offset-ms": {
     type: "number",
@@ -32,7 +34,7 @@ export const REPORT_OPTIONS = {
     default: 0,
     describe:
       "with --samples: added to the runners' wall-clock marks to put them on the agent host's clock (agent clock minus runner clock), ms",
-    group: "Distributed k6 runs:",
+    group: DISTRIBUTED,
   },
 } as const satisfies CommandSpec["options"];
 

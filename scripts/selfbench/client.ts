@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateFixture } from "../../fixtures/generate.js";
+import { uniformFixture } from "../../fixtures/generate.js";
 import { DEFAULT_ACK_DELAY_MS, DEV_TOKEN as TOKEN } from "../../scenarios/lib/protocol.js";
 import { measureStormCapacity } from "../storm/capacity.js";
 import { idleLoopLag, measureCapacity } from "./client-capacity.js";
@@ -48,7 +48,7 @@ async function main(): Promise<void> {
 /** A fixture of 64-byte scripts, one per project, seed 1, at dir/name; returns its path. */
 function smallScriptsFixture(dir: string, name: string, projects: number, events: number): string {
   const out = join(dir, name);
-  generateFixture({ projects, scriptBytesMin: 64, scriptBytesMax: 64, scriptsPerProject: 1, events, seed: 1, out });
+  uniformFixture({ projects, scriptBytes: 64, events, seed: 1, out });
   return out;
 }
 

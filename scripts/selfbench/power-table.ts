@@ -51,12 +51,17 @@ export function resolveSize(spec: SizeSpec, basis: number | null): { size: numbe
   return { size: (spec.percent / 100) * basis, percent: spec.percent };
 }
 
-export function settingLabel(kind: Kind, size: number | null, percent: number | null): string {
+function settingLabel(kind: Kind, size: number | null, percent: number | null): string {
   if (kind === "null") return "null (no change)";
   const pct = percent === null ? "" : ` (${percent.toFixed(1)}%)`;
   return kind === "delay"
     ? `+${size?.toFixed(1)} ms in ${NAMED_CASE}${pct}`
     : `+${size?.toFixed(2)} MiB held in ${NAMED_CELL}${pct}`;
+}
+
+/** A setting with the label the table and the progress lines show for it. */
+export function settingOf(kind: Kind, size: number | null, percent: number | null): Setting {
+  return { kind, size, percent, label: settingLabel(kind, size, percent) };
 }
 
 /** The baseline's median completionMs in the named case and peak heap (MiB) in the named cell of a run. */

@@ -31,7 +31,7 @@ import {
   resolveSize,
   type Setting,
   type SizeSpec,
-  settingLabel,
+  settingOf,
 } from "./power-table.js";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
@@ -318,12 +318,7 @@ async function main(): Promise<void> {
           process.stderr.write(`[${n}/${total}] skipped ${kind}: no null-run baseline to size a percent from\n`);
           continue;
         }
-        setting = {
-          kind,
-          size: resolved?.size ?? null,
-          percent: resolved?.percent ?? null,
-          label: settingLabel(kind, resolved?.size ?? null, resolved?.percent ?? null),
-        };
+        setting = settingOf(kind, resolved?.size ?? null, resolved?.percent ?? null);
         settings.push(setting);
         byKey.set(key, setting);
       }

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { generateFixture } from "../../fixtures/generate.js";
+import { uniformFixture } from "../../fixtures/generate.js";
 import { seedOnce } from "../bench/seed/seed-once.js";
 import { resolveConfig } from "../options/resolve-config.js";
 import type { SeedRecord } from "../results/schema.js";
@@ -40,15 +40,7 @@ const s = (ms: number | undefined) => ((ms ?? 0) / 1000).toFixed(2);
 async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "bench-seed-"));
   const fixture = join(dir, "p1000-s1024-e1000.sqlite");
-  generateFixture({
-    projects: 1000,
-    scriptBytesMin: 1024,
-    scriptBytesMax: 1024,
-    scriptsPerProject: 1,
-    events: 1000,
-    seed: 1,
-    out: fixture,
-  });
+  uniformFixture({ projects: 1000, scriptBytes: 1024, events: 1000, seed: 1, out: fixture });
   const loadBefore = loadavg()[0] as number;
   const byWindow = new Map<number, SeedRecord[]>(WINDOWS.map((w) => [w, []]));
   const ratios = new Map<number, number[]>(WINDOWS.map((w) => [w, []]));

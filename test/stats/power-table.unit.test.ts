@@ -3,25 +3,20 @@
 import { describe, expect, it } from "vitest";
 import type { CellVerdict } from "../../scripts/results/verdict-record.js";
 import {
+  type Kind,
   observationsOf,
   parseSizes,
   powerRows,
   powerTable,
   resolveSize,
-  type Setting,
-  settingLabel,
+  settingOf,
   wilson,
 } from "../../scripts/selfbench/power-table.js";
 
 const verdict = (metric: string, cell: string, v: CellVerdict["verdict"], undecided = false, median = 1): CellVerdict =>
   ({ metric, cell, verdict: v, guarded: true, undecided, median }) as unknown as CellVerdict;
 
-const setting = (kind: Setting["kind"], size: number | null): Setting => ({
-  kind,
-  size,
-  percent: null,
-  label: settingLabel(kind, size, null),
-});
+const setting = (kind: Kind, size: number | null) => settingOf(kind, size, null);
 
 describe("sizes", () => {
   it("parses absolute sizes and percents, and names the flag on a bad one", () => {

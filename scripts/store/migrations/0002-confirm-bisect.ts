@@ -15,6 +15,21 @@ function withId<T extends string>(db: Db, table: CreateTableBuilder<T>): CreateT
 
 const notNull = (c: ColumnDefinitionBuilder) => c.notNull();
 
+/** The columns of one paired comparison of two commits: a bisection step and a confirmation each record one. */
+function withPairedOutcome<T extends string, C extends string, A extends string, B extends string>(
+  table: CreateTableBuilder<T, C>,
+  first: A,
+  second: B,
+) {
+  return table
+    .addColumn(first, "text", notNull)
+    .addColumn(second, "text", notNull)
+    .addColumn("outcome", "text", notNull)
+    .addColumn("pairs", "integer", notNull)
+    .addColumn("run_id", "integer", (c) => c.references("run.id"))
+    .addColumn("detail", "text", notNull);
+}
+
 export async function up(db: Db): Promise<void> {
   await withId(db, db.schema.createTable("bisection"))
     .addColumn("good_sha", "text", notNull)
@@ -32,24 +47,14 @@ export async function up(db: Db): Promise<void> {
   await withId(db, db.schema.createTable("bisection_step"))
     .addColumn("bisection_id", "integer", (c) => c.notNull().references("bisection.id").onDelete("cascade"))
     .addColumn("ord", "integer", notNull)
-    .addColumn("base_sha", "text", notNull)
-    .addColumn("head_sha", "text", notNull)
-    .addColumn("outcome", "text", notNull)
-    .addColumn("pairs", "integer", notNull)
-    .addColumn("run_id", "integer", (c) => c.references("run.id"))
-    .addColumn("detail", "text", notNull)
+    .$call((t) => withPairedOutcome(t, "base_sha", "head_sha"))
     .addColumn("at", "text", notNull)
     .addUniqueConstraint("bisection_step_pair", ["bisection_id", "base_sha", "head_sha"])
     .execute();
   await withId(db, db.schema.createTable("confirmation"))
     .addColumn("branch", "text", notNull)
     .addColumn("testbed_id", "integer", (c) => c.notNull().references("testbed.id"))
-    .addColumn("stable_sha", "text", notNull)
-    .addColumn("commit_sha", "text", notNull)
-    .addColumn("outcome", "text", notNull)
-    .addColumn("pairs", "integer", notNull)
-    .addColumn("run_id", "integer", (c) => c.references("run.id"))
-    .addColumn("detail", "text", notNull)
+    .$call((t) => withPairedOutcome(t, "stable_sha", "commit_sha"))
     .addColumn("culprits", "text")
     .addColumn("bisection_id", "integer", (c) => c.references("bisection.id"))
     .addColumn("at", "text", notNull)

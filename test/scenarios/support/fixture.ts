@@ -3,19 +3,11 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { generateFixture } from "../../../fixtures/generate.js";
+import { uniformFixture } from "../../../fixtures/generate.js";
 
 export function smallFixture(): { path: string; dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "catchup-scenarios-"));
   const path = join(dir, "fixture.sqlite");
-  generateFixture({
-    projects: 600,
-    scriptBytesMin: 256,
-    scriptBytesMax: 256,
-    scriptsPerProject: 1,
-    events: 1000,
-    seed: 7,
-    out: path,
-  });
+  uniformFixture({ projects: 600, scriptBytes: 256, events: 1000, seed: 7, out: path });
   return { path, dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
