@@ -18,7 +18,6 @@ import type { LeakConfig, ProtocolConfig, TargetSpec, TargetsConfig } from "../r
 import { startTarget, type Target } from "../trial/launch.js";
 import { sessionSpec } from "../trial/sessions.js";
 
-const GC_TIMEOUT_MS = 10_000;
 /** How long descriptors may take to drop back to their pre-cycle count after the clients closed. */
 const FD_SETTLE_MS = 1000;
 const FD_POLL_MS = 10;
@@ -143,7 +142,7 @@ async function runCycle(
     if (bad >= 0) return await fail(`client ${bad + 1}: ${rows[bad]?.error}`);
     if (rows.length !== clients) return await fail(`${rows.length} of ${clients} sessions reported`);
     await fdsSettled(target.pid, before, FD_SETTLE_MS);
-    const heap = await postGcHeap(target.inspector as NonNullable<Target["inspector"]>, { timeoutMs: GC_TIMEOUT_MS });
+    const heap = await postGcHeap(target.inspector as NonNullable<Target["inspector"]>);
     let rss: number | null = null;
     try {
       rss = r.rss?.read() ?? null;

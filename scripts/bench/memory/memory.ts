@@ -66,7 +66,6 @@ export interface TrialProfiling {
   finish(): Promise<void>;
 }
 
-const GC_TIMEOUT_MS = 10_000;
 /** RSS samples taken before clients connect (10 x 10 ms by default), with at least two heap samples. */
 const IDLE_SAMPLES = 10;
 const IDLE_HEAP_SAMPLES = 2;
@@ -184,7 +183,7 @@ export async function closingHeap(
   let error: string | null = null;
   if (target.alive()) {
     try {
-      postGc = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+      postGc = await postGcHeap(inspector);
       onPostGc?.(postGc);
       hwm = Math.max(hwm ?? 0, readVmHwm(target.pid) ?? 0) || hwm;
     } catch (e) {
@@ -243,7 +242,7 @@ async function measureTrial(
     if (!inspector) return emptyRow(t, null, `target ${t.variant}: no inspector`);
     const origin = performance.now();
     clock.lap("baselineGc");
-    const baselineHeap = await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+    const baselineHeap = await postGcHeap(inspector);
     const profiling = ctx.profiling ? await ctx.profiling(t, inspector) : null;
     // The previous trial's server is gone before this one is sampled: the measured process is alone.
     clock.lap("stopWait");

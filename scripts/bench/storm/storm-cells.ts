@@ -21,8 +21,6 @@ import type { MemoryConfig, ProtocolConfig, StormConfig, TargetSpec, TargetsConf
 import { startTarget, type Target } from "../trial/launch.js";
 import { type SessionServer, sessionSpec } from "../trial/sessions.js";
 
-const GC_TIMEOUT_MS = 10_000;
-
 export interface StormCell {
   scriptBytes: number;
   clients: number;
@@ -222,7 +220,7 @@ async function measureStorm(
   const inspector = target.inspector;
   if (!inspector) return stormRow(base, null, { error: `target ${cell.variant}: no inspector`, limits: limitsLine });
   const origin = performance.now();
-  await postGcHeap(inspector, { timeoutMs: GC_TIMEOUT_MS });
+  await postGcHeap(inspector);
   const sampler = await startCellSampler(ctx.memory, target, inspector, join(ctx.runDir, samplesFile), origin);
   const { run, driverError } = await driveStorm(ctx, cell, target, fixture, sampler);
   const sampled = await sampler.stop();
