@@ -18,7 +18,7 @@ import { median } from "../util/stats.js";
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const SERVER = join(ROOT, "test", "seed", "notes-server.mjs");
 const BINDING = join(ROOT, "test", "seed", "notes-binding.mjs");
-const WINDOWS = [1, 16, 64];
+const WINDOWS = (process.env.SEED_BENCH_WINDOWS ?? "1,16,64,256").split(",").map(Number);
 const ROUNDS = Number(process.env.SEED_BENCH_ROUNDS ?? 3);
 
 /** One seed of notes-server with `window` writes in flight; its record. */

@@ -62,6 +62,32 @@ describe("weighted ETA", () => {
     expect(eta.remainingMs()).toEqual({ low: 1_000, high: 2_000 });
   });
 
+  it("counts the rounds to the first look as planned, and the rest of the reserve as its most", () => {
+    const cell = "memory:1024x1/memory";
+    const rounds = { kinds: Array(6).fill(cell), budgetMs: 600_000, roundKinds: [cell], expected: [cell, cell] };
+    const eta = new Eta([cell], { rounds });
+    eta.record(1_000);
+    expect(eta.expectedTrials()).toBe(2);
+    // 2 expected trials of 1 s in the low end; the other 4 only in the high end.
+    expect(eta.remainingMs()).toEqual({ low: 2_000, high: 6_000 });
+    eta.grow([cell], "rounds");
+    eta.record(1_000);
+    expect(eta.expectedTrials()).toBe(1);
+    expect(eta.remainingMs()).toEqual({ low: 1_000, high: 5_000 });
+    // Cells that stop before the first look: what was expected of them leaves the range.
+    eta.settle("rounds");
+    expect(eta.remainingMs()).toEqual({ low: 0, high: 0 });
+  });
+
+  it("expects no more of a reserve than its budget allows", () => {
+    const cell = "memory:1024x1/memory";
+    const rounds = { kinds: Array(6).fill(cell), budgetMs: 1_000, roundKinds: [cell], expected: Array(4).fill(cell) };
+    const eta = new Eta([cell], { rounds });
+    eta.record(1_000);
+    // The budget (1 s) plus one round (1 s) bounds the 4 s expected.
+    expect(eta.remainingMs()).toEqual({ low: 2_000, high: 2_000 });
+  });
+
   it("prints minutes and seconds, and a range only while it is one", () => {
     expect(etaText(65_000)).toBe("1m 05s");
     expect(etaText(35_400)).toBe("35s");

@@ -5,7 +5,12 @@
 // budget is spent ("budget"); a cell with a failed pair gets none ("missing").
 import { describe, expect, it } from "vitest";
 import { emptyRow } from "../../scripts/bench/memory/memory.js";
-import { createMemoryRounds, memoryCellNeeds, withinFloor } from "../../scripts/bench/rounds/memory-rounds.js";
+import {
+  createMemoryRounds,
+  memoryCellNeeds,
+  memoryRoundsReserve,
+  withinFloor,
+} from "../../scripts/bench/rounds/memory-rounds.js";
 import { type MemoryCell, type MemoryTrial, memoryRound } from "../../scripts/bench/rounds/plan.js";
 import type { ReportModel } from "../../scripts/report/model.js";
 import { memoryRoundsText } from "../../scripts/report/verdict-wording.js";
@@ -186,5 +191,15 @@ describe("the report's memory-rounds line", () => {
       "Memory rounds (peak heap, peak RSS; up to 8 pairs per cell): budget 60 s, used 41.3 s; 8 KiB × 4, resume: 6 pairs, sufficed: all 6 ratios beyond the A/A band and 1.0 on one side (sign test p = 0.031); 1 KiB × 4, resume: 5 pairs, budget spent; 8 KiB × 1, snapshot: 6 pairs, sufficed: all 6 ratios within the practical floor (equivalence sign tests p = 0.016).",
     );
     expect(memoryRoundsText({ memoryRounds: null } as ReportModel)).toBeNull();
+  });
+
+  it("expects the rounds to the first look (8 pairs) and reserves the rest to the cap (16)", () => {
+    const cells = [CLEAR, NOISY];
+    const reserve = memoryRoundsReserve({ budgetSeconds: 600, variants: VARIANTS, cells, plannedTrials: 3 });
+    expect(reserve.expected).toHaveLength(5 * cells.length * VARIANTS.length);
+    expect(reserve.kinds).toHaveLength(13 * cells.length * VARIANTS.length);
+    expect(memoryRoundsReserve({ budgetSeconds: 600, variants: VARIANTS, cells, plannedTrials: 8 }).expected).toEqual(
+      [],
+    );
   });
 });

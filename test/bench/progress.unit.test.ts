@@ -97,6 +97,27 @@ describe("fixture progress bar", () => {
     ]);
   });
 
+  it("counts the rounds to the first look into the first range and says how many trials they add", () => {
+    const out = new PassThrough() as PassThrough & { text: string };
+    out.text = "";
+    out.on("data", (d: Buffer) => {
+      out.text += String(d);
+    });
+    const p = createProgress(
+      out as unknown as NodeJS.WriteStream,
+      () => 0,
+      () => 1,
+    );
+    const cell = "memory:1024x1/memory";
+    const rounds = { kinds: [cell, cell, cell], budgetMs: 600_000, roundKinds: [cell], expected: [cell, cell] };
+    p.start(2, [cell, cell], { "memory rounds": rounds });
+    p.stop();
+    // 4 trials of the 2.5 s prior (0.8x-1.25x) in the range; the third reserved trial after it.
+    expect(out.text.split("\n")[0]).toBe(
+      "catchup-bench: expected run time 8s–13s for the 2 planned trials and the 2 the rounds add to the first look, then up to 3s of adaptive rounds (memory rounds) as the verdicts need them",
+    );
+  });
+
   it("states the whole run's expected length first, a range while rounds may join, and the actual time last", () => {
     const out = new PassThrough() as PassThrough & { text: string };
     out.text = "";

@@ -4,9 +4,10 @@
 // duration once it has one; before that the family's ("memory" for every memory cell), else a prior.
 //
 // Adaptive rounds (sequential memory rounds, auto-sampling) join the plan only as the verdicts ask
-// for them, so the time left is a range: the planned trials alone, up to those plus every reserve's
-// most (its remaining trials, or its time budget plus the one round that may start just before the
-// budget runs out, whichever is less). A reserve settles (leaves the range) when its rounds are done.
+// for them, so the time left is a range: the planned trials and the rounds every cell runs before the
+// rule's first look (a reserve's `expected`), up to those plus every reserve's most (its remaining
+// trials, or its time budget plus the one round that may start just before the budget runs out,
+// whichever is less). A reserve settles (leaves the range) when its rounds are done.
 
 /**
  * Milliseconds a trial of each family takes before any was measured: the default run on a 2-core
@@ -61,6 +62,8 @@ export interface Reserve {
   budgetMs: number;
   /** The largest single round: it may start just before the budget is spent and run whole. */
   roundKinds: string[];
+  /** The trials every cell runs before the rule's first look (a subset of kinds): counted as planned. */
+  expected?: string[];
 }
 
 /** A range of milliseconds: low without any adaptive round, high with every reserve's most. */
@@ -86,7 +89,12 @@ export class Eta {
   ) {
     this.plan = kinds.map((kind) => ({ kind, reserve: null }));
     for (const [name, r] of Object.entries(reserves))
-      this.reserves.set(name, { ...r, kinds: r.kinds ? [...r.kinds] : null, spentMs: 0 });
+      this.reserves.set(name, {
+        ...r,
+        kinds: r.kinds ? [...r.kinds] : null,
+        expected: [...(r.expected ?? [])],
+        spentMs: 0,
+      });
   }
 
   /** More trials joined, from the reserve named (auto-sampling's or the memory rounds'), if any. */
@@ -94,9 +102,12 @@ export class Eta {
     const r = reserve === null ? undefined : this.reserves.get(reserve);
     for (const kind of kinds) {
       this.plan.push({ kind, reserve: r ? reserve : null });
-      if (!r?.kinds) continue;
-      const i = r.kinds.indexOf(kind);
-      r.kinds.splice(i < 0 ? r.kinds.length - 1 : i, 1);
+      if (!r) continue;
+      for (const list of [r.expected, r.kinds]) {
+        if (!list) continue;
+        const i = list.indexOf(kind);
+        list.splice(i < 0 ? list.length - 1 : i, 1);
+      }
     }
   }
 
@@ -135,20 +146,33 @@ export class Eta {
     return kinds.reduce((s, k) => s + this.expectedMs(k, side), 0);
   }
 
-  /** The planned trials still to run, without any adaptive round (ms). */
-  plannedMs(): MsRange {
-    const left = this.plan.slice(this.finished).map((t) => t.kind);
-    return { low: this.sumMs(left, "low"), high: this.sumMs(left, "high") };
+  /** How many trials the open reserves are still expected to add before the first look. */
+  expectedTrials(): number {
+    return [...this.reserves.values()].reduce((n, r) => n + (r.expected?.length ?? 0), 0);
   }
 
-  /** The most every open reserve's rounds can still add (ms). */
+  /** The most a reserve's rounds can still add: its trials left, or its budget left plus a round. */
+  private mostMs(r: Reserve & { spentMs: number }): number {
+    const byBudget = Math.max(0, r.budgetMs - r.spentMs) + this.sumMs(r.roundKinds, "high");
+    return r.kinds ? Math.min(this.sumMs(r.kinds, "high"), byBudget) : byBudget;
+  }
+
+  /** What a reserve is expected to add before the first look, within its most (ms). */
+  private firstLookMs(r: Reserve & { spentMs: number }, side: keyof typeof PRIOR_SPREAD): number {
+    return Math.min(this.sumMs(r.expected ?? [], side), this.mostMs(r));
+  }
+
+  /** The planned trials still to run and the rounds expected before the first look (ms). */
+  plannedMs(): MsRange {
+    const left = this.plan.slice(this.finished).map((t) => t.kind);
+    const open = [...this.reserves.values()];
+    const expected = (side: keyof typeof PRIOR_SPREAD) => open.reduce((s, r) => s + this.firstLookMs(r, side), 0);
+    return { low: this.sumMs(left, "low") + expected("low"), high: this.sumMs(left, "high") + expected("high") };
+  }
+
+  /** The most every open reserve's rounds can still add beyond what is expected of them (ms). */
   reserveMs(): number {
-    let extra = 0;
-    for (const r of this.reserves.values()) {
-      const byBudget = Math.max(0, r.budgetMs - r.spentMs) + this.sumMs(r.roundKinds, "high");
-      extra += r.kinds ? Math.min(this.sumMs(r.kinds, "high"), byBudget) : byBudget;
-    }
-    return extra;
+    return [...this.reserves.values()].reduce((s, r) => s + this.mostMs(r) - this.firstLookMs(r, "high"), 0);
   }
 
   /** Milliseconds left as a range; low === high once no reserve is open and every kind is measured. */

@@ -78,6 +78,7 @@ function timer(now: () => number, scale: () => number) {
   let runStart = now();
   let first: MsRange | null = null;
   let firstReserveMs = 0;
+  let firstLookTrials = 0;
   const kindsOf = (n: number, kinds: readonly string[] | undefined) =>
     kinds ?? Array.from({ length: n }, () => "latency");
   return {
@@ -86,6 +87,7 @@ function timer(now: () => number, scale: () => number) {
       runStart = now();
       first = eta.plannedMs();
       firstReserveMs = eta.reserveMs();
+      firstLookTrials = eta.expectedTrials();
     },
     grow(more: number, kinds: readonly string[] | undefined, reserve: string | undefined) {
       eta.grow(kindsOf(more, kinds), reserve ?? null);
@@ -104,16 +106,18 @@ function timer(now: () => number, scale: () => number) {
       return { text: rangeText(eta.remainingMs()), adaptive: eta.hasReserves() };
     },
     /**
-     * "expected run time 3m 10s–4m 55s for the 216 planned trials, then up to 5m 00s of adaptive rounds
-     * (memory rounds) as the verdicts need them": the first line, the plan's range calibrated on this machine.
+     * "expected run time 7m 10s–11m 05s for the 216 planned trials and the 120 the rounds add to the
+     * first look, then up to 5m 00s of adaptive rounds (memory rounds) as the verdicts need them": the
+     * first line, the plan's range calibrated on this machine.
      */
     expectation(total: number, reserves: Readonly<Record<string, Reserve>> = {}): string {
       const names = Object.keys(reserves);
+      const ahead = firstLookTrials > 0 ? ` and the ${firstLookTrials} the rounds add to the first look` : "";
       const then =
         names.length > 0
           ? `, then up to ${etaText(firstReserveMs)} of adaptive rounds (${names.join(", ")}) as the verdicts need them`
           : "";
-      return `catchup-bench: expected run time ${rangeText(first)} for the ${total} planned trials${then}`;
+      return `catchup-bench: expected run time ${rangeText(first)} for the ${total} planned trials${ahead}${then}`;
     },
     /** "run time 9m 53s (expected 5m 10s–7m 40s at the start)": the last line. */
     summary(): string {

@@ -44,10 +44,7 @@ export function memoryCellNeeds(results: Results): Map<string, Need> {
   return needs;
 }
 
-/**
- * What the rounds may add to the run, for the ETA's range: every cell up to the cap, or the budget
- * plus one whole round (a round starts while budget is left and runs to its end).
- */
+/** What the rounds may add to the run, for the ETA's range (sequentialReserve). */
 export function memoryRoundsReserve(o: {
   budgetSeconds: number;
   variants: readonly string[];

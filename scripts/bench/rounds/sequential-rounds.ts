@@ -8,7 +8,14 @@ import type { MemoryRoundsInfo, MemoryRoundsWhy, Results } from "../../results/s
 import type { CellVerdict } from "../../results/verdict-record.js";
 import { cellPairs, guardFromConfig, memoryCellId, verdictsOf } from "../../verdicts/cells.js";
 import { floorTolerance, minEffectFromConfig } from "../../verdicts/practical.js";
-import { type Matrix, matrixOf, SEQUENTIAL_CAP, sequentialNeed, stoppingMetrics } from "../../verdicts/sequential.js";
+import {
+  LOOKS,
+  type Matrix,
+  matrixOf,
+  SEQUENTIAL_CAP,
+  sequentialNeed,
+  stoppingMetrics,
+} from "../../verdicts/sequential.js";
 import type { Reserve } from "../progress/eta.js";
 import { trialKind } from "./plan.js";
 
@@ -105,18 +112,21 @@ export function createSequentialRounds<T>(o: {
 
 /**
  * What a matrix's rounds may add, for the ETA's range: every cell up to the cap, or the budget plus
- * one whole round (a round starts while budget is left and runs to its end).
+ * one whole round (a round starts while budget is left and runs to its end); the rounds to the first
+ * look are expected (before it only a memory cell's early SAME can stop a cell).
  */
 export function sequentialReserve(
   round: (index: number) => object[],
   o: { budgetSeconds: number; plannedTrials: number },
 ): Reserve {
-  const more = Math.max(0, SEQUENTIAL_CAP - o.plannedTrials);
-  return {
-    kinds: Array.from({ length: more }, (_, i) => round(i + 1))
+  const rounds = (n: number) =>
+    Array.from({ length: Math.max(0, n - o.plannedTrials) }, (_, i) => round(i + 1))
       .flat()
-      .map(trialKind),
+      .map(trialKind);
+  return {
+    kinds: rounds(SEQUENTIAL_CAP),
     budgetMs: o.budgetSeconds * 1000,
     roundKinds: round(1).map(trialKind),
+    expected: o.budgetSeconds > 0 ? rounds(LOOKS[0] as number) : [],
   };
 }
