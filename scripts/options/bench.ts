@@ -78,7 +78,7 @@ export const BENCH_OPTIONS = {
     default: 120,
     defaultText: "120 (0 with --quick)",
     describe:
-      "after the planned latency rounds, add rounds to cases whose headline latency metrics are not yet DIFFERENT or SAME, judged at 8, 12 and 16 pairs at 98.3% each, for up to this many seconds (0: off)",
+      "after the planned latency rounds, add rounds to cases whose headline latency metrics are not yet DIFFERENT or SAME, judged at 8, 12 and 16 pairs at 98.3% each (a case whose answer is out of reach by 16 pairs stops UNKNOWN), for up to this many seconds (0: off)",
     group: MATRIX,
   },
   "ack-delay-ms": {
@@ -134,7 +134,7 @@ export const BENCH_OPTIONS = {
     default: 600,
     defaultText: "600 (0 with --quick)",
     describe:
-      "after the planned memory rounds, add rounds to cells whose peak heap and peak RSS are not yet DIFFERENT or SAME, judged at 8, 12 and 16 pairs at 98.3% each (from 6 pairs a cell whose ratios all lie within the practical floor stops as SAME), for up to this many seconds (0: off)",
+      "after the planned memory rounds, add rounds to cells whose peak heap and peak RSS are not yet DIFFERENT or SAME, judged at 8, 12 and 16 pairs at 98.3% each (from 6 pairs a cell whose ratios all lie within the practical floor stops as SAME; a cell whose answer is out of reach by 16 pairs stops UNKNOWN), for up to this many seconds (0: off)",
     group: MEMORY,
   },
   pin: {
