@@ -66,7 +66,7 @@ export interface Reserve {
   expected?: string[];
 }
 
-/** A range of milliseconds: low without any adaptive round, high with every reserve's most. */
+/** A range of milliseconds: low with the rounds expected to the first look only, high with every reserve's most. */
 export interface MsRange {
   low: number;
   high: number;
