@@ -75,7 +75,11 @@ export async function storeFailures(work: () => Promise<number>, io: HistoryIO =
     return await work();
   } catch (e) {
     if (!isStoreFailure(e)) throw e;
-    io.err(`catchup-bench: the history store failed: ${escapeText(causeOf(e))}; no result\n`);
+    // Loaded already: only an opened store's driver raises a store failure.
+    const { lastOpenedStore } = await import("../store/open-store.js");
+    const store = lastOpenedStore();
+    const named = store === null ? "the history store" : `the history store ${escapeText(store)}`;
+    io.err(`catchup-bench: ${named} failed: ${escapeText(causeOf(e))}; no result\n`);
     return EXIT.noResult;
   }
 }

@@ -22,6 +22,14 @@ export interface HistoryStore {
   close(): Promise<void>;
 }
 
+// The store this process opened last, so that a failure mid-command can name it (after its close).
+let lastOpened: string | null = null;
+
+/** The location of the store this process opened last (credentials left out), or null. */
+export function lastOpenedStore(): string | null {
+  return lastOpened;
+}
+
 /**
  * Opens the store at `location` (a SQLite file, created when `create`; or a PostgreSQL URL) and
  * migrates it to the newest schema. A store that cannot be reached or opened, is not SQLite, or was
@@ -35,6 +43,7 @@ export async function openStore(location: string, options: { create?: boolean } 
     await store.close();
     throw e;
   }
+  lastOpened = store.location;
   return store;
 }
 

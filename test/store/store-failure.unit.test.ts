@@ -1,10 +1,14 @@
 // A store's failure mid-command is one line and exit 3; any other error is the harness's and is
 // thrown on (shown whole). Real driver errors: better-sqlite3's on an in-memory database, pg's
 // DatabaseError as its protocol parser builds it.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { describe, expect, it } from "vitest";
 import { storeFailures } from "../../scripts/commands/history-run.js";
+import { openStore } from "../../scripts/store/open-store.js";
 import { causeOf, isStoreFailure } from "../../scripts/store/store-failure.js";
 
 function sqliteError(): unknown {
@@ -46,6 +50,19 @@ describe("store failures", () => {
     const { err, io } = lines();
     expect(await storeFailures(() => Promise.reject(sqliteError()), io)).toBe(3);
     expect(err.join("")).toBe("catchup-bench: the history store failed: no such table: nowhere; no result\n");
+  });
+
+  it("names the store the command opened", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "store-failure-"));
+    try {
+      const path = join(dir, "history.sqlite");
+      await (await openStore(path)).close();
+      const { err, io } = lines();
+      expect(await storeFailures(() => Promise.reject(sqliteError()), io)).toBe(3);
+      expect(err.join("")).toBe(`catchup-bench: the history store ${path} failed: no such table: nowhere; no result\n`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it("throws any other error on, whole", async () => {
