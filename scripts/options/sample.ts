@@ -58,5 +58,5 @@ export const SAMPLE_COMMAND = {
     "Sample a running server's RSS and heap (the bench's sampler) on its host, stamped with wall-clock time, for `report --merge --samples`",
   options: SAMPLE_OPTIONS,
   notes:
-    'Runs until SIGINT, SIGTERM or --duration (exit 0), or until the server exits (exit 3; the samples are kept). SIGUSR2 writes a mark and, with an inspector, forces a GC and records the post-GC heap ("after the storm"). The file is written every 20 ms: a SIGKILL loses at most the last 20-50 ms of samples.',
+    'Runs until SIGINT, SIGTERM or --duration (exit 0), or until the server exits (exit 3; the samples are kept). SIGUSR2 writes a mark and, with an inspector, forces a GC and records the post-GC heap ("after the storm"). The file is written every 20 ms: a SIGKILL loses the last 20-50 ms of samples on an idle machine.',
 } satisfies CommandSpec;
