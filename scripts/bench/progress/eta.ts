@@ -66,6 +66,9 @@ export interface Reserve {
   expected?: string[];
 }
 
+/** A reserve while its rounds may still join: what is left of it, and what its trials took so far. */
+type OpenReserve = Reserve & { expected: string[]; spentMs: number };
+
 /** A range of milliseconds: low with the rounds expected to the first look only, high with every reserve's most. */
 export interface MsRange {
   low: number;
@@ -76,7 +79,7 @@ export class Eta {
   private readonly plan: { kind: string; reserve: string | null }[];
   private finished = 0;
   private readonly measured = new Map<string, { sum: number; n: number }>();
-  private readonly reserves = new Map<string, Reserve & { spentMs: number }>();
+  private readonly reserves = new Map<string, OpenReserve>();
 
   /**
    * `kinds`: the kind of every planned trial, in the order they run; `scale`: how much longer than
@@ -148,18 +151,18 @@ export class Eta {
 
   /** How many trials the open reserves are still expected to add before the first look. */
   expectedTrials(): number {
-    return [...this.reserves.values()].reduce((n, r) => n + (r.expected?.length ?? 0), 0);
+    return [...this.reserves.values()].reduce((n, r) => n + r.expected.length, 0);
   }
 
   /** The most a reserve's rounds can still add: its trials left, or its budget left plus a round. */
-  private mostMs(r: Reserve & { spentMs: number }): number {
+  private mostMs(r: OpenReserve): number {
     const byBudget = Math.max(0, r.budgetMs - r.spentMs) + this.sumMs(r.roundKinds, "high");
     return r.kinds ? Math.min(this.sumMs(r.kinds, "high"), byBudget) : byBudget;
   }
 
   /** What a reserve is expected to add before the first look, within its most (ms). */
-  private firstLookMs(r: Reserve & { spentMs: number }, side: keyof typeof PRIOR_SPREAD): number {
-    return Math.min(this.sumMs(r.expected ?? [], side), this.mostMs(r));
+  private firstLookMs(r: OpenReserve, side: keyof typeof PRIOR_SPREAD): number {
+    return Math.min(this.sumMs(r.expected, side), this.mostMs(r));
   }
 
   /** The planned trials still to run and the rounds expected before the first look (ms). */

@@ -127,6 +127,6 @@ export function sequentialReserve(
     kinds: rounds(SEQUENTIAL_CAP),
     budgetMs: o.budgetSeconds * 1000,
     roundKinds: round(1).map(trialKind),
-    expected: o.budgetSeconds > 0 ? rounds(LOOKS[0] as number) : [],
+    expected: rounds(LOOKS[0] as number),
   };
 }
