@@ -44,41 +44,93 @@ export const runClientsNode: RunClients = async (clients, spec, onPhase) => {
 
 const WORKER = new URL("./clients-worker.js", import.meta.url);
 
+/** Clients in a worker thread that outlives one batch: `run` takes a batch at a time; `close` ends the thread. */
+export interface WorkerClients {
+  run: RunClients;
+  close(): Promise<void>;
+  /** Threads started so far: one, plus one after each batch that failed. */
+  threads(): number;
+}
+
+interface Batch {
+  worker: Worker;
+  onPhase: Parameters<RunClients>[2];
+  resolve(run: ClientsRun): void;
+  fail(e: Error): void;
+}
+
 /**
  * The Node driver in a worker thread: the same sessions on another event loop. Memory cells use it
- * so the sampler on the main thread keeps its cadence while clients parse megabytes of frames.
+ * so the sampler on the main thread keeps its cadence while clients parse megabytes of frames. The
+ * thread is kept from batch to batch, so no trial pays its start and the driver's load (110 ms on an
+ * idle machine, up to 430 ms beside a server starting ahead); between batches it holds the process
+ * open no longer (unref). A thread that failed or timed out is ended; the next batch starts another.
  */
-export const runClientsInWorker: RunClients = (clients, spec, onPhase) =>
-  new Promise<ClientsRun>((resolve, reject) => {
-    const worker = new Worker(WORKER, { workerData: { clients, spec } });
-    let settled = false;
-    const settle = () => {
-      settled = true;
-      clearTimeout(timer);
-      void worker.terminate();
-    };
-    const fail = (e: Error) => {
-      if (settled) return;
-      settle();
-      reject(e);
-    };
-    // Each session has its own timeout; this one only guards against a wedged worker.
-    const limitMs = spec.timeoutMs + 10_000;
-    const timer = setTimeout(() => fail(new Error(`client worker gave no result within ${limitMs} ms`)), limitMs);
-    worker.on("message", (m: { phase?: PhaseName; index?: number; result?: ClientsRun; error?: string }) => {
-      if (m.result) {
-        if (settled) return;
-        settle();
-        resolve(m.result);
-      } else if (m.error !== undefined) {
-        fail(new Error(m.error));
-      } else if (m.phase !== undefined && onPhase) {
-        onPhase(m.index ?? 0, m.phase);
-      }
+export function workerClients(): WorkerClients {
+  let worker: Worker | null = null;
+  let batch: Batch | null = null;
+  let threads = 0;
+  // Events of a thread already given up on (a late exit, say) never reach a later batch.
+  const batchOf = (w: Worker) => (batch?.worker === w ? batch : null);
+  const spawn = (): Worker => {
+    const w = new Worker(WORKER);
+    threads++;
+    w.on("message", (m: { phase?: PhaseName; index?: number; result?: ClientsRun; error?: string }) => {
+      const b = batchOf(w);
+      if (m.result) b?.resolve(m.result);
+      else if (m.error !== undefined) b?.fail(new Error(m.error));
+      else if (m.phase !== undefined) b?.onPhase?.(m.index ?? 0, m.phase);
     });
-    worker.on("error", (e) => fail(e));
-    worker.on("exit", (code) => fail(new Error(`client worker exited (code ${code}) before its result`)));
-  });
+    w.on("error", (e) => batchOf(w)?.fail(e));
+    w.on("exit", (code) => {
+      if (worker === w) worker = null;
+      batchOf(w)?.fail(new Error(`client worker exited (code ${code}) before its result`));
+    });
+    return w;
+  };
+  const run: RunClients = (clients, spec, onPhase) =>
+    new Promise<ClientsRun>((resolve, reject) => {
+      if (batch) return reject(new Error("client worker: a batch is already running"));
+      const w = worker ?? spawn();
+      worker = w;
+      // Each session has its own timeout; this one only guards against a wedged worker.
+      const limitMs = spec.timeoutMs + 10_000;
+      const timer = setTimeout(
+        () => batchOf(w)?.fail(new Error(`client worker gave no result within ${limitMs} ms`)),
+        limitMs,
+      );
+      const settle = () => {
+        clearTimeout(timer);
+        batch = null;
+        w.unref();
+      };
+      batch = {
+        worker: w,
+        onPhase,
+        resolve: (r) => {
+          settle();
+          resolve(r);
+        },
+        fail: (e) => {
+          settle();
+          if (worker === w) worker = null;
+          void w.terminate();
+          reject(e);
+        },
+      };
+      w.ref();
+      w.postMessage({ clients, spec });
+    });
+  return {
+    run,
+    close: async () => {
+      const w = worker;
+      worker = null;
+      if (w) await w.terminate();
+    },
+    threads: () => threads,
+  };
+}
 
 /** The same sessions under k6 (scenarios/memory.js). */
 export const runClientsK6: RunClients = async (clients, spec) => {

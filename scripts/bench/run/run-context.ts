@@ -3,7 +3,7 @@
 // phase (phases.ts) reads it and adds its rows; nothing here runs a trial.
 import { existsSync, mkdirSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { driverFor, runClientsInWorker } from "../../driver/clients.js";
+import { driverFor, workerClients } from "../../driver/clients.js";
 import type { RunClients } from "../../driver/session-spec.js";
 import { exitText } from "../../report/failures.js";
 import { ResultsFile } from "../../results/journal.js";
@@ -52,6 +52,8 @@ export interface RunContext {
   runClients: RunClients;
   /** Clients for sampled trials: Node clients in a worker thread, so this thread's GC and /proc reads stay prompt. */
   sampledClients: RunClients;
+  /** Ends the sampled clients' worker thread (the run's end). */
+  closeClients(): Promise<void>;
   stops: RunStops;
   load: LoadRecorder;
   adaptive: AdaptiveRounds;
@@ -194,10 +196,12 @@ export function createRunContext(o: {
     progress,
   });
   const runClients = driverFor(launch.driver);
+  const worker = launch.driver === "node" ? workerClients() : null;
   return {
     ...{ config, launch, progress, file, runDir, fixtures: o.fixtures, variants, cells, pinning, adaptive },
     runClients,
-    sampledClients: launch.driver === "node" ? runClientsInWorker : runClients,
+    sampledClients: worker?.run ?? runClients,
+    closeClients: async () => worker?.close(),
     // Installed once the results file exists: an interrupt from here on keeps what finished.
     stops: createRunStops({ progress, stopGraceMs: launch.stopGraceMs, handleSignals: o.io.handleSignals ?? false }),
     // The machine's load over every trial (others' CPU, steal), and --wait-quiet's pauses between rounds.

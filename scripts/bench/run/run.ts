@@ -84,6 +84,7 @@ export async function runBench(config: BenchConfig, io: BenchIO): Promise<BenchO
   } finally {
     progress.stop();
     await ctx.stops.close();
+    await ctx.closeClients();
     rmSync(fixtures.workDir, { recursive: true, force: true });
   }
   return finish(ctx, cwd);
