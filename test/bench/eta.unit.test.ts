@@ -3,10 +3,10 @@
 // adaptive rounds may still join, the time left is a range from the plan alone to the plan plus every
 // reserve's most, so it never counts down to seconds with rounds still to come.
 import { describe, expect, it } from "vitest";
-import { Eta, etaText, machineScale, PRIOR_MS, PRIOR_SPREAD, rangeText } from "../../scripts/bench/progress/eta.js";
+import { Eta, etaText, machineScale, PRIOR_SPREAD, priorMs, rangeText } from "../../scripts/bench/progress/eta.js";
 
-const MEMORY = PRIOR_MS.memory as number;
-const LATENCY = PRIOR_MS.latency as number;
+const MEMORY = priorMs("memory:1024x1/memory");
+const LATENCY = priorMs("latency");
 /** A prior's range: it comes from another machine. */
 const prior = (ms: number) => ({ low: ms * PRIOR_SPREAD.low, high: ms * PRIOR_SPREAD.high });
 
@@ -22,9 +22,20 @@ describe("weighted ETA", () => {
     const eta = new Eta(kinds);
     for (let i = 0; i < 10; i++) eta.record(100);
     // A count of trials would say 1 s; the memory prior says ten of them at the prior's length.
-    expect(eta.remainingMs()).toEqual(prior(10 * MEMORY));
+    const left = eta.remainingMs();
+    expect(left?.low).toBeCloseTo(prior(10 * MEMORY).low);
+    expect(left?.high).toBeCloseTo(prior(10 * MEMORY).high);
     eta.record(20_000); // the first memory trial measured: the rest of that kind take its length
     expect(eta.remainingMs()?.low).toBe(9 * 20_000);
+  });
+
+  it("weighs an unmeasured memory cell by the catch-up its clients take", () => {
+    // The default run's cells took 1.3-1.5 s a trial at 1 KiB x 1 and 4.1-4.4 s at 8 KiB x 4.
+    expect(MEMORY).toBeGreaterThan(1_300);
+    expect(MEMORY).toBeLessThan(1_600);
+    expect(priorMs("memory:8192x4/snapshot")).toBeGreaterThan(2.5 * MEMORY);
+    expect(priorMs("memory:8192x4/snapshot")).toBeLessThan(4_600);
+    expect(priorMs("memory:1024x4/memory")).toBe(priorMs("memory:4096x1/memory"));
   });
 
   it("takes an unmeasured memory cell's length from the memory cells measured so far", () => {

@@ -108,13 +108,13 @@ describe("fixture progress bar", () => {
       () => 0,
       () => 1,
     );
-    const cell = "memory:1024x1/memory";
+    const cell = "memory:8192x4/memory";
     const rounds = { kinds: [cell, cell, cell], budgetMs: 600_000, roundKinds: [cell], expected: [cell, cell] };
     p.start(2, [cell, cell], { "memory rounds": rounds });
     p.stop();
-    // 4 trials of the 2.5 s prior (0.8x-1.25x) in the range; the third reserved trial after it.
+    // 4 trials of the cell's 4.2 s prior (0.8x-1.25x) in the range; the third reserved trial after it.
     expect(out.text.split("\n")[0]).toBe(
-      "catchup-bench: expected run time 8s–13s for the 2 planned trials and the 2 the rounds add to the first look, then up to 3s of adaptive rounds (memory rounds) as the verdicts need them",
+      "catchup-bench: expected run time 13s–21s for the 2 planned trials and the 2 the rounds add to the first look, then up to 5s of adaptive rounds (memory rounds) as the verdicts need them",
     );
   });
 
@@ -130,7 +130,7 @@ describe("fixture progress bar", () => {
       () => clock,
       () => 1,
     );
-    const cell = "memory:1024x1/memory";
+    const cell = "memory:8192x4/memory";
     // Two planned trials; rounds may add up to two more, within a 10 s budget.
     p.start(2, [cell, cell], { "memory rounds": { kinds: [cell, cell], budgetMs: 10_000, roundKinds: [cell, cell] } });
     for (const label of ["a", "b"]) {

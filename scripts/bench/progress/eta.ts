@@ -11,10 +11,23 @@
 
 /**
  * Milliseconds a trial of each family takes before any was measured: the default run on a 2-core
- * machine (docs/measurements.md; a memory trial is the mean over its eight cells, 1.8-4.2 s), a
- * storm cell about 500 clients' worth.
+ * machine (docs/measurements.md), a storm cell about 500 clients' worth. A memory cell's is MEMORY_PRIOR's.
  */
-export const PRIOR_MS: Record<string, number> = { latency: 350, memory: 2_500, leak: 1_500, storm: 60_000 };
+export const PRIOR_MS: Record<string, number> = { latency: 350, leak: 1_500, storm: 60_000 };
+
+/**
+ * A memory trial before any was measured: a fixed part (the baseline GC, the idle window, the post-GC
+ * heap, the hold) and a part that grows with the catch-up its clients take (clients × script KiB).
+ * Fitted to the default run's eight cells (1.3-4.4 s a trial), each within 10%.
+ */
+const MEMORY_PRIOR = { fixedMs: 1_400, perClientKiBMs: 88 } as const;
+
+/** A kind's prior: a memory cell's from its clients and script size, else its family's. */
+export function priorMs(kind: string): number {
+  const cell = /^memory:(\d+)x(\d+)\//.exec(kind);
+  if (cell) return MEMORY_PRIOR.fixedMs + (MEMORY_PRIOR.perClientKiBMs * Number(cell[1]) * Number(cell[2])) / 1024;
+  return PRIOR_MS[family(kind)] ?? PRIOR_MS.latency ?? 1_000;
+}
 
 /**
  * A prior comes from another commit, and is scaled to this machine by a guess (machineScale): the
@@ -142,7 +155,7 @@ export class Eta {
   private expectedMs(kind: string, side: keyof typeof PRIOR_SPREAD): number {
     const own = this.measured.get(kind) ?? this.measured.get(`${family(kind)}:*`);
     if (own) return own.sum / own.n;
-    return (PRIOR_MS[family(kind)] ?? PRIOR_MS.latency ?? 1_000) * this.scale * PRIOR_SPREAD[side];
+    return priorMs(kind) * this.scale * PRIOR_SPREAD[side];
   }
 
   private sumMs(kinds: readonly string[], side: keyof typeof PRIOR_SPREAD): number {
