@@ -48,6 +48,8 @@ export interface SamplerOptions {
   resetHwm?: boolean;
   /** Ask for real-time scheduling of the RSS lane's thread when permitted (see startRssLane). Default true. */
   realtime?: boolean;
+  /** Keep the next RSS lane's thread ready (see startRssLane): for one sampled process after another. Default false. */
+  spareLane?: boolean;
   /**
    * Read the RSS split on each heap tick: one Runtime.evaluate of process.memoryUsage() instead of
    * Runtime.getHeapUsage (memory-usage.ts). A target that cannot run it falls back to getHeapUsage.
@@ -282,6 +284,7 @@ export async function startSampler(options: SamplerOptions): Promise<Sampler> {
     origin,
     batchMs: options.batchMs ?? RSS_BATCH_MS,
     realtime: options.realtime ?? true,
+    spare: options.spareLane ?? false,
     onBatch: (b) => run.onBatch(b),
   }).catch((e: Error) => {
     void run.samples.close();

@@ -38,12 +38,13 @@ describe("weighted ETA", () => {
     expect(priorMs("memory:1024x4/memory")).toBe(priorMs("memory:4096x1/memory"));
   });
 
-  it("takes an unmeasured memory cell's length from the memory cells measured so far", () => {
-    const eta = new Eta(["memory:1024x1/memory", "memory:8192x4/memory"]);
-    eta.record(6_000);
-    expect(eta.remainingMs()?.low).toBe(6_000);
+  it("takes an unmeasured memory cell's length from its prior, as the cells measured so far ran against theirs", () => {
+    const big = "memory:8192x4/memory";
+    const eta = new Eta(["memory:1024x1/memory", big]);
+    eta.record(2 * MEMORY); // twice its prior: the 8 KiB x 4 cell is expected at twice its own
+    expect(eta.remainingMs()?.low).toBeCloseTo(2 * priorMs(big));
     eta.grow(["latency"]);
-    expect(eta.remainingMs()?.low).toBe(6_000 + prior(LATENCY).low);
+    expect(eta.remainingMs()?.low).toBeCloseTo(2 * priorMs(big) + prior(LATENCY).low);
   });
 
   it("keeps the adaptive rounds' most in the range until they settle, bounded by trials or budget", () => {

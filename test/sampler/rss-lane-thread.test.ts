@@ -3,11 +3,12 @@
 // stopped its sampler exits by itself. The lane's thread is found by its kernel thread id in
 // /proc/self/task; nothing here bounds a timing.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";
+import { type RssLane, startRssLane } from "../../scripts/sampler/rss-lane.js";
 import { type RssSample, startSampler } from "../../scripts/sampler/sampler.js";
 import { inspectedProbe, keepSampler, ROOT, startProbe, stopAll, until, withTimeout } from "./support.js";
 
@@ -16,6 +17,7 @@ afterEach(stopAll);
 const SAMPLE_AND_STOP = fileURLToPath(new URL("./targets/sample-and-stop.mjs", import.meta.url));
 const LANE_NOT_STOPPED = fileURLToPath(new URL("./targets/lane-not-stopped.mjs", import.meta.url));
 const taskExists = (tid: number) => existsSync(`/proc/self/task/${tid}`);
+const tasks = () => readdirSync("/proc/self/task").map(Number);
 /** RSS readings that must have timestamps inside the block (at 10 ms, a 500 ms block holds far more). */
 const MIN_INSIDE = 3;
 
@@ -111,11 +113,40 @@ describe("the RSS lane's own thread", () => {
     expect(await withTimeout(exited, 10_000, "sample-and-stop exit after stop()")).toBe(0);
   });
 
-  it("does not keep the process alive when nobody stops it", async () => {
+  it("does not keep the process alive when nobody stops it, nor its spare thread", async () => {
     const { line, exited } = await runScript(LANE_NOT_STOPPED, []);
     const { started } = JSON.parse(line) as { started: { tid: number } };
     expect(started.tid).toBeGreaterThan(0); // the lane ran
     expect(await withTimeout(exited, 10_000, "exit with a lane never stopped")).toBe(0);
+  });
+
+  it("with spare: true, starts the next lane's thread ahead, and the next lane runs on it", async () => {
+    const { t } = await inspectedProbe();
+    const lanes: RssLane[] = [];
+    try {
+      const before = new Set(tasks());
+      const first = await startRssLane({ pid: t.pid, intervalMs: 10, origin: 0, onBatch: () => {}, spare: true });
+      lanes.push(first);
+      // The spare: a thread started by the call above that is not the lane's own.
+      const spareThread = () => tasks().some((tid) => !before.has(tid) && tid !== first.tid);
+      await until(spareThread, 15_000, "the spare thread");
+      const ahead = tasks();
+      const readings: number[] = [];
+      const second = await startRssLane({
+        pid: t.pid,
+        intervalMs: 10,
+        origin: 0,
+        onBatch: (b) => readings.push(...b.rss),
+      });
+      lanes.push(second);
+      expect(second.tid).not.toBe(first.tid);
+      expect(ahead).toContain(second.tid);
+      expect(before.has(second.tid as number)).toBe(false);
+      expect(readings.length).toBeGreaterThan(0);
+      expect(readings.every((r) => r > 0)).toBe(true);
+    } finally {
+      for (const lane of lanes) await lane.stop();
+    }
   });
 });
 

@@ -45,9 +45,8 @@ export interface MemoryContext extends CellContext<MemoryTrial, MemoryRow> {
   /** Where targets and harness run (run.pinning in results.json). */
   pinning: PinningInfo;
   /**
-   * Whether the next trial's server starts once this trial's idle window is sampled, at the lowest
-   * priority until its own trial takes it (needs the right to raise a priority back); else once this
-   * trial's sampler stopped.
+   * Whether the next trial's server starts as this trial begins, at the lowest priority until its
+   * own trial takes it (needs the right to raise a priority back); else once this trial's sampler stopped.
    */
   overlap: boolean;
   /** The previous trial's server stopping: the next trial's sampling starts once it is gone. */
@@ -208,6 +207,8 @@ export function startCellSampler(
     inspector,
     intervalMs: memory.sampleIntervalMs,
     heapIntervalMs: memory.heapIntervalMs ?? undefined,
+    // A trial after a trial: the next one's RSS lane thread starts now, off its idle window.
+    spareLane: true,
     file,
     origin,
     ...observers,
@@ -235,6 +236,10 @@ async function measureTrial(
   const { server, error, early } = await takeServer(ctx, t, clock);
   ahead.early = early;
   if (!server) return { ...emptyRow(t, null, error ?? "no target"), startFailed: true };
+  // The next trial's server starts now, at the lowest priority, while this one is measured (overlap).
+  // Started later (once sampling runs), its start-up moved into the measured part: side by side the
+  // clients' phase grew by what the idle window lost, and the trial took as long.
+  if (ctx.overlap && ctx.next) ctx.starts.ahead(ctx.next);
   const { target } = server;
   try {
     const inspector = target.inspector;
@@ -266,9 +271,6 @@ async function measureTrial(
     });
     sampler.mark("baseline", { heapUsed: baselineHeap, pid: target.pid, command: commandLine(target.pid) });
     void sampler.ended.then(() => idleDone());
-    // The next trial's server starts now, at the lowest priority, while this one is measured (overlap);
-    // not before: its start-up would slow this trial's baseline GC and the sampler's own start.
-    if (ctx.overlap && ctx.next) ctx.starts.ahead(ctx.next);
     await idle;
     clock.lap("clients");
     const spec = sessionSpec(ctx.protocol, target, afterSequenceFor(t.mode, fixture.meta), ctx.protocol.holdMs);

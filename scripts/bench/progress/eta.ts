@@ -1,7 +1,8 @@
 // The time left in a run (pure), weighted by what each kind of trial has measured: a memory cell's
 // trial (a fresh server, a fixture load, a forced GC) takes several times a latency trial, so a
 // count of trials alone misleads by that factor at the latency -> memory switch. Each kind's mean
-// duration once it has one; before that the family's ("memory" for every memory cell), else a prior.
+// duration once it has one; before that its prior scaled as its family's measured trials ran against
+// theirs (a memory cell's prior grows with its catch-up), else the prior alone.
 //
 // Adaptive rounds (sequential memory rounds, auto-sampling) join the plan only as the verdicts ask
 // for them, so the time left is a range: the planned trials and the rounds every cell runs before the
@@ -91,7 +92,8 @@ export interface MsRange {
 export class Eta {
   private readonly plan: { kind: string; reserve: string | null }[];
   private finished = 0;
-  private readonly measured = new Map<string, { sum: number; n: number }>();
+  /** Per kind, and per family ("memory:*"): the measured trials' total, count and total of their priors. */
+  private readonly measured = new Map<string, { sum: number; n: number; priors: number }>();
   private readonly reserves = new Map<string, OpenReserve>();
 
   /**
@@ -142,19 +144,25 @@ export class Eta {
     const trial = this.plan[this.finished] ?? { kind: "latency", reserve: null };
     this.finished++;
     for (const key of [trial.kind, `${family(trial.kind)}:*`]) {
-      const m = this.measured.get(key) ?? { sum: 0, n: 0 };
+      const m = this.measured.get(key) ?? { sum: 0, n: 0, priors: 0 };
       m.sum += ms;
       m.n++;
+      m.priors += priorMs(trial.kind);
       this.measured.set(key, m);
     }
     const r = trial.reserve === null ? undefined : this.reserves.get(trial.reserve);
     if (r) r.spentMs += ms;
   }
 
-  /** A kind's mean measured length, else its family's, else the prior on the range's side. */
+  /**
+   * A kind's mean measured length; else its prior times how its family's measured trials ran against
+   * their priors; else the prior on the range's side.
+   */
   private expectedMs(kind: string, side: keyof typeof PRIOR_SPREAD): number {
-    const own = this.measured.get(kind) ?? this.measured.get(`${family(kind)}:*`);
+    const own = this.measured.get(kind);
     if (own) return own.sum / own.n;
+    const kin = this.measured.get(`${family(kind)}:*`);
+    if (kin) return (priorMs(kind) * kin.sum) / kin.priors;
     return priorMs(kind) * this.scale * PRIOR_SPREAD[side];
   }
 

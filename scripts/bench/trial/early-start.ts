@@ -1,8 +1,7 @@
 // A memory trial's server started ahead. Where this process may raise a priority back (root), the
-// next trial's fresh server starts once the current trial's idle window is sampled, at the lowest
-// priority (nice 19) and unpinned, so its start-up takes only CPU time the measured trial leaves
-// idle; once ready it waits without work (no warm-up session) until its own trial gives it the
-// normal priority and its CPU.
+// next trial's fresh server starts as the current trial begins, at the lowest priority (nice 19) and
+// unpinned, so its start-up takes only CPU time the measured trial leaves idle; once ready it waits
+// without work (no warm-up session) until its own trial gives it the normal priority and its CPU.
 // Elsewhere it starts once the current trial's sampler stopped, overlapping only the settling
 // (forced GC, post-GC heap, stop). Each trial still gets its own server process, never one another
 // trial used.
