@@ -30,7 +30,7 @@ describe("weighted ETA", () => {
   });
 
   it("weighs an unmeasured memory cell by the catch-up its clients take", () => {
-    // The default run's cells took 1.3-1.5 s a trial at 1 KiB x 1 and 4.1-4.4 s at 8 KiB x 4.
+    // The default run's cells took 1.2-1.4 s a trial at 1 KiB x 1 and 3.9-4.5 s at 8 KiB x 4.
     expect(MEMORY).toBeGreaterThan(1_300);
     expect(MEMORY).toBeLessThan(1_600);
     expect(priorMs("memory:8192x4/snapshot")).toBeGreaterThan(2.5 * MEMORY);

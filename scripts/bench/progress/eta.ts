@@ -19,9 +19,10 @@ export const PRIOR_MS: Record<string, number> = { latency: 350, leak: 1_500, sto
 /**
  * A memory trial before any was measured: a fixed part (the baseline GC, the idle window, the post-GC
  * heap, the hold) and a part that grows with the catch-up its clients take (clients × script KiB).
- * Fitted to the default run's eight cells (1.3-4.4 s a trial), each within 10%.
+ * Fitted to the default run's eight cells (1.2-4.5 s a trial): within 5% of each size's resume and
+ * snapshot cells' mean.
  */
-const MEMORY_PRIOR = { fixedMs: 1_400, perClientKiBMs: 88 } as const;
+const MEMORY_PRIOR = { fixedMs: 1_250, perClientKiBMs: 90 } as const;
 
 /** A kind's prior: a memory cell's from its clients and script size, else its family's. */
 export function priorMs(kind: string): number {
