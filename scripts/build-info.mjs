@@ -1,5 +1,6 @@
 // Run by `npm run build` (and `prepare`, so by `npm pack` and an install from git): records the commit
-// of this catchup-bench checkout in dist/build-info.json, where a run reads the harness's identity.
+// of this catchup-bench checkout in dist/build-info.json, where a run reads the harness's identity,
+// and whether tracked files differed from that commit (a report then says so beside the commit).
 // Only a checkout whose top level is this package counts: built inside another repository (copied
 // into a user's project), it records no commit rather than that repository's.
 import { execFileSync } from "node:child_process";
@@ -25,8 +26,9 @@ function git(args) {
 const top = git(["rev-parse", "--show-toplevel"]);
 const commit = top !== null && realpathSync(top) === root ? git(["rev-parse", "HEAD"]) : null;
 if (commit) {
+  const dirty = git(["status", "--porcelain", "--untracked-files=no"]) !== "";
   const tmp = `${file}.tmp-${process.pid}`;
-  writeFileSync(tmp, `${JSON.stringify({ commit })}\n`);
+  writeFileSync(tmp, `${JSON.stringify({ commit, ...(dirty ? { dirty } : {}) })}\n`);
   renameSync(tmp, file);
 } else {
   rmSync(file, { force: true });

@@ -39,6 +39,11 @@ function configFileText(v: unknown, root: string | undefined): string | null {
   return `${path} (sha256 ${f.sha256.slice(0, 12)})`;
 }
 
+/** "commit 0123456789ab", and "with uncommitted changes" when the harness was built from a changed tree. */
+export function harnessCommitText(r: Pick<Results["run"], "gitCommit" | "gitDirty">): string {
+  return `commit ${(r.gitCommit ?? "").slice(0, 12)}${r.gitDirty ? " with uncommitted changes" : ""}`;
+}
+
 /** The conditions of a run, from its recorded configuration and machine facts. */
 export function conditionsOf(
   results: Results,
@@ -49,7 +54,7 @@ export function conditionsOf(
   const c = results.run.config ?? {};
   const r = results.run;
   const load = r.loadAverage[0];
-  const commit = r.gitCommit ? `, commit ${r.gitCommit.slice(0, 12)}` : "";
+  const commit = r.gitCommit ? `, ${harnessCommitText(r)}` : "";
   return {
     variants: results.variants.map(variantText),
     fixture,

@@ -36,7 +36,7 @@ import {
 import { caseRatios, cellKey, type Roles, rolesOf } from "../verdicts/metrics.js";
 import { type MinEffect, minEffectFromConfig } from "../verdicts/practical.js";
 import { runStormVerdicts } from "../verdicts/storm-verdict.js";
-import { type Conditions, conditionsOf } from "./conditions.js";
+import { type Conditions, conditionsOf, harnessCommitText } from "./conditions.js";
 import { type FailureReport, failureReport } from "./failures.js";
 import type { HistoryContext } from "./history-section.js";
 import { type LoadModel, loadModel } from "./load-section.js";
@@ -293,7 +293,7 @@ function failuresOf(results: Results): FailedRow[] {
 function environmentOf(results: Results): string {
   const r = results.run;
   const load = r.loadAverage.map((x) => x.toFixed(2)).join(", ");
-  const git = r.gitCommit ? `; commit ${r.gitCommit.slice(0, 12)}` : "";
+  const git = r.gitCommit ? `; ${harnessCommitText(r)}` : "";
   return `harness on Node ${r.node} (the targets' runtimes are under Targets); CPU ${r.cpuModel}; ${r.cores} cores; load average ${load} (1, 5, 15 min, at start)${git}; run started ${r.startedAt}.`;
 }
 

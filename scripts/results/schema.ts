@@ -123,6 +123,8 @@ export interface RunInfo {
   kernel?: string;
   loadAverage: number[];
   gitCommit: string | null;
+  /** The harness's build had uncommitted changes to tracked files beside gitCommit; absent otherwise. */
+  gitDirty?: boolean;
   /** The full resolved configuration of the run. */
   config: Record<string, unknown>;
   /** True when the run was stopped (Ctrl-C/SIGTERM, --fail-fast) before its plan finished. */

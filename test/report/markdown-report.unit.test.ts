@@ -258,6 +258,16 @@ describe("report.md", () => {
     expect(markdown).not.toContain("/home/someone");
   });
 
+  it("says so beside the harness's commit when its build had uncommitted changes", async () => {
+    const dir = runDir();
+    const results = syntheticResults(dir);
+    results.run.gitDirty = true;
+    writeFileSync(join(dir, "results.json"), JSON.stringify(results));
+    const { markdown } = await writeReports(dir);
+    expect(markdown).toContain("; commit 0123456789ab with uncommitted changes; run started");
+    expect(markdown).toMatch(/harness catchup-bench [^,]+, commit 0123456789ab with uncommitted changes\./);
+  });
+
   it("warns when the machine was busy at the start, and only then", async () => {
     const dir = runDir();
     const results = syntheticResults(dir);

@@ -26,13 +26,17 @@ function field(file: string, name: string): unknown {
 /**
  * The harness's identity, from its own package root: its version (package.json) and its commit, as
  * its build recorded it (dist/build-info.json, scripts/build-info.mjs), never the commit of the
- * repository it is installed in or run from. Null: built from no git checkout of its own.
+ * repository it is installed in or run from; gitDirty when that build had uncommitted changes. Null:
+ * built from no git checkout of its own.
  */
-export function harnessOf(root: string): { harnessVersion?: string; gitCommit: string | null } {
+export function harnessOf(root: string): { harnessVersion?: string; gitCommit: string | null; gitDirty?: true } {
   const version = field(join(root, "package.json"), "version");
-  const commit = field(join(root, "dist", "build-info.json"), "commit");
+  const info = join(root, "dist", "build-info.json");
+  const commit = field(info, "commit");
+  const gitCommit = typeof commit === "string" && /^[0-9a-f]{40,64}$/.test(commit) ? commit : null;
   return {
     ...(typeof version === "string" ? { harnessVersion: version } : {}),
-    gitCommit: typeof commit === "string" && /^[0-9a-f]{40,64}$/.test(commit) ? commit : null,
+    gitCommit,
+    ...(gitCommit && field(info, "dirty") === true ? { gitDirty: true as const } : {}),
   };
 }
