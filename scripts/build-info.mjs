@@ -26,7 +26,9 @@ function git(args) {
 const top = git(["rev-parse", "--show-toplevel"]);
 const commit = top !== null && realpathSync(top) === root ? git(["rev-parse", "HEAD"]) : null;
 if (commit) {
-  const dirty = git(["status", "--porcelain", "--untracked-files=no"]) !== "";
+  // Unknown (git status failed) is not claimed as changed.
+  const status = git(["status", "--porcelain", "--untracked-files=no"]);
+  const dirty = status !== null && status !== "";
   const tmp = `${file}.tmp-${process.pid}`;
   writeFileSync(tmp, `${JSON.stringify({ commit, ...(dirty ? { dirty } : {}) })}\n`);
   renameSync(tmp, file);
