@@ -37,63 +37,60 @@ function lane({ pid, intervalMs, batchMs, page, control: shared, hrOrigin }) {
     rss = [];
     reads = [];
   };
-  function run() {
-    let fd;
-    try {
-      fd = openSync(path, "r");
-    } catch (e) {
-      const gone = e.code === "ENOENT" || e.code === "ESRCH";
-      return post(true, "cannot read " + path + ": " + (e.code || e.message), gone);
-    }
-    try {
-      const start = now();
-      let k = 0;
-      let lastPost = Number.NEGATIVE_INFINITY;
-      for (;;) {
-        const before = now();
-        let bytes = 0;
-        let n = 0;
-        try {
-          n = readSync(fd, buf, 0, buf.length, 0);
-        } catch (e) {
-          const gone = e.code === "ESRCH" || e.code === "ENOENT";
-          return post(true, "cannot read " + path + ": " + (e.code || e.message), gone);
-        }
-        // The second field, parsed from the bytes: no string or regex per reading.
-        let i = 0;
-        while (i < n && buf[i] !== 32) i++;
-        let pages = 0;
-        for (i++; i < n && buf[i] >= 48 && buf[i] <= 57; i++) pages = pages * 10 + buf[i] - 48;
-        if (i < n && buf[i] === 32) bytes = pages * page;
-        // A zombie's statm reads as zeros: nothing resident, the process has exited.
-        if (bytes === 0) return post(true, "process " + pid + " is gone (" + path + " is empty)", true);
-        const after = now();
-        t.push(before);
-        rss.push(bytes);
-        reads.push(after - before);
-        // The first reading goes at once: it tells the main thread the lane runs.
-        if (after - lastPost >= batchMs) {
-          post(false, null, false);
-          lastPost = after;
-        }
-        // Deadline schedule: slot k is due at start + k*interval; a late reading skips the slots it
-        // missed (counted) instead of shifting the ones after it.
-        const nextK = Math.max(k + 1, Math.ceil((after - start) / intervalMs));
-        missed += nextK - (k + 1);
-        k = nextK;
-        const due = start + k * intervalMs;
-        for (;;) {
-          if (Atomics.load(control, 0) !== 0) return post(true, null, false);
-          const left = due - now();
-          if (left <= 0) break;
-          Atomics.wait(control, 0, 0, left);
-        }
-      }
-    } finally {
-      closeSync(fd);
-    }
+  let fd;
+  try {
+    fd = openSync(path, "r");
+  } catch (e) {
+    const gone = e.code === "ENOENT" || e.code === "ESRCH";
+    return post(true, "cannot read " + path + ": " + (e.code || e.message), gone);
   }
-  run();
+  try {
+    const start = now();
+    let k = 0;
+    let lastPost = Number.NEGATIVE_INFINITY;
+    for (;;) {
+      const before = now();
+      let bytes = 0;
+      let n = 0;
+      try {
+        n = readSync(fd, buf, 0, buf.length, 0);
+      } catch (e) {
+        const gone = e.code === "ESRCH" || e.code === "ENOENT";
+        return post(true, "cannot read " + path + ": " + (e.code || e.message), gone);
+      }
+      // The second field, parsed from the bytes: no string or regex per reading.
+      let i = 0;
+      while (i < n && buf[i] !== 32) i++;
+      let pages = 0;
+      for (i++; i < n && buf[i] >= 48 && buf[i] <= 57; i++) pages = pages * 10 + buf[i] - 48;
+      if (i < n && buf[i] === 32) bytes = pages * page;
+      // A zombie's statm reads as zeros: nothing resident, the process has exited.
+      if (bytes === 0) return post(true, "process " + pid + " is gone (" + path + " is empty)", true);
+      const after = now();
+      t.push(before);
+      rss.push(bytes);
+      reads.push(after - before);
+      // The first reading goes at once: it tells the main thread the lane runs.
+      if (after - lastPost >= batchMs) {
+        post(false, null, false);
+        lastPost = after;
+      }
+      // Deadline schedule: slot k is due at start + k*interval; a late reading skips the slots it
+      // missed (counted) instead of shifting the ones after it.
+      const nextK = Math.max(k + 1, Math.ceil((after - start) / intervalMs));
+      missed += nextK - (k + 1);
+      k = nextK;
+      const due = start + k * intervalMs;
+      for (;;) {
+        if (Atomics.load(control, 0) !== 0) return post(true, null, false);
+        const left = due - now();
+        if (left <= 0) break;
+        Atomics.wait(control, 0, 0, left);
+      }
+    }
+  } finally {
+    closeSync(fd);
+  }
 }
 `;
 
@@ -249,20 +246,18 @@ export async function startRssLane(options: RssLaneOptions): Promise<RssLane> {
   const control = new Int32Array(new SharedArrayBuffer(4)); // [0]: 1 = stop
   const thread = await laneThread(realtime, startTimeoutMs);
   if (options.spare) spare = startLaneThread(realtime, startTimeoutMs).catch(() => null);
-  const { worker } = thread;
   const hrOrigin = process.hrtime.bigint() - BigInt(Math.round((performance.now() - options.origin) * 1e6));
-  worker.postMessage({ pid, intervalMs, batchMs, page: pageSize(), control: control.buffer, hrOrigin });
-  return laneOn(worker, thread, control, { onBatch, startTimeoutMs });
+  thread.worker.postMessage({ pid, intervalMs, batchMs, page: pageSize(), control: control.buffer, hrOrigin });
+  return laneOn(thread, control, { onBatch, startTimeoutMs });
 }
 
 /** The lane of a thread given its target: batches to onBatch until it stops. */
 function laneOn(
-  worker: Worker,
   thread: LaneThread,
   control: Int32Array,
   { onBatch, startTimeoutMs }: { onBatch: (batch: RssBatch) => void; startTimeoutMs: number },
 ): Promise<RssLane> {
-  const { tid, scheduling } = thread;
+  const { worker, tid, scheduling } = thread;
   let stopping: Promise<void> | null = null;
   let ended = false;
   let started = false;
