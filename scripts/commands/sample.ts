@@ -61,6 +61,7 @@ async function sample(args: Args, print: (line: string) => void, signals: Return
   const file = resolve(f.out);
   const [{ AgentFileError, agentFileProblem, startAgent }, { AgentTargetError, agentInspector, agentPid }] =
     await Promise.all([import("../sampler/agent.js"), import("../sampler/agent-target.js")]);
+  (await import("../bench/run/preflight.js")).checkProcessStats();
   const fileProblem = agentFileProblem(file);
   if (fileProblem) throw new UsageError(fileProblem);
   let pid: number;

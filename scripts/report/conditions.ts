@@ -15,6 +15,8 @@ export interface Conditions {
   holdMs: number | null;
   rssIntervalMs: number | null;
   heapIntervalMs: number | null;
+  /** RSS and CPU read through pidusage's ps mode (results' run.processStats), not /proc: said beside the interval. */
+  rssThroughPs: boolean;
   machine: string;
   /** "catchup-bench 0.1.0, commit b12b4b50b2c0": the harness's own, never a variant's. */
   harness: string;
@@ -63,8 +65,10 @@ export function conditionsOf(
     memoryRoundsUpTo: results.memoryRounds?.targetPairs ?? null,
     ackDelayMs: num(c, "ackDelayMs"),
     holdMs: num(c, "holdMs"),
-    rssIntervalMs: results.memory.length > 0 ? num(c, "sampleIntervalMs") : null,
+    // The interval the RSS lane's source kept (coarser through ps than asked), else the asked one.
+    rssIntervalMs: results.memory.length > 0 ? (r.processStats?.rssIntervalMs ?? num(c, "sampleIntervalMs")) : null,
     heapIntervalMs: results.memory.length > 0 ? (num(c, "heapIntervalMs") ?? num(c, "sampleIntervalMs")) : null,
+    rssThroughPs: r.processStats?.source === "ps",
     machine: `${r.cpuModel}, ${r.cores} cores, Node ${r.node}, load ${typeof load === "number" ? load.toFixed(2) : "n/a"} at start`,
     harness: `catchup-bench ${r.harnessVersion ?? "(version not recorded)"}${commit}`,
     command: r.command ?? null,

@@ -55,7 +55,9 @@ function conditionsLine(c: Conditions): string {
     c.memoryTrials !== null ? `${memoryTrialsText(c.memoryTrials, c.memoryRoundsUpTo)} per memory cell` : null,
     c.ackDelayMs !== null ? `ACK delay ${c.ackDelayMs} ms` : null,
     c.holdMs !== null ? `hold ${c.holdMs} ms` : null,
-    c.rssIntervalMs !== null ? `sampling RSS every ${c.rssIntervalMs} ms, heap every ${c.heapIntervalMs} ms` : null,
+    c.rssIntervalMs !== null
+      ? `sampling RSS every ${c.rssIntervalMs} ms${c.rssThroughPs ? " through ps (pidusage)" : ""}, heap every ${c.heapIntervalMs} ms`
+      : null,
     `practical floor ${minEffectText(c.minEffect)}`,
     c.configFile ? `options from ${c.configFile}` : null,
     `machine ${c.machine}`,

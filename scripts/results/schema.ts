@@ -139,6 +139,12 @@ export interface RunInfo {
   harnessVersion?: string;
   /** What the fixtures each matrix used actually hold (from their fixture_meta), for the report. */
   fixtures?: { latency: RunFixture | null; memory: RunFixture[]; leak?: RunFixture };
+  /**
+   * Where memory trials read the target's RSS and CPU time: "proc" (Linux's /proc) or "ps" (pidusage's
+   * ps mode), the RSS lane's interval that source keeps (ms) and its CPU time's step (ms); absent in
+   * older results (read through /proc at the asked interval).
+   */
+  processStats?: { source: "proc" | "ps"; rssIntervalMs: number; cpuStepMs: number | null };
   /** Memory trials' CPU pinning (scripts/bench/trial/pinning.ts): which CPUs, or why none. */
   pinning?: { enabled: boolean; target?: number[]; harness?: number[]; reason?: string; tool?: string };
 }

@@ -3,11 +3,12 @@
 // synchronous read of a small file, no child process and no cache between calls.
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
+import { processStatsSource, psReading } from "./process-stats.js";
 
 let ticksPerSecond: number | null = null;
 
 /** The kernel's clock ticks per second (USER_HZ), asked once of getconf; 100 when it cannot say. */
-function clockTicks(): number {
+export function clockTicks(): number {
   if (ticksPerSecond === null) {
     try {
       ticksPerSecond = Number(execFileSync("getconf", ["CLK_TCK"], { encoding: "utf8", timeout: 5000 }).trim());
@@ -27,8 +28,9 @@ export function statCpuTicks(stat: string): number {
   return ticks;
 }
 
-/** CPU time pid has used since it started (ms, user + system); rejects if pid is gone. */
+/** CPU time pid has used since it started (ms, user + system); rejects if pid is gone. Through ps: 1 s steps on Linux. */
 export async function cpuTimeMs(pid: number): Promise<number> {
+  if (processStatsSource() === "ps") return (await psReading(pid)).cpuMs;
   const hz = clockTicks();
   return (statCpuTicks(readFileSync(`/proc/${pid}/stat`, "utf8")) * 1000) / hz;
 }

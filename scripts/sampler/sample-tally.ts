@@ -4,6 +4,7 @@
 import type { RssSplit } from "../results/rss-split-record.js";
 import type { IntervalStats } from "../results/schema.js";
 import { distribution, intervalStats } from "./interval-stats.js";
+import type { ProcessStatsSource } from "./process-stats.js";
 import { readVmHwm } from "./procfs.js";
 import type { RssLaneScheduling } from "./rss-lane.js";
 import { rssSplitTracker, splitPoint } from "./rss-split-peaks.js";
@@ -61,7 +62,9 @@ export interface SamplerSummary {
   targetCpuMs: number | null;
   /** How the RSS lane's thread was scheduled: "fifo" (real-time) or "normal". */
   rssLaneScheduling: RssLaneScheduling;
-  /** The configured intervals (ms). */
+  /** Where RSS and CPU time were read: "proc" (Linux's /proc) or "ps" (pidusage's ps mode, process-stats.ts). */
+  rssSource: ProcessStatsSource;
+  /** The intervals the lanes were set to (ms): the RSS lane's is coarser than asked through ps (laneIntervalFor). */
   intervalMs: number;
   heapIntervalMs: number;
   /** From the start of sampling to its end (ms). */
@@ -79,6 +82,7 @@ type SummaryRest = Pick<
   | "failedHeapReads"
   | "targetCpuMs"
   | "rssLaneScheduling"
+  | "rssSource"
   | "intervalMs"
   | "heapIntervalMs"
   | "durationMs"
@@ -152,6 +156,7 @@ export function createSampleTally(pid: number, gapThresholdMs: number) {
         failedHeapReads: o.failedHeapReads,
         targetCpuMs: o.targetCpuMs,
         rssLaneScheduling: o.rssLaneScheduling,
+        rssSource: o.rssSource,
         intervalMs: o.intervalMs,
         heapIntervalMs: o.heapIntervalMs,
         durationMs: o.durationMs,

@@ -3,7 +3,9 @@ import { type HeapLane, startHeapLane } from "./heap-lane.js";
 import type { HeapUsage, InspectorClient } from "./inspector.js";
 import { defaultHeapIntervalMs } from "./lane-defaults.js";
 import type { MemoryUsageReading } from "./memory-usage.js";
+import { laneIntervalFor, type ProcessStatsSource, processStatsSource, psReading } from "./process-stats.js";
 import { readRssOnce, resetVmHwm } from "./procfs.js";
+import { startPsLane } from "./ps-lane.js";
 import { type RssBatch, type RssLane, startRssLane } from "./rss-lane.js";
 import { createSampleTally, type HeapSample, type RssSample, type SamplerSummary } from "./sample-tally.js";
 
@@ -94,23 +96,24 @@ const RSS_BATCH_MS = 50;
 
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
-/** Set-up: the lanes' intervals, checked. */
-function laneIntervals(options: SamplerOptions) {
-  const { intervalMs } = options;
-  if (!Number.isFinite(intervalMs) || intervalMs <= 0)
-    throw new RangeError(`intervalMs must be > 0 (got ${intervalMs})`);
-  const heapIntervalMs = options.heapIntervalMs ?? defaultHeapIntervalMs(intervalMs);
+/** Set-up: the lanes' intervals, checked; the RSS lane's as its source can keep it. */
+function laneIntervals(options: SamplerOptions, source: ProcessStatsSource) {
+  if (!Number.isFinite(options.intervalMs) || options.intervalMs <= 0)
+    throw new RangeError(`intervalMs must be > 0 (got ${options.intervalMs})`);
+  const intervalMs = laneIntervalFor(source, options.intervalMs);
+  const heapIntervalMs = options.heapIntervalMs ?? defaultHeapIntervalMs(options.intervalMs);
   if (!Number.isFinite(heapIntervalMs) || heapIntervalMs <= 0)
     throw new RangeError(`heapIntervalMs must be > 0 (got ${heapIntervalMs})`);
   return { intervalMs, heapIntervalMs };
 }
 
 /** Set-up: the target is there and its peak RSS counts from now; its CPU time so far. */
-async function prepareTarget(options: SamplerOptions) {
+async function prepareTarget(options: SamplerOptions, source: ProcessStatsSource) {
   const { pid, inspector } = options;
-  // One read here first: a pid that is gone fails now, with the /proc error, before any thread starts.
+  // One read here first: a pid that is gone fails now, with the /proc or ps error, before any lane starts.
   try {
-    readRssOnce(pid);
+    if (source === "ps") await psReading(pid);
+    else readRssOnce(pid);
   } catch (e) {
     throw new Error(`cannot sample pid ${pid}: ${(e as Error).message}`);
   }
@@ -118,7 +121,8 @@ async function prepareTarget(options: SamplerOptions) {
   // Also the first CPU reading, which asks getconf for the clock tick once: before any lane starts.
   const cpuStart = await cpuTimeMsOrNull(pid);
   let hwmReset = false;
-  if (options.resetHwm ?? true) {
+  // VmHWM is Linux's (/proc/PID/status): the portable path has no kernel peak.
+  if ((options.resetHwm ?? true) && source === "proc") {
     try {
       resetVmHwm(pid);
       hwmReset = true;
@@ -151,6 +155,7 @@ function tell<T>(observer: ((x: T) => void) | undefined, x: T): void {
 
 /** The lanes' intervals and what prepareTarget found: fixed for the whole run. */
 interface RunSetup {
+  source: ProcessStatsSource;
   intervalMs: number;
   heapIntervalMs: number;
   cpuStart: Awaited<ReturnType<typeof cpuTimeMsOrNull>>;
@@ -205,7 +210,7 @@ class SamplingRun {
       tell(options.onRss, sample);
     }
     tally.missed(b.missed);
-    if (performance.now() - this.lastHwmRead >= HWM_EVERY_MS) {
+    if (this.setup.source === "proc" && performance.now() - this.lastHwmRead >= HWM_EVERY_MS) {
       this.lastHwmRead = performance.now();
       tally.readHwm();
     }
@@ -244,7 +249,7 @@ class SamplingRun {
     const endT = this.now();
     await this.rssLane?.stop();
     this.closeHeapStretch(endT);
-    this.tally.readHwm();
+    if (this.setup.source === "proc") this.tally.readHwm();
     const { options, setup } = this;
     const cpuEnd = await cpuTimeMsOrNull(options.pid);
     this.samples.release(Number.POSITIVE_INFINITY);
@@ -256,6 +261,7 @@ class SamplingRun {
         failedHeapReads: this.heapLane?.failed ?? 0,
         targetCpuMs: cpuDelta(setup.cpuStart, cpuEnd),
         rssLaneScheduling: this.rssLane?.scheduling ?? "normal",
+        rssSource: setup.source,
         intervalMs: setup.intervalMs,
         heapIntervalMs: setup.heapIntervalMs,
         durationMs: endT - this.startT,
@@ -272,21 +278,26 @@ class SamplingRun {
  */
 export async function startSampler(options: SamplerOptions): Promise<Sampler> {
   const { pid, inspector } = options;
-  const { intervalMs, heapIntervalMs } = laneIntervals(options);
+  const source = processStatsSource();
+  const { intervalMs, heapIntervalMs } = laneIntervals(options, source);
   const callTimeoutMs = options.callTimeoutMs ?? 30_000;
-  const { cpuStart, hwmReset } = await prepareTarget(options);
+  const { cpuStart, hwmReset } = await prepareTarget(options, source);
   const origin = options.origin ?? performance.now();
   const now = () => performance.now() - origin;
-  const run = new SamplingRun(options, { intervalMs, heapIntervalMs, cpuStart, hwmReset }, now, origin);
-  run.rssLane = await startRssLane({
-    pid,
-    intervalMs,
-    origin,
-    batchMs: options.batchMs ?? RSS_BATCH_MS,
-    realtime: options.realtime ?? true,
-    spare: options.spareLane ?? false,
-    onBatch: (b) => run.onBatch(b),
-  }).catch((e: Error) => {
+  const run = new SamplingRun(options, { source, intervalMs, heapIntervalMs, cpuStart, hwmReset }, now, origin);
+  const onBatch = (b: RssBatch) => run.onBatch(b);
+  run.rssLane = await (source === "ps"
+    ? startPsLane({ pid, intervalMs, origin, onBatch })
+    : startRssLane({
+        pid,
+        intervalMs,
+        origin,
+        batchMs: options.batchMs ?? RSS_BATCH_MS,
+        realtime: options.realtime ?? true,
+        spare: options.spareLane ?? false,
+        onBatch,
+      })
+  ).catch((e: Error) => {
     void run.samples.close();
     throw new Error(`cannot sample pid ${pid}: ${e.message}`);
   });

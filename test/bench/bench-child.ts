@@ -40,9 +40,11 @@ export async function benchResults(
   return { code, stdout: child.stdout(), stderr: child.stderr(), printed, results };
 }
 
-export function startBench(args: string[]): BenchChild {
+/** env: variables added to this process's for the child. */
+export function startBench(args: string[], env: NodeJS.ProcessEnv = {}): BenchChild {
   const child = spawn(process.execPath, [BIN, "bench", ...withPlannedMemoryRounds(args)], {
     cwd: ROOT,
+    env: { ...process.env, ...env },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let out = "";

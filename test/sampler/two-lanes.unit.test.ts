@@ -35,6 +35,7 @@ const summary: SamplerSummary = {
   failedHeapReads: 0,
   targetCpuMs: 730,
   rssLaneScheduling: "normal",
+  rssSource: "proc",
   intervalMs: 10,
   heapIntervalMs: 10,
   durationMs: 1200,

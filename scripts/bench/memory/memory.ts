@@ -170,7 +170,8 @@ export function memoryRow(
 
 /**
  * After the sampler stopped: the heap after a forced full GC (`onPostGc` records it) and VmHWM folded
- * into the sampled high-water mark. A dead target gives neither; a failed GC is an error, not a throw.
+ * into the sampled high-water mark (where the sampler read one: not through ps). A dead target gives
+ * neither; a failed GC is an error, not a throw.
  */
 export async function closingHeap(
   target: Pick<Target, "alive" | "pid">,
@@ -185,7 +186,7 @@ export async function closingHeap(
     try {
       postGc = await postGcHeap(inspector);
       onPostGc?.(postGc);
-      hwm = Math.max(hwm ?? 0, readVmHwm(target.pid) ?? 0) || hwm;
+      if (hwm !== null) hwm = Math.max(hwm, readVmHwm(target.pid) ?? 0);
     } catch (e) {
       error = `post-GC heap: ${(e as Error).message}`;
     }

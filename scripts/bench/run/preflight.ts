@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { SQLITE_MAX_PATH_BYTES } from "../../../fixtures/meta.js";
 import { runDirProblem } from "../../results/journal.js";
+import { ProcessStatsError, requireProcessStats } from "../../sampler/process-stats.js";
 import { checkBundledFlags } from "../../server-process/bundled.js";
 import { checkStormLimits, describeLimits, readLimits } from "../../storm/limits.js";
 import { tempDirProblem } from "../../util/temp-dir.js";
@@ -35,6 +36,16 @@ function tempPathProblem(config: BenchConfig, dir = tmpdir()): string | null {
   return `the temp directory ${dir} (TMPDIR) is ${bytes} bytes long: the run's copies of the fixture go up to ${below + 1} bytes below it, and SQLite opens no file whose path is longer than ${SQLITE_MAX_PATH_BYTES} bytes; set TMPDIR to a shorter path`;
 }
 
+/** requireProcessStats as a usage error: one line, exit 2, nothing written. */
+export function checkProcessStats(hasProc?: boolean): void {
+  try {
+    requireProcessStats(hasProc);
+  } catch (e) {
+    if (e instanceof ProcessStatsError) throw new UsageError(e.message);
+    throw e;
+  }
+}
+
 /** Throws a UsageError for the first check that fails; `warn` hears what may still run. */
 export function preflight(
   config: BenchConfig,
@@ -43,6 +54,7 @@ export function preflight(
   warn: (line: string) => void,
   log: (line: string) => void,
 ): void {
+  checkProcessStats();
   // Before any fixture or target work: an unwritable or non-empty --out, an unwritable default
   // reports/ or --fixtures-dir is a usage error, not a crash (or a mixed run folder) later.
   if (config.run.out) {

@@ -9,6 +9,7 @@ import { exitText } from "../../report/failures.js";
 import { ResultsFile } from "../../results/journal.js";
 import { ignoreReports } from "../../results/reports-ignore.js";
 import type { RunInfo, VariantInfo } from "../../results/schema.js";
+import { processStatsInfo } from "../../sampler/process-stats.js";
 import { bundledCommandLine } from "../../server-process/bundled.js";
 import { escapeText } from "../../util/escape.js";
 import { fixtureShape, type RunFixtures, sourceOf } from "../fixtures/run-fixtures.js";
@@ -182,6 +183,8 @@ export function createRunContext(o: {
   // Memory trials pin the target and the harness to different CPUs when they can; recorded either way.
   const pinning = config.memory.enabled ? planPinning(pinnableCpus(), config.memory.pin) : null;
   if (pinning) info.pinning = pinning;
+  // Where the target's RSS and CPU come from, and the RSS interval that source keeps (coarser through ps).
+  if (config.memory.enabled) info.processStats = processStatsInfo(config.memory.sampleIntervalMs);
   const file = new ResultsFile(runDir, info, variantInfos(launch.targets));
   const variants = roundVariants(launch);
   const { memory } = config;
