@@ -1,38 +1,57 @@
-// The RSS lane on a thread of its own: a worker that reads /proc/PID/statm synchronously on a
-// deadline schedule and sleeps between reads in Atomics.wait, so nothing on the harness's main
-// thread (a GC, the heap lane's inspector traffic, report work, a client parsing frames) can delay a
-// reading. Samples go back to the main thread in batches; a stop request wakes the sleeping worker
-// at once through the same shared word it waits on. The thread starts (and is made real-time) before
-// it is given its target: a caller that samples one process after another keeps a spare thread ready.
-import { execFile } from "node:child_process";
-import { Worker } from "node:worker_threads";
+// The RSS lane in a process of its own: a small Node child that reads /proc/PID/statm synchronously
+// on a deadline schedule and sleeps between reads, so nothing in the harness can delay a reading:
+// neither its main thread (a GC, the heap lane's inspector traffic, report work) nor its clients'
+// thread. A worker thread of the harness was not enough: its wake-ups waited up to 55 ms behind the
+// harness's own large allocations (parsing multi-MiB frames), where a process of its own, side by
+// side on the same CPU, waited at most 7.6 ms (docs/sampler.md). Samples come back as JSON lines in
+// batches; a stop request (a line on its stdin, or the end of stdin when the harness is gone) ends
+// it. The process starts (and is made real-time) before it is given its target: a caller that samples
+// one process after another keeps a spare ready.
+import { type ChildProcess, execFile, spawn } from "node:child_process";
+import { createInterface } from "node:readline";
 import { withTimeout } from "../util/timeout.js";
 import { pageSize } from "./procfs.js";
 
-// CommonJS source run with eval: the same code from compiled dist/ and from TypeScript under vitest.
-// Its statm parsing matches statmResidentBytes in procfs.ts (resident pages, the second field).
-const WORKER_SOURCE = `
-const { parentPort } = require("node:worker_threads");
-const { openSync, readSync, closeSync, readlinkSync } = require("node:fs");
-let tid = null;
-try {
-  tid = Number(readlinkSync("/proc/thread-self").split("/").pop());
-} catch {}
-// First the thread's id (the main thread may make it real-time), then one message: the target.
-parentPort.postMessage({ tid });
-parentPort.once("message", (target) => lane(target));
-function lane({ pid, intervalMs, batchMs, page, control: shared, hrOrigin }) {
-  const control = new Int32Array(shared);
+// CommonJS source run with -e. Its statm parsing matches statmResidentBytes in procfs.ts (resident
+// pages, the second field).
+const LANE_SOURCE = `
+const { openSync, readSync, closeSync } = require("node:fs");
+const out = (o) => process.stdout.write(JSON.stringify(o) + "\\n");
+let stopped = false;
+let started = false;
+let input = "";
+process.stdin.setEncoding("utf8");
+process.stdin.on("data", (d) => {
+  input += d;
+  for (let i; (i = input.indexOf("\\n")) >= 0; ) {
+    const line = input.slice(0, i);
+    input = input.slice(i + 1);
+    if (line === "stop") stopped = true;
+    else if (!started) {
+      started = true;
+      lane(JSON.parse(line)).then(() => process.exit(0));
+    }
+  }
+});
+// The harness is gone (or stopped it): a lane never given a target exits at once.
+process.stdin.on("end", () => {
+  stopped = true;
+  if (!started) process.exit(0);
+});
+// First its id (the harness may make it real-time), then one line: the target.
+out({ tid: process.pid });
+async function lane({ pid, intervalMs, batchMs, page, hrOrigin }) {
   // t on the sampler's clock: performance.now() and hrtime both read CLOCK_MONOTONIC; the origin is
-  // given as an hrtime, so this thread's performance.now() is shifted onto the main thread's axis.
-  const shift = Number(process.hrtime.bigint() - hrOrigin) / 1e6 - performance.now();
+  // given as an hrtime, so this process's performance.now() is shifted onto the harness's axis.
+  const shift = Number(process.hrtime.bigint() - BigInt(hrOrigin)) / 1e6 - performance.now();
   const now = () => performance.now() + shift;
+  const sleeper = new Int32Array(new SharedArrayBuffer(4));
   const path = "/proc/" + pid + "/statm";
   const buf = Buffer.alloc(256);
   let t = [], rss = [], reads = [];
   let missed = 0;
   const post = (final, error, gone) => {
-    parentPort.postMessage({ t, rss, reads, missed, upTo: now(), final, error, gone });
+    out({ t, rss, reads, missed, upTo: now(), final, error, gone });
     t = [];
     rss = [];
     reads = [];
@@ -70,7 +89,7 @@ function lane({ pid, intervalMs, batchMs, page, control: shared, hrOrigin }) {
       t.push(before);
       rss.push(bytes);
       reads.push(after - before);
-      // The first reading goes at once: it tells the main thread the lane runs.
+      // The first reading goes at once: it tells the harness the lane runs.
       if (after - lastPost >= batchMs) {
         post(false, null, false);
         lastPost = after;
@@ -81,12 +100,13 @@ function lane({ pid, intervalMs, batchMs, page, control: shared, hrOrigin }) {
       missed += nextK - (k + 1);
       k = nextK;
       const due = start + k * intervalMs;
-      for (;;) {
-        if (Atomics.load(control, 0) !== 0) return post(true, null, false);
-        const left = due - now();
-        if (left <= 0) break;
-        Atomics.wait(control, 0, 0, left);
-      }
+      // Sleep on the event loop (so a stop line is heard) until about 1 ms before the slot, then
+      // the rest in Atomics.wait, which wakes to the microsecond.
+      const coarse = Math.floor(due - now() - 1);
+      if (coarse >= 1) await new Promise((r) => setTimeout(r, coarse));
+      if (stopped) return post(true, null, false);
+      const left = due - now();
+      if (left > 0) Atomics.wait(sleeper, 0, 0, left);
     }
   } finally {
     closeSync(fd);
@@ -94,7 +114,7 @@ function lane({ pid, intervalMs, batchMs, page, control: shared, hrOrigin }) {
 }
 `;
 
-/** Samples of the RSS lane as the worker sends them: parallel arrays, in time order. */
+/** Samples of the RSS lane as its process sends them: parallel arrays, in time order. */
 export interface RssBatch {
   /** When each reading started (ms from the sampler's origin). */
   t: number[];
@@ -120,21 +140,22 @@ export interface RssLaneOptions {
   origin: number;
   /** Called on the main thread for every batch, the final one included (exactly once with final set). */
   onBatch: (batch: RssBatch) => void;
-  /** The worker sends what it has at least this often (ms). Default 50. */
+  /** The lane sends what it has at least this often (ms). Default 50. */
   batchMs?: number;
   /** How long to wait for the first reading (ms). Default 10,000. */
   startTimeoutMs?: number;
   /**
-   * Ask for real-time scheduling (SCHED_FIFO, priority 1, through `chrt`) for the lane's thread, so a
-   * wake-up is not queued behind other runnable threads on a busy machine. The thread sleeps between
+   * Ask for real-time scheduling (SCHED_FIFO, priority 1, through `chrt`) for the lane's process (its
+   * main thread), so a wake-up is not queued behind other runnable threads on a busy machine. It sleeps between
    * microsecond reads, so it takes almost nothing from anyone. Without the permission (CAP_SYS_NICE) or
    * `chrt`, the lane runs as before. Default true.
    */
   realtime?: boolean;
   /**
-   * Start the next lane's thread now, so this process's next startRssLane (same realtime setting)
-   * takes it ready instead of waiting for a thread (and `chrt`): for callers that sample one process
-   * after another. The spare idles without holding the process open. Default false.
+   * Start the next lane's process once this lane stops, so this process's next startRssLane (same
+   * realtime setting) takes it ready instead of waiting for a Node start (and `chrt`): for callers
+   * that sample one process after another. Not while this lane runs: starting it beside the lane
+   * delayed readings by up to 8 ms. The spare idles without holding the harness open. Default false.
    */
   spare?: boolean;
 }
@@ -156,11 +177,11 @@ export function makeRealtime(tid: number): Promise<boolean> {
 export type RssLaneScheduling = "fifo" | "normal";
 
 export interface RssLane {
-  /** The kernel thread id of the lane's worker (from /proc/thread-self), or null if unreadable. */
+  /** The pid of the lane's process (its main thread's id), or null if unknown. */
   readonly tid: number | null;
-  /** "fifo" once the thread runs real-time; "normal" when that was not asked, not permitted or not possible. */
+  /** "fifo" once the lane runs real-time; "normal" when that was not asked, not permitted or not possible. */
   readonly scheduling: RssLaneScheduling;
-  /** Stops the lane: wakes the worker, receives its final batch, and resolves once the thread has exited. Idempotent. */
+  /** Stops the lane: tells its process, receives its final batch, and resolves once the process has exited. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -170,72 +191,83 @@ export class RssLaneError extends Error {
 
 const STOP_TIMEOUT_MS = 5_000;
 
-/** A lane's thread, started and real-time when asked and permitted, waiting for its target. */
+/** A lane's process, started and real-time when asked and permitted, waiting for its target. */
 interface LaneThread {
-  worker: Worker;
+  proc: ChildProcess;
+  /** Its JSON lines, one per message. */
+  lines: ReturnType<typeof createInterface>;
   tid: number | null;
   scheduling: RssLaneScheduling;
   realtime: boolean;
-  /** Removes the start's listeners: from here the lane's own handle the thread's errors and exit. */
+  /** Removes the start's listeners: from here the lane's own handle the process's lines and exit. */
   own(): LaneThread;
 }
 
-/** Starts a lane thread; resolves once it said its id (and `chrt` ran, when asked). */
+const alive = (proc: ChildProcess) => proc.exitCode === null && proc.signalCode === null;
+
+/** Starts a lane process; resolves once it said its id (and `chrt` ran, when asked). */
 function startLaneThread(realtime: boolean, timeoutMs: number): Promise<LaneThread> {
-  const worker = new Worker(WORKER_SOURCE, {
-    eval: true,
-    // Not the parent's flags: e.g. --input-type=module would make this CommonJS source fail.
-    execArgv: [],
-    stdout: false,
-    stderr: false,
-  });
+  // Not the harness's NODE_OPTIONS (an --inspect or a loader would load into the lane).
+  const { NODE_OPTIONS: _, ...env } = process.env;
+  const proc = spawn(process.execPath, ["-e", LANE_SOURCE], { stdio: ["pipe", "pipe", "ignore"], env });
+  const lines = createInterface({ input: proc.stdout as NodeJS.ReadableStream });
+  // A stop told to a lane that already ended (EPIPE) is no error: its exit says everything.
+  proc.stdin?.on("error", () => undefined);
   return new Promise<LaneThread>((resolve, reject) => {
     const fail = (why: string) => {
       clearTimeout(timer);
-      void worker.terminate();
+      proc.kill("SIGKILL");
       reject(new RssLaneError(why));
     };
-    const timer = setTimeout(() => fail(`the RSS lane thread did not start within ${timeoutMs} ms`), timeoutMs);
-    const onError = (e: Error) => fail(`the RSS lane thread failed: ${e.message}`);
-    const onExit = (code: number) => fail(`the RSS lane thread exited (code ${code})`);
+    const timer = setTimeout(() => fail(`the RSS lane process did not start within ${timeoutMs} ms`), timeoutMs);
+    const onError = (e: Error) => fail(`the RSS lane process failed: ${e.message}`);
+    const onExit = (code: number | null) => fail(`the RSS lane process exited (code ${code})`);
     const ready = (tid: number | null, scheduling: RssLaneScheduling) => {
       const thread: LaneThread = {
-        worker,
+        proc,
+        lines,
         tid,
         scheduling,
         realtime,
         own() {
-          worker.off("error", onError).off("exit", onExit);
+          proc.off("error", onError).off("exit", onExit);
           return thread;
         },
       };
       resolve(thread);
     };
-    worker.once("message", ({ tid }: { tid: number | null }) => {
+    lines.once("line", (line) => {
       clearTimeout(timer);
+      const tid = (JSON.parse(line) as { tid: number | null }).tid;
       if (!realtime || tid === null) return ready(tid, "normal");
       void makeRealtime(tid).then((ok) => ready(tid, ok ? "fifo" : "normal"));
     });
-    worker.on("error", onError).on("exit", onExit);
-    worker.unref();
+    proc.on("error", onError).on("exit", onExit);
+    unrefLane(proc);
   });
 }
 
-/** The spare thread the last `spare: true` lane started, if any. */
+/** A lane process and its pipes never hold the harness open (a lane nobody stopped ends when stdin does). */
+function unrefLane(proc: ChildProcess): void {
+  proc.unref();
+  for (const stream of [proc.stdin, proc.stdout] as unknown as ({ unref?: () => void } | null)[]) stream?.unref?.();
+}
+
+/** The spare process the last `spare: true` lane started, if any. */
 let spare: Promise<LaneThread | null> | null = null;
 
-/** A ready thread: the spare when it suits (and is alive), else a new one. */
+/** A ready process: the spare when it suits (and is alive), else a new one. */
 async function laneThread(realtime: boolean, timeoutMs: number): Promise<LaneThread> {
   const kept = spare;
   spare = null;
   const thread = kept ? await kept : null;
-  if (thread?.realtime === realtime && thread.worker.threadId >= 0) return thread.own();
-  if (thread) void thread.worker.terminate();
+  if (thread?.realtime === realtime && alive(thread.proc)) return thread.own();
+  if (thread) thread.proc.kill("SIGKILL");
   return (await startLaneThread(realtime, timeoutMs)).own();
 }
 
 /**
- * Starts the RSS lane of pid on a worker thread. Resolves once its first reading arrived (that batch
+ * Starts the RSS lane of pid in its own process. Resolves once its first reading arrived (that batch
  * has gone to onBatch already); rejects if the first reading fails or does not come in time.
  */
 export async function startRssLane(options: RssLaneOptions): Promise<RssLane> {
@@ -243,53 +275,73 @@ export async function startRssLane(options: RssLaneOptions): Promise<RssLane> {
   const batchMs = options.batchMs ?? 50;
   const startTimeoutMs = options.startTimeoutMs ?? 10_000;
   const realtime = options.realtime ?? true;
-  const control = new Int32Array(new SharedArrayBuffer(4)); // [0]: 1 = stop
   const thread = await laneThread(realtime, startTimeoutMs);
-  if (options.spare) spare = startLaneThread(realtime, startTimeoutMs).catch(() => null);
+  const makeSpare = options.spare
+    ? () => {
+        spare ??= startLaneThread(realtime, startTimeoutMs).catch(() => null);
+      }
+    : () => undefined;
   const hrOrigin = process.hrtime.bigint() - BigInt(Math.round((performance.now() - options.origin) * 1e6));
-  thread.worker.postMessage({ pid, intervalMs, batchMs, page: pageSize(), control: control.buffer, hrOrigin });
-  return laneOn(thread, control, { onBatch, startTimeoutMs });
+  const lane = laneOn(thread, { onBatch, startTimeoutMs });
+  thread.proc.stdin?.write(
+    `${JSON.stringify({ pid, intervalMs, batchMs, page: pageSize(), hrOrigin: String(hrOrigin) })}\n`,
+  );
+  const running = await lane;
+  return {
+    tid: running.tid,
+    scheduling: running.scheduling,
+    stop: () => running.stop().finally(makeSpare),
+  };
 }
 
-/** The lane of a thread given its target: batches to onBatch until it stops. */
+/** The lane of a process given its target: batches to onBatch until it stops. */
 function laneOn(
   thread: LaneThread,
-  control: Int32Array,
   { onBatch, startTimeoutMs }: { onBatch: (batch: RssBatch) => void; startTimeoutMs: number },
 ): Promise<RssLane> {
-  const { worker, tid, scheduling } = thread;
+  const { proc, lines, tid, scheduling } = thread;
   let stopping: Promise<void> | null = null;
   let ended = false;
   let started = false;
-  const exited = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+  // "close": it exited and its pipes are drained, so its final line has been read.
+  const exited = new Promise<void>((resolve) => {
+    if (proc.stdout?.closed) resolve();
+    else proc.once("close", () => resolve());
+  });
+  const tell = (line: string) => {
+    if (proc.stdin?.writable) proc.stdin.write(line, () => undefined);
+  };
 
   return new Promise<RssLane>((resolve, reject) => {
     const startTimer = setTimeout(() => {
-      endWith(`the RSS lane thread gave no reading within ${startTimeoutMs} ms`, false);
+      endWith(`the RSS lane process gave no reading within ${startTimeoutMs} ms`, false);
     }, startTimeoutMs);
 
-    /** Delivers the one final batch (synthesised when the thread failed without sending one). */
+    /** Delivers the one final batch (synthesised when the process failed without sending one). */
     const endWith = (error: string | null, gone: boolean, batch?: RssBatch) => {
       if (ended) return;
       ended = true;
       clearTimeout(startTimer);
-      control[0] = 1;
-      Atomics.notify(control, 0);
+      tell("stop\n");
+      proc.stdin?.end();
       const final: RssBatch = batch ?? { t: [], rss: [], reads: [], missed: 0, upTo: -1, final: true, error, gone };
       if (!started) {
-        void worker.terminate();
+        proc.kill("SIGKILL");
         reject(new RssLaneError(error ?? "the RSS lane stopped before it started"));
         return;
       }
       onBatch({ ...final, final: true });
     };
 
-    worker.on("message", (m: RssBatch) => {
+    lines.on("line", (line) => {
       if (ended) return;
-      if (m.final) {
-        endWith(m.error, m.gone, m);
-        return;
+      let m: RssBatch;
+      try {
+        m = JSON.parse(line) as RssBatch;
+      } catch {
+        return endWith(`the RSS lane process wrote ${JSON.stringify(line.slice(0, 80))}`, false);
       }
+      if (m.final) return endWith(m.error, m.gone, m);
       onBatch(m);
       if (!started) {
         started = true;
@@ -297,13 +349,10 @@ function laneOn(
         resolve(lane);
       }
     });
-    worker.on("error", (e) => endWith(`the RSS lane thread failed: ${e.message}`, false));
-    // Node delivers the messages a worker sent before its 'exit' event, so after a stop this only
-    // ends a lane whose thread died without a final batch.
-    worker.on("exit", (code) => endWith(stopping ? null : `the RSS lane thread exited (code ${code})`, false));
-    // A lane nobody stopped must not keep the process alive (stop() waits with a timer of its own).
-    // After the listeners: adding a 'message' listener refs the worker's port again.
-    worker.unref();
+    proc.on("error", (e) => endWith(`the RSS lane process failed: ${e.message}`, false));
+    // Its last lines are read before "close" (pipes drained): after a stop this only ends a lane
+    // whose process died without a final batch.
+    proc.on("close", (code) => endWith(stopping ? null : `the RSS lane process exited (code ${code})`, false));
 
     const lane: RssLane = {
       get tid() {
@@ -314,10 +363,9 @@ function laneOn(
       },
       stop() {
         stopping ??= (async () => {
-          control[0] = 1;
-          Atomics.notify(control, 0);
-          // The worker answers the wake-up with its final batch and exits; a wedged one is terminated.
-          await withTimeout(exited, STOP_TIMEOUT_MS, "the RSS lane thread's exit").catch(() => worker.terminate());
+          tell("stop\n");
+          // The lane answers with its final batch and exits; a wedged one is killed.
+          await withTimeout(exited, STOP_TIMEOUT_MS, "the RSS lane process's exit").catch(() => proc.kill("SIGKILL"));
           await exited;
           endWith(null, false);
         })();

@@ -9,7 +9,7 @@
 // Targets are real child processes (scripts/selfbench/targets/probe-target.mjs) with the inspector on
 // 127.0.0.1 and a random port. Usage: node dist/scripts/selfbench/sampler-accuracy.js [--pairs N]
 //   [--work-ms MS] [--interval-ms MS] [--blocks N] [--self-cpu-ms MS]
-//   [--only cadence,native,rss,selfcpu,cost] [--realtime on|off] [--split on|off] [--json FILE]
+//   [--only cadence,native,rss,selfcpu,cost,sources] [--realtime on|off] [--split on|off] [--json FILE]
 import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
@@ -18,7 +18,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { Worker } from "node:worker_threads";
 import type { IntervalStats } from "../results/schema.js";
-import { cpuTimeMs } from "../sampler/cpu.js";
+import { clockTicks, cpuTimeMs, statCpuTicks } from "../sampler/cpu.js";
 import { connectInspector, type InspectorClient, inspectorUrlFromStderr } from "../sampler/inspector.js";
 import { intervalsOf } from "../sampler/interval-stats.js";
 import { readMemoryUsage } from "../sampler/memory-usage.js";
@@ -33,6 +33,7 @@ import {
 import { median, pairedRatios, quantile, type RatioSummary, summariseRatios } from "../util/stats.js";
 import { withTimeout } from "../util/timeout.js";
 import { enumFlag, intFlag, listFlag, UsageError } from "../util/usage.js";
+import { cpuSteps, psLaneCadence, readCosts } from "./process-sources.js";
 
 /** --realtime: whether the RSS lane's thread asks for real-time scheduling (the sampler's default: on). */
 let realtime = true;
@@ -272,11 +273,11 @@ async function peakRss(intervalMs: number, runs: number, bytes: number) {
   return { bytes, runs: rows };
 }
 
-/** CPU time a thread of this process has used (ms), from the scheduler's own count (ns); null if gone. */
-function threadCpuMs(tid: number | null): number | null {
-  if (tid === null) return null;
+/** CPU time the RSS lane's process has used (ms, all its threads), from /proc/PID/stat; null if gone. */
+function laneCpuMs(pid: number | null): number | null {
+  if (pid === null) return null;
   try {
-    return Number(readFileSync(`/proc/self/task/${tid}/schedstat`, "utf8").split(" ")[0]) / 1e6;
+    return (statCpuTicks(readFileSync(`/proc/${pid}/stat`, "utf8")) * 1000) / clockTicks();
   } catch {
     return null;
   }
@@ -284,7 +285,7 @@ function threadCpuMs(tid: number | null): number | null {
 
 /**
  * 3. The sampler's own CPU (this process, all threads) while it samples an idle target for ms, at
- * each interval, and the RSS lane thread's part of it.
+ * each interval, and the RSS lane process's part of it.
  */
 async function selfCpu(lanes: { intervalMs: number; heapIntervalMs?: number }[], ms: number) {
   const rows = [];
@@ -303,11 +304,11 @@ async function selfCpu(lanes: { intervalMs: number; heapIntervalMs?: number }[],
       });
       await c.reach(5);
       const cpu0 = process.cpuUsage();
-      const lane0 = threadCpuMs(s.rssLaneTid);
+      const lane0 = laneCpuMs(s.rssLaneTid);
       const t0 = performance.now();
       await new Promise((r) => setTimeout(r, ms));
       const cpu = process.cpuUsage(cpu0);
-      const lane1 = threadCpuMs(s.rssLaneTid);
+      const lane1 = laneCpuMs(s.rssLaneTid);
       const wall = performance.now() - t0;
       const summary = await s.stop();
       if (summary.error) throw new Error(summary.error);
@@ -316,8 +317,9 @@ async function selfCpu(lanes: { intervalMs: number; heapIntervalMs?: number }[],
         heapIntervalMs: summary.heapIntervalMs,
         rssLaneScheduling: summary.rssLaneScheduling,
         wallMs: wall,
-        cpuShareOfOneCore: (cpu.user + cpu.system) / 1000 / wall,
-        /** The RSS lane's worker thread alone; the rest is the heap lane and the main thread. */
+        /** This process and the RSS lane's process together. */
+        cpuShareOfOneCore: ((cpu.user + cpu.system) / 1000 + (lane1 ?? 0) - (lane0 ?? 0)) / wall,
+        /** The RSS lane's process alone (10 ms clock ticks); the rest is the heap lane and the main thread. */
         rssLaneCpuShareOfOneCore: lane0 === null || lane1 === null ? null : (lane1 - lane0) / wall,
         rssLane: summary.interval,
         heapLane: summary.heapInterval,
@@ -477,7 +479,7 @@ function readFlags(argv: string[]) {
       "interval-ms": { type: "string", default: "10" },
       blocks: { type: "string", default: "5" },
       json: { type: "string" },
-      only: { type: "string", default: "cadence,native,rss,selfcpu,cost" },
+      only: { type: "string", default: "cadence,native,rss,selfcpu,cost,sources" },
       "self-cpu-ms": { type: "string", default: "5000" },
       realtime: { type: "string", default: "on" },
       split: { type: "string", default: "on" },
@@ -492,7 +494,7 @@ function readFlags(argv: string[]) {
   realtime = enumFlag("realtime", values.realtime, ["on", "off"] as const) === "on";
   split = enumFlag("split", values.split, ["on", "off"] as const) === "on";
   const parts = listFlag("only", values.only);
-  for (const part of parts) enumFlag("only", part, ["cadence", "native", "rss", "selfcpu", "cost"] as const);
+  for (const part of parts) enumFlag("only", part, ["cadence", "native", "rss", "selfcpu", "cost", "sources"] as const);
   return { pairs, workMs, intervalMs, selfCpuMs, blocks, parts, json: values.json };
 }
 
@@ -503,7 +505,7 @@ async function cadencePart(out: Out, how: "block" | "native", intervalMs: number
   const cad = await cadence(intervalMs, blocks, 500, how);
   const what = how === "block" ? "a JavaScript busy loop" : "one native call (crypto.pbkdf2Sync)";
   out.write(
-    `1${how === "block" ? "a" : "b"}. cadence at ${intervalMs} ms (heap lane ${cad.heapIntervalMs} ms; RSS lane thread ${cad.rssLaneScheduling}), ${blocks} blocks of ${cad.blockMs} ms in ${what}\n`,
+    `1${how === "block" ? "a" : "b"}. cadence at ${intervalMs} ms (heap lane ${cad.heapIntervalMs} ms; RSS lane process ${cad.rssLaneScheduling}), ${blocks} blocks of ${cad.blockMs} ms in ${what}\n`,
   );
   if (cad.blockTookMs.length > 0) out.write(`   blocks took ${cad.blockTookMs.map((x) => fmt(x, 0)).join(", ")} ms\n`);
   out.write(`   RSS lane, idle:            ${fmtStats(cad.idle)}\n`);
@@ -544,7 +546,7 @@ async function selfCpuPart(out: Out, selfCpuMs: number) {
   out.write(`3. the sampler's own CPU while sampling an idle target for ${selfCpuMs} ms\n`);
   for (const r of rows) {
     out.write(
-      `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms; lane thread ${r.rssLaneScheduling}): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core (RSS lane thread ${r.rssLaneCpuShareOfOneCore === null ? "n/a" : `${fmt(100 * r.rssLaneCpuShareOfOneCore, 2)}%`}); RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
+      `   RSS every ${r.intervalMs} ms (heap every ${r.heapIntervalMs} ms; lane process ${r.rssLaneScheduling}): ${fmt(100 * r.cpuShareOfOneCore, 2)}% of one core (RSS lane process ${r.rssLaneCpuShareOfOneCore === null ? "n/a" : `${fmt(100 * r.rssLaneCpuShareOfOneCore, 2)}%`}); RSS lane ${fmtStats(r.rssLane)}; ${r.rssSamples} RSS, ${r.heapSamples} heap samples\n`,
     );
   }
   for (const f of floor)
@@ -589,6 +591,30 @@ async function costPart(out: Out, intervalMs: number, pairs: number, workMs: num
   return cst;
 }
 
+/** Part 5: /proc and pidusage side by side: a read's cost, the ps lane's cadence, CPU time's step. */
+async function sourcesPart(out: Out) {
+  const p = await startProbe();
+  try {
+    const costs = await readCosts(p.pid);
+    const lane = await psLaneCadence(p.pid, 5_000);
+    const steps = await cpuSteps(3_500);
+    out.write("5. the target's RSS and CPU through /proc and through pidusage, one read back to back\n");
+    for (const c of costs)
+      out.write(
+        `   ${c.source}: wall ${fmtStats(c.wallMs)}; this process's CPU ${fmt(c.ownCpuUs, 1)} µs (${c.reads} reads)\n`,
+      );
+    out.write(
+      `   ps lane at ${lane.intervalMs} ms for 5 s: ${fmtStats(lane.achieved)}; ${lane.samples} samples, ${lane.missed} slots skipped\n`,
+    );
+    out.write(
+      `   CPU time's smallest step, a spinning process: /proc ${fmt(steps.procMs ?? Number.NaN, 0)} ms, ps ${fmt(steps.psMs ?? Number.NaN, 0)} ms\n\n`,
+    );
+    return { costs, lane, steps };
+  } finally {
+    await p.stop();
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   const { pairs, workMs, intervalMs, selfCpuMs, blocks, parts, json } = readFlags(argv);
   const machine = {
@@ -610,6 +636,7 @@ export async function main(argv: string[]): Promise<void> {
   if (parts.includes("rss")) result.peakRss = await peakRssPart(out, intervalMs);
   if (parts.includes("selfcpu")) result.selfCpu = await selfCpuPart(out, selfCpuMs);
   if (parts.includes("cost")) result.cost = await costPart(out, intervalMs, pairs, workMs);
+  if (parts.includes("sources")) result.sources = await sourcesPart(out);
   if (json) {
     writeFileSync(json, `${JSON.stringify(result, null, 2)}\n`);
   }

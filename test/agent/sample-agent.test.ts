@@ -99,9 +99,12 @@ describe("catchup-bench sample", () => {
     await until(() => statSync(file).size > size, 5_000, "the file to grow");
     const grown = Date.now();
     await new Promise((r) => setTimeout(r, 100));
-    expect(descendants(agent.child.pid as number)).toEqual([]);
+    // Its one child: the RSS lane's process, which ends when the agent does (its stdin closes).
+    const lanes = descendants(agent.child.pid as number);
+    expect(lanes).toHaveLength(1);
     agent.child.kill("SIGKILL");
     expect((await agent.exited).signal).toBe("SIGKILL");
+    await until(() => !lanes.some(isAlive), 10_000, "the RSS lane's process gone after the agent's SIGKILL");
     const lines = readSamples(file); // every line whole: no torn write
     const lastRss = rssLines(file).at(-1);
     expect(lines.some((l) => l.heapUsed !== undefined)).toBe(false);

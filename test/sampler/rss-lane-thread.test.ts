@@ -1,13 +1,14 @@
-// The RSS lane runs on a thread of its own: it keeps reading while this process's main thread is
-// blocked, and its thread is gone once sampling ends (stop() or the target's death), so a harness that
-// stopped its sampler exits by itself. The lane's thread is found by its kernel thread id in
-// /proc/self/task; nothing here bounds a timing.
+// The RSS lane runs in a process of its own: it keeps reading while this process's main thread is
+// blocked, and its process is gone once sampling ends (stop() or the target's death), so a harness
+// that stopped its sampler exits by itself. The lane's process is found by its pid (its main
+// thread's id) under /proc; nothing here bounds a timing.
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { inspectorUrlFromStderr } from "../../scripts/sampler/inspector.js";
+import { descendants, isAlive } from "../../scripts/sampler/procfs.js";
 import { type RssLane, startRssLane } from "../../scripts/sampler/rss-lane.js";
 import { type RssSample, startSampler } from "../../scripts/sampler/sampler.js";
 import { inspectedProbe, keepSampler, ROOT, startProbe, stopAll, until, withTimeout } from "./support.js";
@@ -16,12 +17,14 @@ afterEach(stopAll);
 
 const SAMPLE_AND_STOP = fileURLToPath(new URL("./targets/sample-and-stop.mjs", import.meta.url));
 const LANE_NOT_STOPPED = fileURLToPath(new URL("./targets/lane-not-stopped.mjs", import.meta.url));
-const taskExists = (tid: number) => existsSync(`/proc/self/task/${tid}`);
-const tasks = () => readdirSync("/proc/self/task").map(Number);
+/** A lane process that is running (not gone, not a zombie waiting to be reaped). */
+const taskExists = (pid: number) => isAlive(pid);
+/** This process's children: where lane processes run. */
+const tasks = () => descendants(process.pid);
 /** RSS readings that must have timestamps inside the block (at 10 ms, a 500 ms block holds far more). */
 const MIN_INSIDE = 3;
 
-describe("the RSS lane's own thread", () => {
+describe("the RSS lane's own process", () => {
   it("keeps reading while the harness's main thread is blocked", async () => {
     const { t, c } = await inspectedProbe();
     const origin = performance.now();
@@ -44,7 +47,7 @@ describe("the RSS lane's own thread", () => {
 
     const inside = readings.filter((r) => r.sample.t > from && r.sample.t < to);
     expect(inside.length).toBeGreaterThanOrEqual(MIN_INSIDE);
-    // Taken during the block, handed over after it: they were read on another thread.
+    // Taken during the block, handed over after it: they were read elsewhere.
     for (const r of inside) expect(r.arrived).toBeGreaterThanOrEqual(to);
     const summary = await s.stop();
     expect(summary.error).toBeNull();
@@ -58,20 +61,19 @@ describe("the RSS lane's own thread", () => {
     keepSampler(s);
     const tid = s.rssLaneTid as number;
     expect(tid).toBeGreaterThan(0);
-    expect(tid).not.toBe(process.pid); // a thread of its own, not the main thread
+    expect(tid).not.toBe(process.pid); // a process of its own
+    expect(tasks()).toContain(tid);
     expect(taskExists(tid)).toBe(true);
     await until(() => readings >= 3, 15_000, "3 readings");
     const summary = await s.stop();
     // Beside an RSS lane under 10 ms the heap lane defaults to 100 ms (the sampler's CPU budget).
     expect(summary.heapIntervalMs).toBe(100);
-    // The kernel removes the task entry just after the thread is joined.
-    await until(() => !taskExists(tid), 10_000, `thread ${tid} gone after stop`);
+    await until(() => !taskExists(tid), 10_000, `lane process ${tid} gone after stop`);
   });
 
   it("runs real-time exactly when the summary says so, and never when not asked", async () => {
-    // The kernel's scheduling policy of a thread: field 41 of /proc/self/task/TID/stat (1 = SCHED_FIFO).
-    const policyOf = (tid: number) =>
-      Number(readFileSync(`/proc/self/task/${tid}/stat`, "utf8").split(") ")[1]?.split(" ")[38]);
+    // The kernel's scheduling policy of the lane's process: field 41 of /proc/PID/stat (1 = SCHED_FIFO).
+    const policyOf = (pid: number) => Number(readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ")[38]);
     for (const realtime of [true, false]) {
       const { t, c } = await inspectedProbe();
       const s = await startSampler({ pid: t.pid, inspector: c, intervalMs: 10, realtime });
@@ -98,7 +100,7 @@ describe("the RSS lane's own thread", () => {
     t.kill();
     const summary = await withTimeout(s.ended, 10_000, "sampler end after kill");
     expect(summary.error).toMatch(/^(target pid \d+ exited|inspector of pid \d+ closed) during sampling/);
-    await until(() => !taskExists(tid), 10_000, `thread ${tid} gone after the target died`);
+    await until(() => !taskExists(tid), 10_000, `lane process ${tid} gone after the target died`);
   });
 
   it("leaves nothing that keeps the harness alive after stop()", async () => {
@@ -120,16 +122,29 @@ describe("the RSS lane's own thread", () => {
     expect(await withTimeout(exited, 10_000, "exit with a lane never stopped")).toBe(0);
   });
 
-  it("with spare: true, starts the next lane's thread ahead, and the next lane runs on it", async () => {
+  it("with spare: true, starts the next lane's process once the lane stops, and the next lane runs on it", async () => {
     const { t } = await inspectedProbe();
     const lanes: RssLane[] = [];
     try {
       const before = new Set(tasks());
-      const first = await startRssLane({ pid: t.pid, intervalMs: 10, origin: 0, onBatch: () => {}, spare: true });
+      let firstReadings = 0;
+      const first = await startRssLane({
+        pid: t.pid,
+        intervalMs: 10,
+        origin: 0,
+        onBatch: (b) => {
+          firstReadings += b.rss.length;
+        },
+        spare: true,
+      });
       lanes.push(first);
-      // The spare: a thread started by the call above that is not the lane's own.
+      // The spare: a process started by the call above that is not the lane's own.
       const spareThread = () => tasks().some((tid) => !before.has(tid) && tid !== first.tid);
-      await until(spareThread, 15_000, "the spare thread");
+      // Not while the lane runs: a process starting beside it delays its readings.
+      await until(() => firstReadings >= 20, 15_000, "20 readings of the first lane");
+      expect(spareThread()).toBe(false);
+      await first.stop();
+      await until(spareThread, 15_000, "the spare process");
       const ahead = tasks();
       const readings: number[] = [];
       const second = await startRssLane({
