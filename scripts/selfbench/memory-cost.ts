@@ -5,25 +5,17 @@
 // built checkout of another commit), both run in one session, in turns, the first one rotated each
 // round, so the two shares are measured under the same load.
 // Usage: node dist/scripts/selfbench/memory-cost.js [--rounds N] [--trials N] [--baseline DIR]
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { loadavg, tmpdir } from "node:os";
+import { existsSync } from "node:fs";
+import { loadavg } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type PhaseTotals, phaseTotals, TRIAL_PHASES } from "../bench/trial/trial-timing.js";
 import type { MemoryRow } from "../results/schema.js";
-import { withTimeout } from "../util/timeout.js";
 import { intFlag, UsageError } from "../util/usage.js";
+import { runBenchChild } from "./bench-child.js";
 
 const HERE = fileURLToPath(new URL("../../../", import.meta.url));
-const RUN_TIMEOUT_MS = 30 * 60_000;
-
-const children = new Set<ChildProcess>();
-process.on("exit", () => {
-  for (const c of children) c.kill("SIGKILL");
-});
-
 interface Build {
   name: string;
   root: string;
@@ -33,32 +25,9 @@ interface Build {
 
 /** One memory-only run of the default cells by the checkout at root; its memory rows and wall time. */
 async function runOnce(root: string, trials: number): Promise<{ rows: MemoryRow[]; wallMs: number }> {
-  const out = mkdtempSync(join(tmpdir(), "catchup-memory-cost-"));
-  const args = ["bench", "--no-latency", "--no-aa", "--memory-sequential", "0", "--memory-trials", String(trials)];
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [join(root, "bin/catchup-bench.js"), ...args, "--out", out], {
-    cwd: root,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
-  children.add(child);
-  let stderr = "";
-  child.stderr?.on("data", (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000);
-  });
-  const code = await withTimeout(
-    new Promise<number | null>((done) => child.once("exit", (c) => done(c))),
-    RUN_TIMEOUT_MS,
-    `the bench run of ${root}`,
-  );
-  children.delete(child);
-  const wallMs = performance.now() - t0;
-  try {
-    if (code !== 0 && code !== 1) throw new Error(`the bench run of ${root} exited ${code}:\n${stderr}`);
-    const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as { memory: MemoryRow[] };
-    return { rows: results.memory, wallMs };
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+  const args = ["--no-latency", "--no-aa", "--memory-sequential", "0", "--memory-trials", String(trials)];
+  const { results, wallMs } = await runBenchChild(root, args);
+  return { rows: results.memory, wallMs };
 }
 
 const pct = (x: number | null) => (x === null ? "n/a" : `${(100 * x).toFixed(1)}%`);
