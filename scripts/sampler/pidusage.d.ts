@@ -20,5 +20,9 @@ declare module "pidusage" {
     maxage?: number;
   }
   function pidusage(pid: number, options?: Options): Promise<Status>;
+  namespace pidusage {
+    /** Forgets every pid's previous reading (and the file its Linux reader keeps open). */
+    function clear(): void;
+  }
   export default pidusage;
 }

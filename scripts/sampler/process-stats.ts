@@ -60,6 +60,7 @@ export function laneIntervalFor(source: ProcessStatsSource, askedMs: number): nu
 /** One reading through pidusage's ps mode: resident bytes and CPU time (ms). Rejects when pid is gone. */
 export async function psReading(pid: number): Promise<{ rss: number; cpuMs: number }> {
   // maxage 0: pidusage keeps no history (its CPU share is not used), so it starts no timer either.
+  // (Only in ps mode: its Linux reader, procfile, calls itself again until a history exists.)
   const s = await pidusage(pid, { usePs: true, maxage: 0 });
   if (!s || !(s.memory > 0)) throw new ProcessStatsError(`process ${pid} is gone (ps gave no row)`);
   return { rss: s.memory, cpuMs: s.ctime };

@@ -54,8 +54,21 @@ function printTable(results: Results): void {
   const v = cadenceVerdict(rows);
   const heapP99 = rows.map((r) => r.heapIntervalMs?.p99 ?? 0).sort((a, b) => a - b);
   const failed = all.length - rows.length;
+  // The machine's CPU the trials did not use themselves (other jobs): how quiet the run was.
+  let busy = 0;
+  let own = 0;
+  let total = 0;
+  for (const r of rows) {
+    busy += r.load?.busyTicks ?? 0;
+    own += r.load?.ownTicks ?? 0;
+    total += r.load?.totalTicks ?? 0;
+  }
+  const others =
+    total > 0
+      ? `; other processes used ${((100 * (busy - own)) / total).toFixed(0)}% of the machine's CPU during the trials`
+      : "";
   console.log(
-    `\n${rows.length} rows${failed > 0 ? ` (${failed} failed, not counted)` : ""}; RSS lane worst p99 ${ms(v.p99)} ms, worst max ${ms(v.max)} ms: goal p99 <= ${CADENCE_GOAL.p99}, max <= ${CADENCE_GOAL.max} ${v.missed.length === 0 ? "met in every row" : `NOT met in ${v.missed.length} rows`}; heap lane p99 ${ms(heapP99[0])}–${ms(heapP99.at(-1))} ms over rows`,
+    `\n${rows.length} rows${failed > 0 ? ` (${failed} failed, not counted)` : ""}; RSS lane worst p99 ${ms(v.p99)} ms, worst max ${ms(v.max)} ms: goal p99 <= ${CADENCE_GOAL.p99}, max <= ${CADENCE_GOAL.max} ${v.missed.length === 0 ? "met in every row" : `NOT met in ${v.missed.length} rows`}; heap lane p99 ${ms(heapP99[0])}–${ms(heapP99.at(-1))} ms over rows${others}`,
   );
 }
 

@@ -33,7 +33,7 @@ export function independentSession(
   url: string,
   after: number,
   { ackDelayMs, probe }: { ackDelayMs: number; probe: boolean },
-): Promise<number> {
+): Promise<Session> {
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, { headers: { Authorization: `Bearer ${DEV_TOKEN}` } });
     let sentAt = 0;
@@ -62,7 +62,7 @@ export function independentSession(
       if (frame.values.some((v) => v.kind === "synchronized")) {
         clearTimeout(timer);
         ws.close();
-        return resolve(arrived - sentAt);
+        return resolve({ ms: arrived - sentAt, chunks });
       }
       setTimeout(() => ws.send('{"_tag":"Ack","requestId":"1"}'), ackDelayMs);
     });
@@ -71,7 +71,7 @@ export function independentSession(
 }
 
 /** One session of the harness's client, as a latency trial runs it (probe on, ACK delay as given). */
-async function harnessSession(url: string, after: number, ackDelayMs: number): Promise<number> {
+async function harnessSession(url: string, after: number, ackDelayMs: number): Promise<Session> {
   const { rows } = await runClientsNode(1, {
     url,
     token: DEV_TOKEN,
@@ -86,7 +86,13 @@ async function harnessSession(url: string, after: number, ackDelayMs: number): P
   });
   const row = rows[0];
   if (!row?.ok || row.completionMs === null) throw new Error(`harness client: ${row?.error ?? "no row"}`);
-  return row.completionMs;
+  return { ms: row.completionMs, chunks: row.chunks };
+}
+
+/** One session's completion time (ms) and the chunks it took through the marker. */
+interface Session {
+  ms: number;
+  chunks: number;
 }
 
 const ARMS = ["harness", "independent", "independent+probe"] as const;
@@ -98,6 +104,8 @@ export interface CalibrationResult {
   medians: Record<Arm, number>;
   p10: Record<Arm, number>;
   p90: Record<Arm, number>;
+  /** How many sessions took each number of chunks through the marker (the server groups its replay by 512 items or 50 ms). */
+  chunks: Record<Arm, Record<string, number>>;
   /** Median of the per-round ratios harness / arm. */
   pairedRatio: Record<Exclude<Arm, "harness">, number>;
   load: number[];
@@ -116,11 +124,14 @@ export async function calibrate(
       ? harnessSession(url, after, ackDelayMs)
       : independentSession(url, after, { ackDelayMs, probe: arm === "independent+probe" });
   const ms: Record<Arm, number[]> = { harness: [], independent: [], "independent+probe": [] };
+  const chunks: Record<Arm, Record<string, number>> = { harness: {}, independent: {}, "independent+probe": {} };
   for (let r = -warmup; r < rounds; r++) {
     for (let i = 0; i < ARMS.length; i++) {
       const arm = ARMS[(((r % ARMS.length) + ARMS.length + i) % ARMS.length) as 0 | 1 | 2];
       const x = await run(arm);
-      if (r >= 0) ms[arm].push(x);
+      if (r < 0) continue;
+      ms[arm].push(x.ms);
+      chunks[arm][x.chunks] = (chunks[arm][x.chunks] ?? 0) + 1;
     }
   }
   const per = (f: (xs: number[]) => number) =>
@@ -132,6 +143,7 @@ export async function calibrate(
     medians: per(median),
     p10: per((xs) => quantile(xs, 0.1)),
     p90: per((xs) => quantile(xs, 0.9)),
+    chunks,
     pairedRatio: { independent: ratio("independent"), "independent+probe": ratio("independent+probe") },
     load: loadavg(),
   };
@@ -139,11 +151,16 @@ export async function calibrate(
 
 function print(r: CalibrationResult): void {
   const f = (x: number) => x.toFixed(1);
-  console.log(`| client | median ms | p10–p90 ms | harness ÷ it, median of ${r.rounds} paired ratios |`);
-  console.log("|---|---:|---:|---:|");
+  console.log(
+    `| client | median ms | p10–p90 ms | harness ÷ it, median of ${r.rounds} paired ratios | chunks through the marker: sessions |`,
+  );
+  console.log("|---|---:|---:|---:|---|");
   for (const arm of ARMS) {
     const ratio = arm === "harness" ? "–" : r.pairedRatio[arm].toFixed(4);
-    console.log(`| ${arm} | ${f(r.medians[arm])} | ${f(r.p10[arm])}–${f(r.p90[arm])} | ${ratio} |`);
+    const chunks = Object.entries(r.chunks[arm])
+      .map(([n, count]) => `${n}: ${count}`)
+      .join(", ");
+    console.log(`| ${arm} | ${f(r.medians[arm])} | ${f(r.p10[arm])}–${f(r.p90[arm])} | ${ratio} | ${chunks} |`);
   }
   const off = Math.abs(r.medians.harness / r.medians.independent - 1);
   console.log(

@@ -43,11 +43,14 @@ export async function readCosts(pid: number): Promise<ReadCost[]> {
       await timeReads("/proc/PID/stat (CPU time, fast path)", 2000, () =>
         statCpuTicks(readFileSync(`/proc/${pid}/stat`, "utf8")),
       ),
-      await timeReads("pidusage, its Linux reader (procfile)", 200, () => pidusage(pid, { maxage: 0 })),
+      // Its Linux reader keeps each pid's /proc/PID/stat open between calls (and loops forever with
+      // maxage 0, which keeps nothing): its own default, cleared after.
+      await timeReads("pidusage, its Linux reader (procfile)", 200, () => pidusage(pid)),
       await timeReads("pidusage, ps mode (the portable path)", 50, () => pidusage(pid, { usePs: true, maxage: 0 })),
     ];
   } finally {
     reader.close();
+    pidusage.clear();
   }
 }
 

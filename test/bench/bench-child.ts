@@ -31,8 +31,9 @@ export async function benchResults(
   args: string[],
   out: string,
   timeoutMs: number,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string; printed: string; results: Results }> {
-  const child = startBench([...args, "--out", out]);
+  const child = startBench([...args, "--out", out], env);
   const { code } = await child.exit(timeoutMs);
   const results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
   // printed: the Markdown (stdout), then the guard's and progress lines (stderr).

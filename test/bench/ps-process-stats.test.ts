@@ -8,25 +8,20 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Results } from "../../scripts/results/schema.js";
 import { PS_LANE_INTERVAL_MS } from "../../scripts/sampler/process-stats.js";
-import { startBench } from "./bench-child.js";
+import { benchResults } from "./bench-child.js";
 
 let dir: string;
 let results: Results;
 let report: string;
-let stderr: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "bench-ps-"));
   const out = join(dir, "run");
   // --quick's memory cells with one client: 1 KiB scripts, one trial a variant, no A/A.
-  const child = startBench(
-    ["--quick", "--no-latency", "--clients", "1", "--fixtures-dir", join(dir, "fixtures"), "--out", out],
-    { CATCHUP_BENCH_PROCESS_STATS: "ps" },
-  );
-  const { code } = await child.exit(120_000);
-  stderr = child.stderr();
-  expect(code, stderr).toBe(0);
-  results = JSON.parse(readFileSync(join(out, "results.json"), "utf8")) as Results;
+  const args = ["--quick", "--no-latency", "--clients", "1", "--fixtures-dir", join(dir, "fixtures")];
+  const run = await benchResults(args, out, 120_000, { CATCHUP_BENCH_PROCESS_STATS: "ps" });
+  expect(run.code, run.stderr).toBe(0);
+  results = run.results;
   report = readFileSync(join(out, "report.md"), "utf8");
 }, 150_000);
 
