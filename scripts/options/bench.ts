@@ -167,7 +167,7 @@ export const BENCH_OPTIONS = {
     min: 1,
     max: 1_000,
     default: DEFAULT_RSS_INTERVAL_MS,
-    describe: "RSS lane's sampling interval, ms (read from /proc on a thread of its own)",
+    describe: "RSS lane's sampling interval, ms (read from /proc in a process of its own)",
     group: MEMORY,
   },
   "heap-interval-ms": {

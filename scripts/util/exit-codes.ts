@@ -29,7 +29,8 @@ export const EXIT_MEANINGS: Record<keyof typeof EXIT, string> = {
   ok: "The run produced what was asked and every guarded cell passed (or no guard was asked for).",
   regression:
     "A check failed: a regression guard's cell exceeded its ceiling (bench, report), or fuzz found the server unhealthy.",
-  usage: "Usage error: a bad flag, argument, input file or output path. One line on stderr; nothing written.",
+  usage:
+    "Usage error: a bad flag, argument, input file, output path or environment value, or a system it cannot run on (no /proc). One line on stderr; nothing written.",
   noResult:
     "The run could not produce what was asked: a target failed to start or crashed, the driver failed, a seed failed (a binding's call failed or ran out of --binding-timeout-ms), a run stopped early (--fail-fast), the disk filled up (once a trial ran), report was asked for a run still in progress, a guarded cell had no verdict, the process ran out of work while its command still waited (it names what on), or an internal error.",
   sigint: "Stopped by SIGINT (Ctrl-C); the rows measured so far are kept and reported.",
