@@ -12,10 +12,11 @@ export const PROCESS_STATS_SOURCES = ["proc", "ps"] as const;
 export type ProcessStatsSource = (typeof PROCESS_STATS_SOURCES)[number];
 
 /**
- * The RSS lane's interval through `ps` (ms): a `ps` run costs 5–15 ms of wall time on an idle
- * 2-core machine (npm run bench:sampler -- --only sources), so a 10 ms lane could not keep its slots.
+ * The RSS lane's interval through `ps` (ms). A `ps` run took 39 ms of wall time (median; p99 96 ms)
+ * on a loaded 2-core VM, and a lane at 50 ms skipped 23 of 100 slots there (npm run bench:sampler --
+ * --only sources), so 10 ms is far out of reach and 100 ms is what it keeps.
  */
-export const PS_LANE_INTERVAL_MS = 50;
+export const PS_LANE_INTERVAL_MS = 100;
 
 export class ProcessStatsError extends Error {
   override readonly name = "ProcessStatsError";
