@@ -1,9 +1,9 @@
 // A table as a list of columns, in the manner of tachometer's Dimension: each column's header, how a
 // row shows it, and its table config; one list drives report.md's table and report.html's alike. A
-// metric's columns take their header, unit, digits and headline place from the metric table
+// metric's columns take their header, scale and headline place from the metric table
 // (results/metric-names.ts), so a new metric needs no column code (pure).
-import { type JudgedMetric, metricOf } from "../results/metric-names.js";
-import { arrow, mib, ms } from "../util/format.js";
+import { figureText, inHeadline, type JudgedMetric, metricOf } from "../results/metric-names.js";
+import { arrow } from "../util/format.js";
 
 /** A figure of the baseline and of the candidate (the model's Pair; declared here so markup can use Cells). */
 type Pair<T> = { baseline: T; candidate: T };
@@ -71,14 +71,6 @@ export function metricNote(metric: JudgedMetric): string {
   return `${header.charAt(0).toUpperCase()}${header.slice(1)}: ${explains.charAt(0).toLowerCase()}${explains.slice(1)}`;
 }
 
-/** A figure as the tables show it: ms, MiB for bytes, KiB for bytes per cycle, with the metric's digits. */
-export function figureText(metric: JudgedMetric, value: number | null): string {
-  const { unit, digits } = metricOf(metric);
-  if (unit === "ms") return ms(value, digits);
-  if (unit === "bytes") return mib(value, digits);
-  return value === null ? "n/a" : (value / 1024).toFixed(digits);
-}
-
 /** One figure of a pair: "a → b unit" in a comparison, "a unit" for a single target ("n/a" alone). */
 export function pairText(single: boolean, a: string, b: string, unit = ""): string {
   if (single) return unit && a !== "n/a" ? `${a} ${unit}` : a;
@@ -108,7 +100,7 @@ export function metricColumn<R, M extends JudgedMetric>(
       return pairText(table.single, figureText(metric, p.baseline), figureText(metric, p.candidate), table.unit);
     },
     ...(d.recent ? { recorded: (r: R) => recordedPair(pick(r)) } : {}),
-    ...(d.headline ? {} : { outsideHeadline: true }),
+    ...(inHeadline(metric) ? {} : { outsideHeadline: true }),
     note: metricNote(metric),
   };
 }
