@@ -66,7 +66,7 @@ export interface MetricDescriptor {
   column?: "per-variant" | "pair";
   /** report.md keeps its per-cell verdict table when it must shorten to fit one comment. */
   compact: boolean;
-  /** In each latency case's chart: how its trial points and its median line are drawn. */
+  /** In each latency case's chart of the timers (its axis is ms): how its trial points and its median line are drawn. */
   chart?: { point: "dot" | "ring"; median: "dash" | "dotted" };
   /** Results written before the client measured it lack it: judged and shown only where a row records it. */
   recent?: true;
