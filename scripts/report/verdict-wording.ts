@@ -30,6 +30,7 @@ export function verdictWord(v: CellVerdict | undefined): string {
   if (!v) return "n/a";
   const mark = markedIndicative(v) ? " (indicative)" : "";
   if (!hasOutcome(v)) return `${verdictName(v)}${mark}`;
+  if (v.verdict === "not-judged") return "UNKNOWN: not judged";
   const size = v.median === null ? "" : ` ${ratio(v.median)}`;
   if (v.outcome === "DIFFERENT") return `DIFFERENT: ${v.verdict}${size}${mark}`;
   return `${v.outcome}${size}${mark}`;

@@ -251,6 +251,10 @@ export function decideCell(
     if (inBand) return { ...base, verdict: "noise", reason: `${rule}; inside the A/A band` };
     return { ...base, verdict: "pass", reason: rule };
   }
+  if (floorTolerance === null) {
+    const reason = notJudgedReason(metric, input.baselineMedian ?? null, input.floor ?? {});
+    return { ...base, outcome: "UNKNOWN", undecided: true, verdict: "not-judged", reason };
+  }
   if (summary.n < MIN_PAIRS)
     return {
       ...base,
@@ -258,10 +262,6 @@ export function decideCell(
       verdict: "noise",
       reason: `${pairs} pair${pairs === 1 ? "" : "s"}: too few to rank`,
     };
-  if (floorTolerance === null) {
-    const reason = notJudgedReason(metric, input.baselineMedian ?? null, input.floor ?? {});
-    return { ...base, outcome: "UNKNOWN", undecided: true, verdict: "not-judged", reason };
-  }
   return { ...base, ...openVerdict(input, summary, judged, practical, tolerance, band) };
 }
 

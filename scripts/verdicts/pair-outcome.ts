@@ -58,8 +58,10 @@ export interface Focus {
 }
 
 /**
- * Every cell's outcome in a run (only the `focus` cells when given), with the floor the run was
- * configured with and each cell's baseline median: the run's verdicts, or those judged now.
+ * Every judged cell's outcome in a run (only the `focus` cells when given), with the floor the run
+ * was configured with and each cell's baseline median: the run's verdicts, or those judged now. A cell
+ * whose floor reaches its baseline is not judged and decides nothing (a floor set above a figure, as
+ * `--min-effect 1000ms` does for every timer, leaves it out of the comparison).
  */
 export function cellOutcomes(results: Results, focus: readonly Focus[] | null = null): CellOutcome[] {
   const config = results.run.config ?? {};
@@ -67,17 +69,19 @@ export function cellOutcomes(results: Results, focus: readonly Focus[] | null = 
   const kept = results.verdicts?.filter((v): v is CellVerdict => (METRICS as readonly string[]).includes(v.metric));
   const verdicts = kept && kept.length > 0 ? kept : verdictsOf(results, guardFromConfig(config), floor);
   const wanted = (v: CellVerdict) => focus === null || focus.some((f) => f.cell === v.cell && f.metric === v.metric);
-  return verdicts.filter(wanted).map((v) => {
-    const { baselineMedian } = cellPairs(results, v.metric, v.cell);
-    const tolerance = practicalTolerance(v.metric, baselineMedian, floor) ?? undefined;
-    return {
-      cell: v.cell,
-      metric: v.metric,
-      outcome: outcomeOf(v, tolerance),
-      ratio: v.median,
-      low: v.ciLow,
-      high: v.ciHigh,
-      pairs: v.pairs,
-    };
-  });
+  return verdicts
+    .filter((v) => wanted(v) && v.verdict !== "not-judged")
+    .map((v) => {
+      const { baselineMedian } = cellPairs(results, v.metric, v.cell);
+      const tolerance = practicalTolerance(v.metric, baselineMedian, floor) ?? undefined;
+      return {
+        cell: v.cell,
+        metric: v.metric,
+        outcome: outcomeOf(v, tolerance),
+        ratio: v.median,
+        low: v.ciLow,
+        high: v.ciHigh,
+        pairs: v.pairs,
+      };
+    });
 }

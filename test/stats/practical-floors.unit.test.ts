@@ -15,6 +15,7 @@ import { floorOf, type Metric } from "../../scripts/results/metric-names.js";
 import { summariseRatios } from "../../scripts/util/stats.js";
 import { decideCell } from "../../scripts/verdicts/cells.js";
 import { defaultRun } from "../report/synthetic-run.js";
+import { columnOf, tableUnder } from "../support/table.js";
 
 const MIB = 1024 * 1024;
 
@@ -84,6 +85,8 @@ describe("a practical floor per metric", () => {
       "- batched's post-GC heap: UNKNOWN: not judged: floor above the baseline in every cell.",
     );
     expect(markdown).toContain("practical floor per metric, with postGcHeapBytes 64 MiB;");
+    const memory = tableUnder(markdown, "# catchup-bench", "pairs");
+    expect(columnOf(memory, "verdict").every((v) => v.endsWith("post-GC UNKNOWN: not judged"))).toBe(true);
   });
 });
 
