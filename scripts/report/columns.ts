@@ -68,7 +68,9 @@ export function tableNote<R>(columns: readonly Column<R>[], rows: readonly R[], 
 /** "Peak heap: the server's highest heap used, …": a metric's sentence as a column's note. */
 export function metricNote(metric: JudgedMetric): string {
   const { header, explains } = metricOf(metric);
-  return `${header.charAt(0).toUpperCase()}${header.slice(1)}: ${explains.charAt(0).toLowerCase()}${explains.slice(1)}`;
+  // "From sending …" reads "from sending …" after the header; "UTF-8 bytes …" stays as it is.
+  const rest = /^[A-Z][a-z]/.test(explains) ? `${explains.charAt(0).toLowerCase()}${explains.slice(1)}` : explains;
+  return `${header.charAt(0).toUpperCase()}${header.slice(1)}: ${rest}`;
 }
 
 /** One figure of a pair: "a → b unit" in a comparison, "a unit" for a single target ("n/a" alone). */
