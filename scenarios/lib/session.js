@@ -57,19 +57,22 @@ const AFTER_SENTINEL = "\u0000catchup-after\u0000";
  */
 
 /**
- * The figures of a session result, in a row's order: a time (ms; null until measured) or a count (0
- * until counted). The k6 summary records one metric per figure (summary.js), and the harness's metric
- * table (scripts/results/metric-names.ts) judges the times, so a new figure is one entry here.
+ * The figures of a session result, in a row's order. `empty`: how the figure reads before it is
+ * measured: null (set once, where it happens: a time, or a size at an event) or 0 (a running count).
+ * `time`: k6 records it as a time (its Trend's isTime), else as a plain number. The k6 summary records
+ * one metric per figure (summary.js), the merged k6 report shows one column per figure, and the
+ * harness's metric table (scripts/results/metric-names.ts) judges those it names, so a new figure is
+ * one entry here.
  */
 export const SESSION_FIGURES = /** @type {const} */ ([
-  { key: "completionMs", time: true },
-  { key: "acknowledgedMs", time: true },
-  { key: "firstChunkMs", time: true },
-  { key: "firstAckMs", time: true },
-  { key: "chunks", time: false },
-  { key: "values", time: false },
-  { key: "bytes", time: false },
-  { key: "probeMs", time: true },
+  { key: "completionMs", empty: null, time: true },
+  { key: "acknowledgedMs", empty: null, time: true },
+  { key: "firstChunkMs", empty: null, time: true },
+  { key: "firstAckMs", empty: null, time: true },
+  { key: "chunks", empty: 0, time: false },
+  { key: "values", empty: 0, time: false },
+  { key: "bytes", empty: 0, time: false },
+  { key: "probeMs", empty: null, time: true },
 ]);
 
 /**
@@ -85,7 +88,7 @@ export const SESSION_FIGURES = /** @type {const} */ ([
 export function emptySessionResult(error = null) {
   /** @type {Record<string, unknown>} */
   const row = { ok: false };
-  for (const f of SESSION_FIGURES) row[f.key] = f.time ? null : 0;
+  for (const f of SESSION_FIGURES) row[f.key] = f.empty;
   row.error = error;
   return /** @type {SessionResult} */ (/** @type {unknown} */ (row));
 }

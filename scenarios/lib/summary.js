@@ -151,7 +151,7 @@ export function rowsFromSummary(data, sessions) {
     const ok = ran && errorCount === 0 && completionMs !== null;
     /** @type {Record<string, unknown>} */
     const row = { ok };
-    for (const f of SESSION_FIGURES) row[f.key] = f.time ? one(f.key) : (one(f.key) ?? 0);
+    for (const f of SESSION_FIGURES) row[f.key] = one(f.key) ?? f.empty;
     row.error = ok ? null : ran ? "session failed (the reason is in the k6 log)" : "session did not run";
     rows.push(/** @type {SessionResult} */ (/** @type {unknown} */ (row)));
   }

@@ -7,12 +7,12 @@ import { type GuardRaw, guardFromFlags } from "../options/guard.js";
 import { parseMinEffect } from "../options/min-effect.js";
 import { REPORT_COMMAND } from "../options/report.js";
 import { applyOptions } from "../options/yargs.js";
+import { minEffectFromConfig } from "../results/metric-floor.js";
 import { escapeText } from "../util/escape.js";
 import { EXIT } from "../util/exit-codes.js";
 import { UsageError } from "../util/usage.js";
 import type { GuardConfig } from "../verdicts/cells.js";
 import { runMatrices } from "../verdicts/guard-verdict.js";
-import { minEffectFromConfig } from "../verdicts/practical.js";
 import { emitReport, type SummaryFlags } from "./summary-out.js";
 
 export interface ReportArgs extends GuardRaw, SummaryFlags {

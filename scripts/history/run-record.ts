@@ -2,7 +2,8 @@
 // measured, so adding it twice finds it), its testbed, the commits its variants are, one result per
 // metric and cell (the verdict bench kept, or the one judged now for older runs) and the raw trials.
 import { createHash } from "node:crypto";
-import { METRICS, type Metric, unitOf } from "../results/metric-names.js";
+import { minEffectFromConfig } from "../results/metric-floor.js";
+import { METRICS, type Metric, practicalTolerance, unitOf } from "../results/metric-names.js";
 import type { Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict-record.js";
 import type { CommitFacts, StoredResult, StoredRun, StoredSample } from "../store/runs.js";
@@ -11,7 +12,6 @@ import { bootstrapMedianCI, median, seedFromString } from "../util/stats.js";
 import { guardFromConfig, memoryCellId, verdictsOf } from "../verdicts/cells.js";
 import { isLatencyMetric, rolesOf } from "../verdicts/metrics.js";
 import { outcomeOf } from "../verdicts/pair-outcome.js";
-import { floorTolerance, minEffectFromConfig } from "../verdicts/practical.js";
 
 /** JSON with object keys sorted: the same content gives the same text, whatever the key order. */
 export function canonicalJson(value: unknown): string {
@@ -82,11 +82,9 @@ function cellFigures(
     .filter((f): f is { trial: number; value: number } => typeof f.value === "number" && Number.isFinite(f.value));
 }
 
-/** The widest |ratio - 1| inside the run's practical floor for a metric, or undefined for a unit without one. */
+/** The widest |ratio - 1| inside the metric's practical floor under the run's --min-effect (undefined: not judged). */
 function toleranceOf(metric: Metric, baseline: number | null, results: Results): number | undefined {
-  const unit = unitOf(metric);
-  if (unit !== "ms" && unit !== "bytes") return undefined;
-  return floorTolerance(baseline, unit, minEffectFromConfig(results.run.config ?? {}));
+  return practicalTolerance(metric, baseline, minEffectFromConfig(results.run.config ?? {})) ?? undefined;
 }
 
 function resultOf(results: Results, v: CellVerdict, roles: { baseline: string; candidate: string }): StoredResult {

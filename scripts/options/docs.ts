@@ -1,7 +1,8 @@
 // Renders docs/cli.md from the options tables and the exit codes (pure). A unit test checks the
 // committed page equals this output, so the flag reference cannot drift from the CLI.
 import { METRICS as K6_METRICS } from "../../scenarios/lib/summary.js";
-import { JUDGED_METRICS, type JudgedMetric, metricOf, unitOf } from "../results/metric-names.js";
+import { absoluteFloorText } from "../results/metric-floor.js";
+import { floorUnitOf, HEADLINE, JUDGED_METRICS, type JudgedMetric, metricOf } from "../results/metric-names.js";
 import { EXIT, EXIT_MEANINGS } from "../util/exit-codes.js";
 import { COMMAND_SPECS } from "./commands.js";
 import { type CommandSpec, defaultShown, type OptionSpec, typeShown } from "./spec.js";
@@ -46,29 +47,64 @@ function commandSection(spec: CommandSpec): string[] {
 
 const MATRIX_WHERE = { latency: "latency cases", memory: "memory cells", storm: "storm cells", leak: "leak cycles" };
 
+/** A metric's floor as the table states it: "1%, 1 ms"; the leak slope's threshold flag. */
+function floorText(m: JudgedMetric): string {
+  const rule = metricOf(m).floor;
+  return rule ? `${rule.percent}%, ${absoluteFloorText(rule.absolute, floorUnitOf(m))}` : "`--leak-threshold-kib`";
+}
+
+/** Each floor rule once: its size, the metrics that have it, and why. */
+function floorsList(): string[] {
+  const rules = [...new Set(JUDGED_METRICS.map((m) => metricOf(m).floor))].flatMap((r) => (r ? [r] : []));
+  return rules.map((rule) => {
+    const metrics = JUDGED_METRICS.filter((m) => metricOf(m).floor === rule);
+    return `- ${floorText(metrics[0] as JudgedMetric)} (${metrics.map(code).join(", ")}): ${rule.why}.`;
+  });
+}
+
 /**
  * The metrics, from the metric table (results/metric-names.ts): what each is, where and in what it is
- * measured, its floor, its place in the report, and the k6 metric a session figure is recorded as.
+ * measured and shown, its floor, its place in the report, and the k6 metric a session figure is recorded as.
  */
 function metricsSection(): string[] {
   const k6 = K6_METRICS as Record<string, string | undefined>;
-  const floor = (m: JudgedMetric) =>
-    metricOf(m).floor ? `\`--min-effect\` (% and ${unitOf(m) === "ms" ? "ms" : "bytes"})` : "`--leak-threshold-kib`";
+  const yes = (b: boolean) => (b ? "yes" : "no");
   return [
     "## Metrics",
     "",
     "Every figure the harness judges, as `--guard` names it and results.json's `verdicts` hold it. Ratios are",
-    "candidate / baseline; for every figure lower is better. Headline: in the summary block on top of the",
-    "report (its place there); compact: keeps its per-cell verdict table when report.md must shorten to fit one",
-    "comment. A latency metric is a figure of each client session, recorded under k6 as the metric named.",
+    "candidate / baseline; for every figure lower is better. Unit: as results.json holds it; shown: in the",
+    "reports. Headline: in the summary block on top of the report (its place there); stops rounds: the",
+    "sequential rounds stop a cell only once it is DIFFERENT or SAME; compact: keeps its per-cell verdict table",
+    "when report.md must shorten to fit one comment. A latency metric is a figure of each client session,",
+    "recorded under k6 as the metric named.",
     "",
-    "| Metric | Measured per | Unit | Practical floor | What it is | Headline | Compact | k6 metric |",
-    "|--------|--------------|------|-----------------|------------|----------|---------|-----------|",
+    "| Metric | Measured per | Unit | Shown | Practical floor | What it is | Headline | Stops rounds | Compact | k6 metric |",
+    "|--------|--------------|------|-------|-----------------|------------|----------|--------------|---------|-----------|",
     ...JUDGED_METRICS.map((m) => {
       const d = metricOf(m);
       const name = k6[m];
-      return `| ${code(m)} | ${MATRIX_WHERE[d.matrix]} | ${d.unit} | ${floor(m)} | ${cell(d.explains)} | ${d.headline ? `yes (${d.headline.rank})` : "no"} | ${d.compact ? "yes" : "no"} | ${name ? code(name) : ""} |`;
+      const place = HEADLINE.indexOf(m);
+      const cells = [
+        code(m),
+        MATRIX_WHERE[d.matrix],
+        d.unit,
+        d.scale.unit,
+        floorText(m),
+        cell(d.explains),
+        place < 0 ? "no" : `yes (${place + 1})`,
+        yes(d.stopsRounds === true),
+        yes(d.compact),
+        name ? code(name) : "",
+      ];
+      return `| ${cells.join(" | ")} |`;
     }),
+    "",
+    "Practical floors: a change is no practical change when it is under either part (relative, or absolute in",
+    "the metric's unit) and its whole interval lies inside the floor too; `--min-effect` replaces parts",
+    "([statistics.md](statistics.md#practical-floors-per-metric)).",
+    "",
+    ...floorsList(),
     "",
   ];
 }

@@ -1,9 +1,9 @@
 // The regression guard's flags, shared by `bench` and `report`, and their one validation.
 
+import type { MinEffect } from "../results/metric-floor.js";
 import { UsageError } from "../util/usage.js";
 import { GUARD_MIN_PAIRS, type GuardConfig } from "../verdicts/cells.js";
 import { defaultGuard, GUARD_METRICS } from "../verdicts/guard-verdict.js";
-import type { MinEffect } from "../verdicts/practical.js";
 import { parseMinEffect } from "./min-effect.js";
 import { type OptionTable, parseOption } from "./spec.js";
 
@@ -47,9 +47,9 @@ export const GUARD_OPTIONS = (group?: string) =>
     },
     "min-effect": {
       type: "string",
-      defaultText: "1%,1MiB,1ms",
+      defaultText: "each metric's own",
       describe:
-        "practical floor: a change smaller than this (relative, and absolute for memory and latency) is 'no practical change' when its 95% interval lies inside it too",
+        "practical floor: a change smaller than a metric's floor (relative, and absolute in its unit) is 'no practical change' when its 95% interval lies inside it too; every metric has its own (Metrics, below); this replaces parts of them: 2%,1MiB,1ms for every metric, METRIC=SIZE (probeMs=0.5ms) for one",
       ...(group ? { group } : {}),
     },
   }) as const satisfies OptionTable;
@@ -59,7 +59,7 @@ export interface GuardFromFlags {
   guard: GuardConfig | null;
   /** Guarded metrics: --guard's, else the headline figure of each matrix that runs. */
   metrics: string[];
-  /** --min-effect: the practical floor of every verdict, guarded or not. */
+  /** --min-effect: the parts it replaces of every metric's practical floor, guarded or not. */
   minEffect: MinEffect;
 }
 

@@ -1,9 +1,9 @@
 // A table as a list of columns, in the manner of tachometer's Dimension: each column's header, how a
 // row shows it, and its table config; one list drives report.md's table and report.html's alike. A
-// metric's columns take their header, unit, digits and headline place from the metric table
+// metric's columns take their header, scale and headline place from the metric table
 // (results/metric-names.ts), so a new metric needs no column code (pure).
-import { type JudgedMetric, metricOf } from "../results/metric-names.js";
-import { arrow, mib, ms } from "../util/format.js";
+import { figureText, inHeadline, type JudgedMetric, metricOf } from "../results/metric-names.js";
+import { arrow } from "../util/format.js";
 
 /** A figure of the baseline and of the candidate (the model's Pair; declared here so markup can use Cells). */
 type Pair<T> = { baseline: T; candidate: T };
@@ -68,15 +68,9 @@ export function tableNote<R>(columns: readonly Column<R>[], rows: readonly R[], 
 /** "Peak heap: the server's highest heap used, …": a metric's sentence as a column's note. */
 export function metricNote(metric: JudgedMetric): string {
   const { header, explains } = metricOf(metric);
-  return `${header.charAt(0).toUpperCase()}${header.slice(1)}: ${explains.charAt(0).toLowerCase()}${explains.slice(1)}`;
-}
-
-/** A figure as the tables show it: ms, MiB for bytes, KiB for bytes per cycle, with the metric's digits. */
-export function figureText(metric: JudgedMetric, value: number | null): string {
-  const { unit, digits } = metricOf(metric);
-  if (unit === "ms") return ms(value, digits);
-  if (unit === "bytes") return mib(value, digits);
-  return value === null ? "n/a" : (value / 1024).toFixed(digits);
+  // "From sending …" reads "from sending …" after the header; "UTF-8 bytes …" stays as it is.
+  const rest = /^[A-Z][a-z]/.test(explains) ? `${explains.charAt(0).toLowerCase()}${explains.slice(1)}` : explains;
+  return `${header.charAt(0).toUpperCase()}${header.slice(1)}: ${rest}`;
 }
 
 /** One figure of a pair: "a → b unit" in a comparison, "a unit" for a single target ("n/a" alone). */
@@ -108,7 +102,7 @@ export function metricColumn<R, M extends JudgedMetric>(
       return pairText(table.single, figureText(metric, p.baseline), figureText(metric, p.candidate), table.unit);
     },
     ...(d.recent ? { recorded: (r: R) => recordedPair(pick(r)) } : {}),
-    ...(d.headline ? {} : { outsideHeadline: true }),
+    ...(inHeadline(metric) ? {} : { outsideHeadline: true }),
     note: metricNote(metric),
   };
 }

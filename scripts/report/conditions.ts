@@ -1,6 +1,7 @@
 // The run's conditions as the summary states them: settings, machine and command (pure, from results.json).
+
+import type { MinEffect } from "../results/metric-floor.js";
 import type { Results } from "../results/schema.js";
-import type { MinEffect } from "../verdicts/practical.js";
 
 /** The run's settings as one line, and the command that made it. */
 export interface Conditions {

@@ -4,12 +4,11 @@
 // its practical floor (the ratios it calls no change) and, for a guarded metric, the ceiling as
 // lines, on one log-scale axis. Inline SVG, drawn without a script: it shows even where scripts are off.
 import { cellName } from "../results/cell-names.js";
-import { type JudgedMetric, metricOf } from "../results/metric-names.js";
+import { type JudgedMetric, metricOf, practicalTolerance } from "../results/metric-names.js";
 import type { CellVerdict } from "../results/verdict-record.js";
 import { ratio } from "../util/format.js";
 import { median } from "../util/stats.js";
 import { isLatencyMetric } from "../verdicts/metrics.js";
-import { floorTolerance } from "../verdicts/practical.js";
 import { stormPairs } from "../verdicts/storm-verdict.js";
 import type { ReportModel } from "./model.js";
 import { verdictName } from "./verdict-wording.js";
@@ -69,10 +68,8 @@ export function forestGroups(model: ReportModel): ForestGroup[] {
   const groups = new Map<JudgedMetric, ForestRow[]>();
   for (const v of verdicts) {
     const metric = v.metric;
-    const d = metricOf(metric);
-    const tolerance = d.floor
-      ? floorTolerance(baselineOf(model, metric, v.cell), v.unit as "ms" | "bytes", floor)
-      : null;
+    // None drawn for a metric without a floor (0) or where the floor reaches the baseline (null).
+    const tolerance = practicalTolerance(metric, baselineOf(model, metric, v.cell), floor);
     const row: ForestRow = {
       metric,
       cell: v.cell,
@@ -146,6 +143,7 @@ const COLOURS: Record<string, string> = {
   noise: "#8c8c8c",
   missing: "#a3a3a3",
   "too-few-pairs": "#a3a3a3",
+  "not-judged": "#a3a3a3",
 };
 
 const LEGEND: [string, string][] = [
@@ -154,7 +152,7 @@ const LEGEND: [string, string][] = [
   ["expected", "higher, expected"],
   ["no-practical-change", "no practical change"],
   ["noise", "noise"],
-  ["missing", "missing, too few pairs"],
+  ["missing", "missing, too few pairs, not judged"],
 ];
 
 const fixed = (x: number) => +x.toFixed(1);

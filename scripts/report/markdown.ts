@@ -3,7 +3,7 @@
 // results.json renders the same bytes.
 
 import { MODE_NOTE } from "../results/cell-names.js";
-import { type Metric, metricOf } from "../results/metric-names.js";
+import { inHeadline, type Metric, metricOf } from "../results/metric-names.js";
 import { outsideHeadline } from "./columns.js";
 import { failuresMarkdown } from "./failures.js";
 import { leakMarkdown } from "./leak-section.js";
@@ -144,7 +144,7 @@ function droppedParts(model: ReportModel, steps: number): string[] {
   }
   if (steps >= 3) {
     // The compact form's tables outside the headline (the others went at step 1).
-    const outside = tables((m) => !metricOf(m).compact || metricOf(m).headline !== undefined);
+    const outside = tables((m) => !metricOf(m).compact || inHeadline(m));
     if (outside) parts.push(`no per-cell tables for ${outside} either (outside the headline)`);
   }
   return parts;
@@ -154,7 +154,7 @@ function droppedParts(model: ReportModel, steps: number): string[] {
 function verdictsMarkdown(model: ReportModel, steps: number): string[] {
   const tables = metricTables(model, steps >= 1).filter((t) => {
     const d = metricOf(t.metric);
-    return (steps < 1 || d.compact) && (steps < 3 || d.headline !== undefined);
+    return (steps < 1 || d.compact) && (steps < 3 || inHeadline(t.metric));
   });
   if (tables.length === 0) return [];
   const out = ["## Verdicts per cell", "", VERDICT_NOTE, ""];

@@ -4,6 +4,7 @@
 import { describeRef } from "../refs/checkout-plan.js";
 import { memoryCellName } from "../results/cell-names.js";
 import type { LeakRow } from "../results/leak-record.js";
+import { type MinEffect, minEffectFromConfig } from "../results/metric-floor.js";
 import {
   LATENCY_METRICS,
   type LatencyMetric,
@@ -34,7 +35,6 @@ import {
   RESAMPLES,
 } from "../verdicts/cells.js";
 import { caseRatios, cellKey, type Roles, rolesOf } from "../verdicts/metrics.js";
-import { type MinEffect, minEffectFromConfig } from "../verdicts/practical.js";
 import { runStormVerdicts } from "../verdicts/storm-verdict.js";
 import { type Conditions, conditionsOf, harnessCommitText } from "./conditions.js";
 import { type FailureReport, failureReport } from "./failures.js";

@@ -1,10 +1,10 @@
 // Storm rows -> the report's storm table (report.md and report.html) and chart data (server RSS and
 // caught-up clients over time, one chart per variant of each cell). Pure: samples come in as data.
 
-import { displayUnit, type JudgedMetric, metricOf } from "../results/metric-names.js";
+import { displayUnit, figureText, type JudgedMetric, metricOf } from "../results/metric-names.js";
 import { FAILURE_KINDS, type StormRow } from "../results/storm-record.js";
 import { isIndicative, type StormVerdict } from "../results/verdict-record.js";
-import { arrow, mib, ms, size } from "../util/format.js";
+import { arrow, ms, size } from "../util/format.js";
 import { median } from "../util/stats.js";
 import { escapeHtml, htmlTable, mdText } from "./markup.js";
 
@@ -62,7 +62,14 @@ export function stormCells(rows: readonly StormRow[], roles: Roles): { header: s
     const texts = variants.map((v) => f(rs.filter((r) => r.variant === v)));
     return texts.length === 2 ? arrow(texts[0] as string, texts[1] as string) : (texts[0] ?? "n/a");
   };
-  // One figure per variant: the median over its trials, in ms (with `digits`) or MiB.
+  // One figure per variant: the median over its trials, shown as its metric's scale says (ms otherwise).
+  const figureOf = (rs: StormRow[], metric: JudgedMetric, key: FigureKey) =>
+    pair(rs, (v) =>
+      figureText(
+        metric,
+        med(v, (r) => r[key]),
+      ),
+    );
   const msOf = (rs: StormRow[], key: FigureKey, digits: number) =>
     pair(rs, (v) =>
       ms(
@@ -70,7 +77,6 @@ export function stormCells(rows: readonly StormRow[], roles: Roles): { header: s
         digits,
       ),
     );
-  const mibOf = (rs: StormRow[], key: FigureKey) => pair(rs, (v) => mib(med(v, (r) => r[key])));
   const okText = (v: StormRow[]) => (v.length ? `${med(v, (r) => r.ok)}/${v[0]?.clients}` : "n/a");
   return {
     header: [
@@ -96,15 +102,15 @@ export function stormCells(rows: readonly StormRow[], roles: Roles): { header: s
         `${size(c.scriptBytes)} × ${c.clients}${ramp}${mix}`,
         pair(c.rows, okText),
         pair(c.rows, failureText),
-        msOf(c.rows, "completionMsP50", 0),
-        msOf(c.rows, "completionMsP99", 0),
+        figureOf(c.rows, "stormCompletionMsP50", "completionMsP50"),
+        figureOf(c.rows, "stormCompletionMsP99", "completionMsP99"),
         msOf(c.rows, "completionMsMax", 0),
-        msOf(c.rows, "allCaughtUpMs", 0),
-        mibOf(c.rows, "peakHeapBytes"),
-        mibOf(c.rows, "peakRssBytes"),
-        mibOf(c.rows, "hwmRssBytes"),
-        mibOf(c.rows, "postGcHeapBytes"),
-        msOf(c.rows, "probeMaxMs", 0),
+        figureOf(c.rows, "stormAllCaughtUpMs", "allCaughtUpMs"),
+        figureOf(c.rows, "stormPeakHeapBytes", "peakHeapBytes"),
+        figureOf(c.rows, "stormPeakRssBytes", "peakRssBytes"),
+        figureOf(c.rows, "stormHwmRssBytes", "hwmRssBytes"),
+        figureOf(c.rows, "postGcHeapBytes", "postGcHeapBytes"),
+        figureOf(c.rows, "stormProbeMaxMs", "probeMaxMs"),
         msOf(c.rows, "driverLoopLagMs", 1),
       ];
     }),

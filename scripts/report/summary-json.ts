@@ -1,13 +1,7 @@
 // `--json`: the summary as data (pure), for a CI step to read: the verdicts and headline figures of
 // every cell, the sentences, the closing line and the guard's decision. Ratios candidate/baseline.
 import { cellName } from "../results/cell-names.js";
-import {
-  headlineMetrics,
-  LATENCY_METRICS,
-  type LatencyMetric,
-  MEMORY_METRICS,
-  type MemoryMetric,
-} from "../results/metric-names.js";
+import { headlineMetrics, jsonField, LATENCY_METRICS, MEMORY_METRICS } from "../results/metric-names.js";
 import type { CellVerdict } from "../results/verdict-record.js";
 import type { ReportModel } from "./model.js";
 import { closingLine, summaryOf } from "./summary.js";
@@ -37,18 +31,11 @@ export interface SummaryJson {
   closing: string;
   guard: { lines: string[] } | null;
   cells: Array<{ metric: string; cell: string; name: string } & Judged>;
-  /** Per case, each headline timer's medians as `<timer>MedianMs` (acknowledgedMedianMs, completionMedianMs). */
-  latency: Array<
-    { case: string; chunks: { baseline: number[]; candidate: number[] } } & Record<`${string}MedianMs`, Pair>
-  >;
-  /** Per memory cell, each headline memory figure's medians under its key (peakHeapBytes, …). */
-  memory: Array<{ cell: string; name: string } & Partial<Record<MemoryMetric, Pair>>>;
+  /** Per case, each headline latency figure's medians under its metric table's JSON field (acknowledgedMedianMs, …). */
+  latency: Array<{ case: string; chunks: { baseline: number[]; candidate: number[] } } & Record<string, unknown>>;
+  /** Per memory cell, each headline memory figure's medians under its JSON field (peakHeapBytes, …). */
+  memory: Array<{ cell: string; name: string } & Record<string, unknown>>;
 }
-
-type Pair = { baseline: number | null; candidate: number | null };
-
-/** A headline timer's field in the JSON: completionMs -> completionMedianMs. */
-const medianField = (metric: LatencyMetric): `${string}MedianMs` => `${metric.replace(/Ms$/, "")}MedianMs`;
 
 function judged(v: CellVerdict): Judged {
   return {
@@ -80,13 +67,13 @@ export function summaryJson(model: ReportModel): SummaryJson {
     ),
     latency: model.latency.map((k) => ({
       case: k.case,
-      ...Object.fromEntries(headlineMetrics(LATENCY_METRICS).map((m) => [medianField(m), k.medians[m]])),
+      ...Object.fromEntries(headlineMetrics(LATENCY_METRICS).map((m) => [jsonField(m), k.medians[m]])),
       chunks: k.chunks,
     })),
     memory: model.memory.map((m) => ({
       cell: `${m.scriptBytes}x${m.clients}/${m.mode}`,
       name: cellName(`${m.scriptBytes}x${m.clients}/${m.mode}`),
-      ...Object.fromEntries(headlineMetrics(MEMORY_METRICS).map((k) => [k, m.medians[k]])),
+      ...Object.fromEntries(headlineMetrics(MEMORY_METRICS).map((k) => [jsonField(k), m.medians[k]])),
     })),
   };
 }

@@ -4,8 +4,11 @@
 // verdict class. At most about 30 lines; everything else goes below it, folded.
 
 import { cellName, memoryCellName } from "../results/cell-names.js";
+import { minEffectText } from "../results/metric-floor.js";
 import {
   displayUnit,
+  figureText,
+  floorUnitOf,
   headlineMetrics,
   LATENCY_METRICS,
   type LatencyMetric,
@@ -13,14 +16,13 @@ import {
   METRICS,
   type Metric,
   metricOf,
+  wordingOf,
 } from "../results/metric-names.js";
 import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { escapeText } from "../util/escape.js";
 import { arrow, chunkSet } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
 import { MIN_PAIRS } from "../verdicts/cells.js";
-import { minEffectText } from "../verdicts/practical.js";
-import { figureText } from "./columns.js";
 import type { Conditions } from "./conditions.js";
 import { escapeHtml, htmlTable, mdTable, mdText } from "./markup.js";
 import type { ReportModel } from "./model.js";
@@ -58,7 +60,7 @@ function conditionsLine(c: Conditions): string {
     c.rssIntervalMs !== null
       ? `sampling RSS every ${c.rssIntervalMs} ms${c.rssThroughPs ? " through ps (pidusage)" : ""}, heap every ${c.heapIntervalMs} ms`
       : null,
-    `practical floor ${minEffectText(c.minEffect)}`,
+    `practical floor ${minEffectText(c.minEffect, floorUnitOf)}`,
     c.configFile ? `options from ${c.configFile}` : null,
     `machine ${c.machine}`,
     `harness ${c.harness}`,
@@ -115,7 +117,7 @@ function headlineMemoryTable(model: ReportModel): SummaryTable | null {
     const all = `all ${HOW_MANY[figures.length] ?? figures.length}`;
     const verdict = same
       ? `${words[0]?.replace(/ \(indicative\)$/, "")} (${all}${words[0]?.endsWith(" (indicative)") ? ", indicative" : ""})`
-      : verdicts.map(({ metric, v }) => `${metricOf(metric).headline?.short} ${verdictWord(v)}`).join(", ");
+      : verdicts.map(({ metric, v }) => `${wordingOf(metric).short} ${verdictWord(v)}`).join(", ");
     const pairs = verdicts[0]?.v?.pairs ?? 0;
     return [
       memoryCellName(m),
@@ -204,52 +206,47 @@ function couldHaveSeen(cells: readonly CellVerdict[]): string {
   return ` (could have seen ${detectableText(Math.max(...ds), false)}${cells.length > 1 ? " at most" : ""})`;
 }
 
-/** One sentence for a headline metric: each of its verdict classes with the cells in it. */
+/** A verdict's class in its metric's sentence: its verdict, or the kind of SAME or UNKNOWN it is. */
+function sentenceClass(v: CellVerdict): string {
+  if (v.verdict === "higher" && v.expected) return "expected";
+  if (v.verdict === "noise" && /^interval .* inside the A\/A band/.test(v.reason) && !v.guarded) return "band-noise";
+  return v.verdict;
+}
+
+/** One class of a metric's cells as its sentence says it ("DIFFERENT: 32–57% faster in every case"). */
+function classPart(key: string, cells: CellVerdict[], where: string, metric: Metric): string {
+  const w = wordingOf(metric);
+  const medians = cells.map((v) => v.median).filter((x): x is number => x !== null);
+  if (key === "lower" || key === "higher" || key === "expected") {
+    const word = key === "lower" ? w.lower : w.higher;
+    const expected = key === "expected" ? ", the expected effect of fewer chunks" : "";
+    return `DIFFERENT: ${sizeRange(medians, key === "lower")} ${word} ${where}${expected}${fewPairsNote(cells)}`;
+  }
+  if (key === "no-practical-change") return `SAME: no practical change ${where}${sizes(cells)}${fewPairsNote(cells)}`;
+  if (key === "band-noise")
+    return `UNKNOWN: no change told from noise ${where}${sizes(cells)}${couldHaveSeen(cells)}${fewPairsNote(cells)}`;
+  if (key === "noise") {
+    return cells.every((v) => v.pairs < MIN_PAIRS)
+      ? `UNKNOWN: too few pairs to rank ${where} (${cells[0]?.pairs ?? 0} each)`
+      : `UNKNOWN: not told from noise ${where}${couldHaveSeen(cells)}${fewPairsNote(cells)}`;
+  }
+  if (key === "not-judged") return `UNKNOWN: not judged: floor above the baseline ${where}`;
+  if (key === "too-few-pairs") return `too few pairs for the guard ${where}`;
+  return `${key} ${where}`;
+}
+
+/** One sentence for a headline metric: its subject as the metric table words it, then each verdict class with its cells. */
 function sentence(model: ReportModel, metric: Metric): string | null {
   const m = model.metrics.find((x) => x.metric === metric);
   const r = model.roles;
-  const d = metricOf(metric);
   if (!m || !r || m.cells.length === 0) return null;
-  const what = d.matrix === "latency" ? "case" : "cell";
+  const w = wordingOf(metric);
   const classes = new Map<string, CellVerdict[]>();
-  for (const v of m.cells) {
-    const key =
-      v.verdict === "higher" && v.expected
-        ? "expected"
-        : v.verdict === "noise" && /^interval .* inside the A\/A band/.test(v.reason) && !v.guarded
-          ? "band-noise"
-          : v.verdict;
-    classes.set(key, [...(classes.get(key) ?? []), v]);
-  }
-  const parts: string[] = [];
-  for (const [key, cells] of classes) {
-    const medians = cells.map((v) => v.median).filter((x): x is number => x !== null);
-    const where = cellList(cells, m.cells.length, what);
-    const latency = d.unit === "ms";
-    if (key === "lower" || key === "higher" || key === "expected") {
-      const word = latency ? (key === "lower" ? "faster" : "slower") : key === "lower" ? "lower" : "higher";
-      const expected = key === "expected" ? ", the expected effect of fewer chunks" : "";
-      parts.push(`DIFFERENT: ${sizeRange(medians, key === "lower")} ${word} ${where}${expected}${fewPairsNote(cells)}`);
-    } else if (key === "no-practical-change")
-      parts.push(`SAME: no practical change ${where}${sizes(cells)}${fewPairsNote(cells)}`);
-    else if (key === "band-noise")
-      parts.push(
-        `UNKNOWN: no change told from noise ${where}${sizes(cells)}${couldHaveSeen(cells)}${fewPairsNote(cells)}`,
-      );
-    else if (key === "noise") {
-      const few = cells.every((v) => v.pairs < MIN_PAIRS);
-      parts.push(
-        few
-          ? `UNKNOWN: too few pairs to rank ${where} (${cells[0]?.pairs ?? 0} each)`
-          : `UNKNOWN: not told from noise ${where}${couldHaveSeen(cells)}${fewPairsNote(cells)}`,
-      );
-    } else if (key === "too-few-pairs") parts.push(`too few pairs for the guard ${where}`);
-    else parts.push(`${key} ${where}`);
-  }
-  // A timer's subject is what the candidate does ("completes …"), a memory figure's what it has ("peak heap").
-  const subject =
-    d.matrix === "latency" ? `${r.candidate} ${d.headline?.subject}` : `${r.candidate}'s ${d.headline?.subject}`;
-  return `${subject}: ${parts.join("; ")}.`;
+  for (const v of m.cells) classes.set(sentenceClass(v), [...(classes.get(sentenceClass(v)) ?? []), v]);
+  const parts = [...classes].map(([key, cells]) =>
+    classPart(key, cells, cellList(cells, m.cells.length, w.cells), metric),
+  );
+  return `${w.subject.replace("{candidate}", r.candidate)}: ${parts.join("; ")}.`;
 }
 
 /** The summary of a run, from its report model. */
@@ -350,13 +347,13 @@ export function closingLine(model: ReportModel): string {
   const lat = timer ? farthest(model, timer) : null;
   if (timer && lat?.median != null) {
     parts.push(
-      `completion (${metricOf(timer).header}) ${lat.median.toFixed(2)}× ${r.baseline} (${cellName(lat.cell)}${tag(lat)})`,
+      `${wordingOf(timer).closing} ${lat.median.toFixed(2)}× ${r.baseline} (${cellName(lat.cell)}${tag(lat)})`,
     );
   }
   const [memory] = headlineMetrics(MEMORY_METRICS);
   const heap = memory ? farthest(model, memory) : null;
   if (memory && heap?.median != null) {
-    parts.push(`${metricOf(memory).header} ${heap.median.toFixed(2)}× (${cellName(heap.cell)}${tag(heap)})`);
+    parts.push(`${wordingOf(memory).closing} ${heap.median.toFixed(2)}× (${cellName(heap.cell)}${tag(heap)})`);
   }
   const guard = model.guardLines?.at(-1);
   const word = guard ? /^guard: (PASS|FAIL|NO VERDICT)/.exec(guard)?.[1] : undefined;

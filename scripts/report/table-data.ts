@@ -2,7 +2,14 @@
 // header and cells as text, rendered inert by either (pure).
 
 import { cellName, memoryCellName } from "../results/cell-names.js";
-import { displayUnit, LATENCY_METRICS, MEMORY_METRICS, type Metric, metricOf } from "../results/metric-names.js";
+import {
+  displayUnit,
+  figureText,
+  LATENCY_METRICS,
+  MEMORY_METRICS,
+  type Metric,
+  metricOf,
+} from "../results/metric-names.js";
 import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { arrow, chunkSet, mib, ms, ratio } from "../util/format.js";
 import { isLatencyMetric } from "../verdicts/metrics.js";
@@ -10,7 +17,6 @@ import { attributionNote, attributionSections } from "./attribution-section.js";
 import {
   type Cells,
   type Column,
-  figureText,
   metricColumn,
   metricNote,
   pairText,

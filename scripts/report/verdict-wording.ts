@@ -2,13 +2,13 @@
 // when it is marked indicative, its ratio and interval, the guard's line, the adaptive rounds' lines
 // and the note that explains them (pure).
 import { cellName } from "../results/cell-names.js";
-import { HEADLINE_MEMORY_METRICS, metricOf } from "../results/metric-names.js";
+import { metricOf } from "../results/metric-names.js";
 import type { MemoryRoundsWhy } from "../results/schema.js";
 import { type CellVerdict, isIndicative } from "../results/verdict-record.js";
 import { ratio } from "../util/format.js";
 import { unanimousSignP } from "../util/stats.js";
 import { MIN_PAIRS } from "../verdicts/cells.js";
-import { FUTILITY_CHANCE } from "../verdicts/sequential.js";
+import { FUTILITY_CHANCE, stoppingMetrics } from "../verdicts/sequential.js";
 import type { ReportModel } from "./model.js";
 
 /** "0.596 (0.580–0.612)", ", indicative" below 8 pairs, "(1 pair, indicative)" without an interval. */
@@ -30,6 +30,7 @@ export function verdictWord(v: CellVerdict | undefined): string {
   if (!v) return "n/a";
   const mark = markedIndicative(v) ? " (indicative)" : "";
   if (!hasOutcome(v)) return `${verdictName(v)}${mark}`;
+  if (v.verdict === "not-judged") return "UNKNOWN: not judged";
   const size = v.median === null ? "" : ` ${ratio(v.median)}`;
   if (v.outcome === "DIFFERENT") return `DIFFERENT: ${v.verdict}${size}${mark}`;
   return `${v.outcome}${size}${mark}`;
@@ -43,6 +44,7 @@ function hasOutcome(v: CellVerdict): boolean {
 /** What a verdict says, after its outcome: "no practical change", "no change told from noise". */
 function outcomeName(v: CellVerdict): string {
   if (v.verdict === "no-practical-change") return "no practical change";
+  if (v.verdict === "not-judged") return "not judged";
   if (v.verdict === "noise")
     return /^interval .* inside the A\/A band/.test(v.reason) ? "no change told from noise" : "not told from noise";
   return v.verdict;
@@ -54,7 +56,10 @@ function outcomeName(v: CellVerdict): string {
  */
 export function markedIndicative(v: CellVerdict): boolean {
   const unranked =
-    v.verdict === "missing" || v.verdict === "too-few-pairs" || (v.verdict === "noise" && v.pairs < MIN_PAIRS);
+    v.verdict === "missing" ||
+    v.verdict === "too-few-pairs" ||
+    v.verdict === "not-judged" ||
+    (v.verdict === "noise" && v.pairs < MIN_PAIRS);
   return isIndicative(v) && !unranked;
 }
 
@@ -64,6 +69,8 @@ export function verdictName(v: Pick<CellVerdict, "verdict" | "expected">): strin
       return "no practical change";
     case "too-few-pairs":
       return "too few pairs";
+    case "not-judged":
+      return "not judged";
     case "higher":
       return v.expected ? "higher (expected)" : "higher";
     case "pass":
@@ -100,6 +107,8 @@ export function verdictText(v: CellVerdict): string {
     return `DIFFERENT${mark}: ${v.verdict}${size}, ${v.reason}`;
   }
   if (v.outcome === "SAME") return `SAME${mark}: ${outcomeName(v)}, ${v.reason}`;
+  // Not judged: no pair count would judge it, so what it could have seen says nothing.
+  if (v.verdict === "not-judged") return `UNKNOWN${mark}: not judged: ${v.reason}`;
   const could = v.detectable === null ? "" : `; could have seen ${detectableText(v.detectable, false)}`;
   return `UNKNOWN${mark}: ${outcomeName(v)}, ${v.reason}${could}`;
 }
@@ -163,14 +172,16 @@ const ROUNDS_WHY: Record<MemoryRoundsWhy, (pairs: number) => string> = {
   missing: () => "a pair missing",
 };
 
-/** Sequential memory rounds: per cell, the pairs its headline verdicts rest on and why no more. */
+/** Sequential memory rounds: per cell, the pairs the verdicts it stops on rest on and why no more. */
 export function memoryRoundsText(model: ReportModel): string | null {
   const m = model.memoryRounds;
   if (!m) return null;
   const cells = m.cells
     .map((c) => `${cellName(c.cell)}: ${c.pairs} pairs, ${ROUNDS_WHY[c.why]?.(c.pairs) ?? c.why}`)
     .join("; ");
-  const metrics = HEADLINE_MEMORY_METRICS.map((k) => metricOf(k).header).join(", ");
+  const metrics = stoppingMetrics("memory")
+    .map((k) => metricOf(k).header)
+    .join(", ");
   return `Memory rounds (${metrics}; up to ${m.targetPairs} pairs per cell): budget ${m.budgetSeconds} s, used ${m.spentSeconds.toFixed(1)} s; ${cells}.`;
 }
 
@@ -180,5 +191,5 @@ export const VERDICT_NOTE =
   "The A/A band is the baseline measured against a second copy of itself in the same rounds; a ratio inside it is noise and is not ranked. " +
   'The smallest detectable change is the change this cell could have told from no change at its noise and pair count (80% power, 5% two-sided); a verdict of "noise" says nothing about changes smaller than that. ' +
   "The detectable change is shown both ways (−x% / +y%: a ratio of 1/d or d), marked indicative like the interval it comes from. " +
-  "Unguarded verdicts: lower, higher (or higher, expected: the first chunk carries the whole catch-up when the candidate sends fewer chunks), no practical change (the median and its whole interval within the practical floor, --min-effect), noise (interval spans 1.0, inside the A/A band, or fewer than 3 pairs), missing (fewer ok pairs than planned). " +
+  "Unguarded verdicts: lower, higher (or higher, expected: the first chunk carries the whole catch-up when the candidate sends fewer chunks), no practical change (the median and its whole interval within the metric's practical floor), noise (interval spans 1.0, inside the A/A band, or fewer than 3 pairs), missing (fewer ok pairs than planned), not judged (the metric's floor reaches the baseline's median, so no lower figure could leave it). " +
   "Guarded: pass, fail, noise, missing, too few pairs (fewer than --guard-min-pairs: no PASS or FAIL). Details: docs/statistics.md.";

@@ -13,7 +13,8 @@ export interface DecisionInterval {
 }
 
 export type GuardedVerdict = "pass" | "fail" | "noise" | "missing" | "too-few-pairs";
-export type OpenVerdict = "lower" | "higher" | "noise" | "missing" | "no-practical-change";
+/** `not-judged`: the metric's practical floor reaches the cell's baseline, so no lower figure could leave it. */
+export type OpenVerdict = "lower" | "higher" | "noise" | "missing" | "no-practical-change" | "not-judged";
 export type CellVerdictName = GuardedVerdict | OpenVerdict;
 
 /**
@@ -24,7 +25,7 @@ export type CellVerdictName = GuardedVerdict | OpenVerdict;
  */
 export interface CellVerdict {
   metric: Metric;
-  /** The metric's unit (METRIC_UNITS), in which its practical floor and reason are stated. */
+  /** The metric's unit on disk (its descriptor's), in which its practical floor and reason are stated. */
   unit: MetricUnit;
   /** The case name for latency ("resume-many"), SCRIPTBYTESxCLIENTS/MODE for memory ("8192x4/memory"). */
   cell: string;

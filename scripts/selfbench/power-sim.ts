@@ -7,10 +7,11 @@
 // cells called DIFFERENT: with no change, false alarms; with a 5% change, detections. The same cells
 // judged at 95% at every look (no correction) show what peeking without paying for it would cost.
 import { randomFloats } from "../../common/prng.js";
+import { DEFAULT_MIN_EFFECT } from "../results/metric-floor.js";
+import { practicalTolerance } from "../results/metric-names.js";
 import type { Outcome } from "../results/outcome.js";
 import { bootstrapRatioCI, seedFromString, summariseRatios } from "../util/stats.js";
 import { aaBandOf, decideCell, RESAMPLES } from "../verdicts/cells.js";
-import { DEFAULT_MIN_EFFECT, floorTolerance } from "../verdicts/practical.js";
 import { chanceByCap, FUTILITY_CHANCE, LOOK_LEVEL, LOOKS } from "../verdicts/sequential.js";
 import { wilson } from "./power-table.js";
 
@@ -51,7 +52,7 @@ function drawCell(setting: SimSetting, seed: number): { ratios: number[]; aa: nu
 
 /** The simulated baseline's median (ms): the 1% floor applies. */
 const BASELINE_MS = 200;
-const TOLERANCE = floorTolerance(BASELINE_MS, "ms", DEFAULT_MIN_EFFECT);
+const TOLERANCE = practicalTolerance("completionMs", BASELINE_MS, DEFAULT_MIN_EFFECT) ?? 0;
 
 /** One cell's verdict at n pairs; `level` null judges on the 95% interval. */
 function judgeAt(cell: { ratios: number[]; aa: number[] }, n: number, seed: number, level: number | null) {

@@ -4,11 +4,12 @@
 // and the smallest change the cell could have shown. A pooled figure is only ever a summary line:
 // pooling hides a regression confined to one cell.
 import { LATENCY_CASES } from "../../scenarios/lib/protocol.js";
+import type { MinEffect } from "../results/metric-floor.js";
 import {
-  HEADLINE_MEMORY_METRICS,
   METRICS,
   type Metric,
   metricOf,
+  practicalTolerance,
   type StormMetric,
   unitOf,
 } from "../results/metric-names.js";
@@ -27,7 +28,7 @@ import {
 import { withBusyReason } from "./disturbance.js";
 import { isLatencyMetric, metricRatios, type Roles, rolesOf } from "./metrics.js";
 import { outcomeOf, practicalBand } from "./outcome-rule.js";
-import { belowFloor, expectedEffect, floorTolerance, type MinEffect } from "./practical.js";
+import { belowFloor, expectedEffect, notJudgedReason } from "./practical.js";
 import { LOOK_LEVEL, matrixOf, underRule } from "./sequential.js";
 
 /** Bootstrap resamples for every interval in a verdict (seeded per metric and cell). */
@@ -173,7 +174,7 @@ export function decideCell(
     band: Interval | null;
     /** The baseline's median in the cell: the absolute size of a change, for the practical floor. */
     baselineMedian?: number | null;
-    /** The practical floor (--min-effect); null or absent: none. */
+    /** The run's --min-effect, applied to the metric's own floor rule; null or absent: no floor. */
     floor?: MinEffect | null;
     /** Why a higher figure is the expected effect of the change (practical.ts), or null. */
     expected?: string | null;
@@ -186,7 +187,9 @@ export function decideCell(
   const guarded = guard?.metrics.includes(metric) === true;
   const pairs = summary?.n ?? 0;
   const judged = input.decision ?? summary?.ci ?? null;
-  const tolerance = input.floor ? floorTolerance(input.baselineMedian ?? null, unitOf(metric), input.floor) : 0;
+  // Null: the metric's floor reaches this cell's baseline, so no lower figure could leave it (not judged).
+  const floorTolerance = input.floor ? practicalTolerance(metric, input.baselineMedian ?? null, input.floor) : 0;
+  const tolerance = floorTolerance ?? 0;
   const practical = practicalBand(tolerance, band);
   const base = {
     metric: metric as Metric,
@@ -204,7 +207,7 @@ export function decideCell(
     indicative: pairs < RELIABLE_PAIRS,
     undecided: false,
     outcome:
-      summary && judged
+      summary && judged && floorTolerance !== null
         ? outcomeOf({ median: summary.median, interval: judged, practical, tolerance, enough: pairs >= MIN_PAIRS })
         : ("UNKNOWN" as Outcome),
     ...(input.decision ? { decision: input.decision } : {}),
@@ -248,6 +251,10 @@ export function decideCell(
     if (inBand) return { ...base, verdict: "noise", reason: `${rule}; inside the A/A band` };
     return { ...base, verdict: "pass", reason: rule };
   }
+  if (floorTolerance === null) {
+    const reason = notJudgedReason(metric, input.baselineMedian ?? null, input.floor ?? {});
+    return { ...base, outcome: "UNKNOWN", undecided: true, verdict: "not-judged", reason };
+  }
   if (summary.n < MIN_PAIRS)
     return {
       ...base,
@@ -255,7 +262,7 @@ export function decideCell(
       verdict: "noise",
       reason: `${pairs} pair${pairs === 1 ? "" : "s"}: too few to rank`,
     };
-  return { ...base, ...openVerdict(input, summary, judged, practical, band) };
+  return { ...base, ...openVerdict(input, summary, judged, practical, tolerance, band) };
 }
 
 /** An interval as the reasons print it: "0.935–0.991". */
@@ -269,14 +276,13 @@ function openVerdict(
   summary: RatioSummary,
   judged: Interval,
   practical: Interval,
+  tolerance: number,
   band: Interval | null,
 ): Pick<CellVerdict, "verdict" | "reason" | "outcome" | "undecided" | "expected"> {
-  const unit = unitOf(input.metric);
   const baseline = input.baselineMedian ?? null;
-  const tolerance = input.floor ? floorTolerance(baseline, unit, input.floor) : 0;
   const outcome = outcomeOf({ median: summary.median, interval: judged, practical, tolerance, enough: true });
   const decided = { outcome, undecided: outcome === "UNKNOWN" };
-  const floor = input.floor ? belowFloor(summary.median, baseline, unit, input.floor) : null;
+  const floor = input.floor ? belowFloor(input.metric, summary.median, baseline, input.floor) : null;
   // "No practical change" claims the change is small: the whole interval lies inside the floor.
   if (outcome === "SAME") return { ...decided, verdict: "no-practical-change", reason: floor ?? "inside the floor" };
   if (outcome === "DIFFERENT") {
@@ -305,7 +311,8 @@ function openVerdict(
  * (results.memoryRounds) for a metric it tested and the verdict agrees with it; else undefined.
  */
 function signTestOf(results: Results, v: CellVerdict): CellVerdict["signTest"] {
-  if (!v.indicative || v.guarded || !HEADLINE_MEMORY_METRICS.includes(v.metric)) return undefined;
+  const memoryRounds = metricOf(v.metric).matrix === "memory" && metricOf(v.metric).stopsRounds === true;
+  if (!v.indicative || v.guarded || !memoryRounds) return undefined;
   const why = results.memoryRounds?.cells.find((c) => c.cell === v.cell)?.why;
   if (why === "clear" && (v.verdict === "higher" || v.verdict === "lower")) return why;
   if (why === "equivalent" && v.verdict === "no-practical-change") return why;

@@ -2,20 +2,20 @@
 // the change reaches the practical floor, SAME when the whole interval lies inside the floor, else
 // UNKNOWN (more pairs may decide). A verdict that carries its outcome is taken at its word; one from
 // before outcomes existed is read from its interval, its verdict and, when known, the floor's width.
-import { METRICS, unitOf } from "../results/metric-names.js";
+import { minEffectFromConfig } from "../results/metric-floor.js";
+import { METRICS, practicalTolerance } from "../results/metric-names.js";
 import { OUTCOMES, type Outcome } from "../results/outcome.js";
 import type { Results } from "../results/schema.js";
 import type { CellVerdict } from "../results/verdict-record.js";
 import type { CellOutcome } from "../store/bisections.js";
 import { cellPairs, guardFromConfig, verdictsOf } from "./cells.js";
-import { floorTolerance, minEffectFromConfig } from "./practical.js";
 
 type Judged = Pick<CellVerdict, "verdict" | "median" | "ciLow" | "ciHigh" | "aaLow" | "aaHigh"> & {
   outcome?: string | null;
 };
 
 /** Verdicts that cannot say DIFFERENT: nothing measured, too few pairs, inside the noise. */
-const UNDECIDED = new Set(["missing", "too-few-pairs", "noise"]);
+const UNDECIDED = new Set(["missing", "too-few-pairs", "noise", "not-judged"]);
 
 /**
  * The verdict's outcome. `tolerance`: the widest |ratio - 1| still inside the practical floor
@@ -25,7 +25,7 @@ const UNDECIDED = new Set(["missing", "too-few-pairs", "noise"]);
 export function outcomeOf(v: Judged, tolerance?: number): Outcome {
   if (typeof v.outcome === "string" && (OUTCOMES as readonly string[]).includes(v.outcome)) return v.outcome as Outcome;
   const { median, ciLow, ciHigh } = v;
-  if (v.verdict === "missing" || v.verdict === "too-few-pairs") return "UNKNOWN";
+  if (v.verdict === "missing" || v.verdict === "too-few-pairs" || v.verdict === "not-judged") return "UNKNOWN";
   if (v.verdict === "no-practical-change") return "SAME";
   if (median === null || ciLow === null || ciHigh === null) return "UNKNOWN";
   if (tolerance !== undefined && Math.abs(ciLow - 1) < tolerance && Math.abs(ciHigh - 1) < tolerance) return "SAME";
@@ -58,8 +58,10 @@ export interface Focus {
 }
 
 /**
- * Every cell's outcome in a run (only the `focus` cells when given), with the floor the run was
- * configured with and each cell's baseline median: the run's verdicts, or those judged now.
+ * Every judged cell's outcome in a run (only the `focus` cells when given), with the floor the run
+ * was configured with and each cell's baseline median: the run's verdicts, or those judged now. A cell
+ * whose floor reaches its baseline is not judged and decides nothing (a floor set above a figure, as
+ * `--min-effect 1000ms` does for every timer, leaves it out of the comparison).
  */
 export function cellOutcomes(results: Results, focus: readonly Focus[] | null = null): CellOutcome[] {
   const config = results.run.config ?? {};
@@ -67,18 +69,19 @@ export function cellOutcomes(results: Results, focus: readonly Focus[] | null = 
   const kept = results.verdicts?.filter((v): v is CellVerdict => (METRICS as readonly string[]).includes(v.metric));
   const verdicts = kept && kept.length > 0 ? kept : verdictsOf(results, guardFromConfig(config), floor);
   const wanted = (v: CellVerdict) => focus === null || focus.some((f) => f.cell === v.cell && f.metric === v.metric);
-  return verdicts.filter(wanted).map((v) => {
-    const unit = unitOf(v.metric);
-    const { baselineMedian } = cellPairs(results, v.metric, v.cell);
-    const tolerance = unit === "ms" || unit === "bytes" ? floorTolerance(baselineMedian, unit, floor) : undefined;
-    return {
-      cell: v.cell,
-      metric: v.metric,
-      outcome: outcomeOf(v, tolerance),
-      ratio: v.median,
-      low: v.ciLow,
-      high: v.ciHigh,
-      pairs: v.pairs,
-    };
-  });
+  return verdicts
+    .filter((v) => wanted(v) && v.verdict !== "not-judged")
+    .map((v) => {
+      const { baselineMedian } = cellPairs(results, v.metric, v.cell);
+      const tolerance = practicalTolerance(v.metric, baselineMedian, floor) ?? undefined;
+      return {
+        cell: v.cell,
+        metric: v.metric,
+        outcome: outcomeOf(v, tolerance),
+        ratio: v.median,
+        low: v.ciLow,
+        high: v.ciHigh,
+        pairs: v.pairs,
+      };
+    });
 }

@@ -1,6 +1,6 @@
 // The sequential rule (pure): a cell may be judged at a fixed schedule of looks, 8, 12 and 16 pairs,
-// and stops at the first look where every metric that ends its rounds (the matrix's headline metrics
-// and every guarded one) is DIFFERENT or SAME; at 16 pairs, or when the time budget is spent, it stops
+// and stops at the first look where every metric that ends its rounds (those the metric table marks
+// stopsRounds, and every guarded one) is DIFFERENT or SAME; at 16 pairs, or when the time budget is spent, it stops
 // and what is still open is UNKNOWN. Peeking at the data inflates false alarms unless the rule pays for
 // it: each look judges on the bootstrap interval at level 1 - 0.05/3 (Bonferroni over the three looks),
 // so the chance that any look calls DIFFERENT where nothing changed stays at most 5% per cell. A stop on
@@ -8,10 +8,9 @@
 // equivalence sign test (memory-rounds.ts) keeps its own looks. Nor can a stop for futility: a cell
 // whose every open metric could reach neither outcome by the cap ends UNKNOWN at its look. bench:power
 // checks the rates by simulation (selfbench/power-sim.ts).
-import { HEADLINE_MEMORY_METRICS, METRICS, type Metric, metricOf } from "../results/metric-names.js";
+import { METRICS, type Metric, metricOf } from "../results/metric-names.js";
 import type { CellVerdict } from "../results/verdict-record.js";
 import { normalCdf, normalQuantile } from "../util/stats.js";
-import { isLatencyMetric } from "./metrics.js";
 
 /** The pair counts at which the rule judges a cell. */
 export const LOOKS: readonly number[] = [8, 12, 16];
@@ -24,9 +23,9 @@ export const LOOK_LEVEL = 1 - FAMILY_ALPHA / LOOKS.length;
 
 export type Matrix = "latency" | "memory";
 
-/** The matrix a metric is measured in. */
+/** The matrix a paired metric is measured in. */
 export function matrixOf(metric: Metric): Matrix {
-  return isLatencyMetric(metric) ? "latency" : "memory";
+  return metricOf(metric).matrix as Matrix;
 }
 
 /** Whether a run's matrix ran under the rule, from its recorded config (older runs: neither). */
@@ -35,13 +34,9 @@ export function underRule(config: Record<string, unknown>, matrix: Matrix): bool
   return typeof seconds === "number" && seconds > 0;
 }
 
-/** The metrics whose outcomes end a cell's rounds: the matrix's headline metrics and every guarded one. */
+/** The metrics whose outcomes end a cell's rounds: those the metric table marks stopsRounds, and every guarded one. */
 export function stoppingMetrics(matrix: Matrix, guarded: readonly string[] = []): Metric[] {
-  const headline =
-    matrix === "memory"
-      ? HEADLINE_MEMORY_METRICS
-      : METRICS.filter((m) => isLatencyMetric(m) && metricOf(m).headline !== undefined);
-  return METRICS.filter((m) => matrixOf(m) === matrix && (headline.includes(m) || guarded.includes(m)));
+  return METRICS.filter((m) => matrixOf(m) === matrix && (metricOf(m).stopsRounds === true || guarded.includes(m)));
 }
 
 /** Below this chance of an answer by the cap, a cell's open metric is out of reach (stopped for futility). */
@@ -58,6 +53,8 @@ export const FUTILITY_CHANCE = 0.1;
  */
 export function chanceByCap(v: CellVerdict, tolerance: number): number {
   const { decision, median, pairs } = v;
+  // A floor that reaches the baseline stays there: more pairs cannot judge the cell.
+  if (v.verdict === "not-judged") return 0;
   if (v.outcome !== "UNKNOWN" || v.guarded || !decision || median === null || median <= 0 || pairs < 3) return 1;
   if (pairs >= SEQUENTIAL_CAP || !(decision.low > 0 && decision.high > decision.low)) return 1;
   const half = (Math.log(decision.high) - Math.log(decision.low)) / 2;

@@ -1,7 +1,6 @@
 // The smallest change a series' change point must show to be reported, per metric, in the metric's
-// own unit: latency 2% (and 1 ms), memory 1% (and 2 MiB). A thin adapter over the metric names and
-// units of results/metric-names.ts, so the metric descriptor table can take its place.
-import { type JudgedMetric, METRIC_UNITS, type MetricUnit } from "../results/metric-names.js";
+// own unit: its floor rule's `series` part in the metric table (results/metric-names.ts).
+import { type JudgedMetric, METRIC_TABLE, type MetricUnit, metricOf } from "../results/metric-names.js";
 
 export interface ChangeFloor {
   unit: MetricUnit;
@@ -11,17 +10,10 @@ export interface ChangeFloor {
   absolute: number;
 }
 
-const MIB = 1024 * 1024;
-const FLOORS: Record<MetricUnit, Omit<ChangeFloor, "unit">> = {
-  ms: { percent: 2, absolute: 1 },
-  bytes: { percent: 1, absolute: 2 * MIB },
-  "bytes/cycle": { percent: 1, absolute: 64 * 1024 },
-};
-
-/** The floor of a metric by its name; an unknown name is judged by the relative size alone (2%). */
+/** The floor of a metric by its name; an unknown name, or a metric without a floor, by the relative size alone (2%). */
 export function changeFloor(metric: string): ChangeFloor {
-  const unit = (METRIC_UNITS as Record<string, MetricUnit>)[metric as JudgedMetric];
-  return unit ? { unit, ...FLOORS[unit] } : { unit: "ms", percent: 2, absolute: 0 };
+  const d = metric in METRIC_TABLE ? metricOf(metric as JudgedMetric) : null;
+  return d?.floor ? { unit: d.unit, ...d.floor.series } : { unit: d?.unit ?? "ms", percent: 2, absolute: 0 };
 }
 
 /**

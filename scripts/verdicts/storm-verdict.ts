@@ -5,6 +5,7 @@
 // storms served every client: a storm with failed clients carried less load, so its peaks and
 // percentiles are not comparable. Every pair that does not count is named, never dropped silently.
 
+import type { MinEffect } from "../results/metric-floor.js";
 import { metricOf, STORM_METRIC_NAMES, STORM_METRICS, type StormMetric } from "../results/metric-names.js";
 import type { Results } from "../results/schema.js";
 import type { StormRow } from "../results/storm-record.js";
@@ -12,7 +13,6 @@ import type { MissingPair, StormVerdict } from "../results/verdict-record.js";
 import { median, type RatioSummary, seedFromString, summariseRatios } from "../util/stats.js";
 import { aaBandOf, decideCell, type GuardConfig, RESAMPLES } from "./cells.js";
 import { rolesOf } from "./metrics.js";
-import type { MinEffect } from "./practical.js";
 
 /** What the guard judges in a storm cell when --guard does not say (the metric table's guardedByDefault). */
 const DEFAULT_STORM_GUARD: readonly StormMetric[] = STORM_METRIC_NAMES.filter((m) => metricOf(m).guardedByDefault);

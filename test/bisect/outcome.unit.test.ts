@@ -1,8 +1,15 @@
 // The three outcomes of a cell (pair-outcome.ts): an outcome a verdict carries is taken; one from
-// before outcomes is read from its interval and the floor; a comparison's outcome over its cells; the
-// pairs of the next try.
-import { describe, expect, it } from "vitest";
-import { combinedOutcome, nextPairs, outcomeOf } from "../../scripts/verdicts/pair-outcome.js";
+// before outcomes is read from its interval and the floor; a cell its floor does not judge decides
+// nothing; a comparison's outcome over its cells; the pairs of the next try.
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { cellOutcomes, combinedOutcome, nextPairs, outcomeOf } from "../../scripts/verdicts/pair-outcome.js";
+import { syntheticResults } from "../report/synthetic-run.js";
+
+const dir = mkdtempSync(join(tmpdir(), "catchup-outcome-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 const verdict = (over: Partial<Parameters<typeof outcomeOf>[0]>) => ({
   verdict: "higher" as const,
@@ -44,6 +51,21 @@ describe("outcomeOf", () => {
 
   it("without a floor width, a noise verdict whose interval excludes 1 is not DIFFERENT", () => {
     expect(outcomeOf(verdict({ verdict: "noise" }))).toBe("UNKNOWN");
+  });
+});
+
+describe("cellOutcomes", () => {
+  it("leaves out the cells whose floor reaches their baseline: a floor set above a figure takes it out of the decision", () => {
+    const r = syntheticResults(dir, { candidateFactor: 1 });
+    const metrics = (config: Record<string, unknown>) => {
+      r.run.config = { ...r.run.config, ...config };
+      return new Set(cellOutcomes(r).map((c) => c.metric));
+    };
+    expect(metrics({}).has("completionMs")).toBe(true);
+    // Every timer's floor at 10 s, far above the synthetic run's few hundred ms: no timer decides.
+    const silenced = metrics({ minEffect: { ms: 10_000 } });
+    expect([...silenced].filter((m) => m.endsWith("Ms"))).toEqual([]);
+    expect(silenced.has("peakHeapBytes")).toBe(true);
   });
 });
 

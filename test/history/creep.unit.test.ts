@@ -3,9 +3,9 @@
 // HEAD against REF, paired (`history regressions --since REF`), the 8% is a regression.
 import { describe, expect, it } from "vitest";
 import { mulberry32 } from "../../common/prng.js";
+import { DEFAULT_MIN_EFFECT } from "../../scripts/results/metric-floor.js";
 import { summariseRatios } from "../../scripts/util/stats.js";
 import { decideCell } from "../../scripts/verdicts/cells.js";
-import { DEFAULT_MIN_EFFECT } from "../../scripts/verdicts/practical.js";
 import { regressionsOf } from "../../scripts/verdicts/since-verdict.js";
 
 /** The verdict of 8 paired trials whose true ratio is `ratio`, each with 1% noise. */

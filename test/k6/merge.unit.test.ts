@@ -2,6 +2,7 @@
 // recomputed from rows, totals summed, what cannot combine said, and inputs that are not one run refused.
 import { describe, expect, it } from "vitest";
 import type { SessionResult } from "../../scenarios/lib/session.js";
+import { renderMergedHtml } from "../../scripts/report/merge/merged-html.js";
 import {
   asRunnerSummary,
   MergeInputError,
@@ -10,6 +11,7 @@ import {
   type RunnerSummary,
   renderMergedMarkdown,
 } from "../../scripts/report/merge/merged-report.js";
+import { rowWhere, tableUnder } from "../support/table.js";
 
 const NOT_RUN: SessionResult = {
   ok: false,
@@ -91,6 +93,30 @@ describe("mergeSummaries", () => {
     expect(md).toMatch(/^# k6 distributed run: scaleout, 2 runners/);
     expect(md).toMatch(/\| completion \| 3 \| 10\.0 \| 20\.0 \|/);
     expect(md).toMatch(/\| 2 \| runner-2 \| yes \| 30\.0 \|/);
+  });
+
+  it("shows every session figure in merged.md and merged.html: the study's timer (acknowledged) and the first ACK too", () => {
+    const timed = (r: SessionResult, acknowledgedMs: number, firstAckMs: number) => ({
+      ...r,
+      acknowledgedMs,
+      firstAckMs,
+    });
+    const rows = [timed(okRow(10, 1), 110, 105), timed(okRow(20, 2), 120.25, 110), failed, NOT_RUN];
+    const m = mergeSummaries([{ source: "runner-1", summary: runner(rows) }]);
+    for (const [text, heading] of [
+      [renderMergedMarkdown(m), "## Sessions"],
+      [renderMergedHtml(m, null), "<h2>Sessions"],
+    ] as const) {
+      const sessions = tableUnder(text, heading, "session");
+      expect(rowWhere(sessions, "session", "1")).toMatchObject({
+        "acknowledged ms": "120.3",
+        "first chunk acknowledged ms": "110.0",
+        "first chunk ms": "10.0",
+        chunks: "2",
+        bytes: "100",
+      });
+      expect(rowWhere(sessions, "session", "2")["acknowledged ms"]).toBe("n/a");
+    }
   });
 
   it("says the run's percentiles cannot be given past the rows", () => {

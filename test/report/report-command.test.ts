@@ -42,7 +42,7 @@ describe("report command", () => {
 
   it("writes guard.txt and the guard section byte for byte as bench does", async () => {
     const { writeJudgedReports: renderReport } = await import("../../scripts/report/write.js");
-    const { DEFAULT_MIN_EFFECT } = await import("../../scripts/verdicts/practical.js");
+    const { DEFAULT_MIN_EFFECT } = await import("../../scripts/results/metric-floor.js");
     const dir = runDir({ swapped: true, trials: 8 });
     const results = JSON.parse(readFileSync(join(dir, "results.json"), "utf8"));
     const guard = { ceiling: 1.03, metrics: ["completionMs"], confidence: false, allowMissing: false, minPairs: 8 };

@@ -53,7 +53,7 @@ describe("the summary block", () => {
     const head = markdown.split("\n").slice(0, 30).join("\n");
     expect(head).toMatch(/^# catchup-bench: batched vs legacy\n/);
     expect(head).toMatch(
-      /\*\*Conditions:\*\* variants legacy \(.*\) vs batched \(.*\); 8 trials per latency case; 3 per memory cell; ACK delay 100 ms; hold 100 ms; sampling RSS every 10 ms, heap every 10 ms; practical floor 1%, 1 MiB, 1 ms; machine Synthetic CPU @ 2\.20GHz, 2 cores, Node v20\.20\.0, load 0\.52 at start; harness catchup-bench 0\.1\.0, commit 0123456789ab\./,
+      /\*\*Conditions:\*\* variants legacy \(.*\) vs batched \(.*\); 8 trials per latency case; 3 per memory cell; ACK delay 100 ms; hold 100 ms; sampling RSS every 10 ms, heap every 10 ms; practical floor per metric; machine Synthetic CPU @ 2\.20GHz, 2 cores, Node v20\.20\.0, load 0\.52 at start; harness catchup-bench 0\.1\.0, commit 0123456789ab\./,
     );
     expect(head).toContain("**Command:** `catchup-bench bench`");
     // Both timers, the study's first, each with its own paired ratio and interval (8 pairs: not indicative).

@@ -95,7 +95,7 @@ describe("rows through the k6 summary", () => {
       },
     };
     // Figures a summary lacks (a newer figure) rebuild as null (a time) or 0 (a count), like the last two rows.
-    const none = Object.fromEntries(SESSION_FIGURES.map((f) => [f.key, f.time ? null : 0]));
+    const none = Object.fromEntries(SESSION_FIGURES.map((f) => [f.key, f.empty]));
     expect(rowsFromSummary(data, 3)).toEqual([
       {
         ...none,

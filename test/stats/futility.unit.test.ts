@@ -2,8 +2,8 @@
 // cap (SAME impossible at the cap's projected width, DIFFERENT under a 10% chance at today's median)
 // ends its cell's rounds; one that may yet be answered does not, nor does a decided or guarded one.
 import { describe, expect, it } from "vitest";
+import { DEFAULT_MIN_EFFECT } from "../../scripts/results/metric-floor.js";
 import { decideCell } from "../../scripts/verdicts/cells.js";
-import { DEFAULT_MIN_EFFECT } from "../../scripts/verdicts/practical.js";
 import { chanceByCap, FUTILITY_CHANCE, LOOK_LEVEL, sequentialNeed } from "../../scripts/verdicts/sequential.js";
 
 /** A latency cell judged at `pairs` on a look interval [low, high] about `median` (1% floor at 200 ms). */

@@ -2,10 +2,14 @@
 // the practical floor's absolute part, the change's size in the reason, and the unit the verdict
 // records. The expected unit comes from the metric's name here, not from the code under test, so a
 // metric filed under the wrong unit (probeMaxMs under bytes, because it is measured in memory cells)
-// fails.
+// fails. The floor's sizes are the metric's own (its rule in the metric table); each case is built
+// from them so that only one part of the floor decides.
 import { describe, expect, it } from "vitest";
+import { DEFAULT_MIN_EFFECT } from "../../scripts/results/metric-floor.js";
 import {
+  floorOf,
   JUDGED_METRICS,
+  type JudgedMetric,
   LEAK_METRIC,
   METRICS,
   STORM_METRIC_NAMES,
@@ -17,7 +21,6 @@ import { summariseRatios } from "../../scripts/util/stats.js";
 import { decideCell } from "../../scripts/verdicts/cells.js";
 import { judgeLeak } from "../../scripts/verdicts/leak-guard.js";
 import { leakRow } from "../../scripts/verdicts/leak-verdict.js";
-import { DEFAULT_MIN_EFFECT } from "../../scripts/verdicts/practical.js";
 import { stormVerdicts } from "../../scripts/verdicts/storm-verdict.js";
 
 /** The unit a metric's name declares: "...Ms" and "...MsP99" are ms, "...Bytes" bytes. */
@@ -27,41 +30,49 @@ function unitByName(metric: string): "ms" | "bytes" {
   throw new Error(`no unit in the name ${metric}`);
 }
 
-const KIB = 1024;
+/** A size as a reason states it in a unit: "0.75 ms", "0.05 MiB", "32.0 KiB". */
+const SIZE = { ms: String.raw`[\d.]+ ms`, bytes: String.raw`[\d.]+ (KiB|MiB)` };
+
+/** The metric's own floor: relative part p (a fraction) and absolute part a (in its unit). */
+function floorParts(metric: JudgedMetric): { p: number; a: number } {
+  const floor = floorOf(metric, DEFAULT_MIN_EFFECT);
+  if (!floor) throw new Error(`${metric} has no floor`);
+  return { p: floor.size.percent / 100, a: floor.size.absolute };
+}
 
 /**
- * Per unit, cases whose verdict differs when judged in the other unit: a baseline median in the
- * metric's unit, paired ratios around a factor, and the verdict and reason that unit gives.
+ * Per metric, cases whose verdict differs when judged in the other unit or by the other part: a
+ * baseline median in the metric's unit, paired ratios around a factor, and the verdict and reason.
  */
-const CASES = {
-  ms: [
-    // 6.3 -> 12.6 ms: 6.3 ms is far above a 1 ms floor (in bytes, 6.3 B would be below 1 MiB).
-    { baseline: 6.3, factor: 2, verdict: "higher", reason: /^interval above 1\.0$/ },
-    // 1.5% of 50 ms is 0.75 ms: below the absolute floor of 1 ms only.
+function casesOf(metric: JudgedMetric) {
+  const { p, a } = floorParts(metric);
+  const size = SIZE[unitByName(metric)];
+  return [
+    // Twice a baseline 100 times the absolute part: far above both parts.
+    { baseline: 100 * a, factor: 2, verdict: "higher", reason: /^interval above 1\.0$/ },
+    // Twice the relative part, on a baseline where that is half the absolute part: under it alone.
     {
-      baseline: 50,
-      factor: 1.015,
+      baseline: a / (4 * p),
+      factor: 1 + 2 * p,
       verdict: "no-practical-change",
-      reason: /^\+1\.5% \(0\.\d ms, under the 1 ms floor\)$/,
+      reason: new RegExp(String.raw`^\+[\d.]+% \(${size}, under the ${size} floor\)$`),
     },
-  ],
-  bytes: [
-    // 100 KiB -> 150 KiB: 50 KiB is below 1 MiB (in ms, 51,200 ms would be far above 1 ms).
+    // Half the relative part, on a baseline where that is twice the absolute part: under it alone.
     {
-      baseline: 100 * KIB,
-      factor: 1.5,
+      baseline: (4 * a) / p,
+      factor: 1 + p / 2,
       verdict: "no-practical-change",
-      reason: /^\+50\.0% \(0\.05 MiB, under the 1 MiB floor\)$/,
+      reason: new RegExp(String.raw`^\+[\d.]+% \(${size}, under the [\d.]+% floor\)$`),
     },
-    // 0.5% of 400 MiB is 2 MiB: below the relative floor of 1% only.
+    // A baseline under the absolute part: no lower figure could leave the floor, so it is not judged.
     {
-      baseline: 400 * KIB * KIB,
-      factor: 1.005,
-      verdict: "no-practical-change",
-      reason: /^\+0\.5% \(2\.00 MiB, under the 1% floor\)$/,
+      baseline: a / 2,
+      factor: 0.8,
+      verdict: "not-judged",
+      reason: new RegExp(String.raw`^floor above the baseline \(the ${size} floor, a baseline median of ${size}\)$`),
     },
-  ],
-} as const;
+  ];
+}
 
 /** Eight paired ratios tightly around `factor` (interval well inside any floor the case tests). */
 function ratiosAround(factor: number): number[] {
@@ -79,8 +90,8 @@ describe("every judged metric in its own unit", () => {
 
   for (const metric of judged) {
     const unit = unitByName(metric);
-    for (const c of CASES[unit]) {
-      it(`${metric}: ${c.baseline} ${unit} × ${c.factor} is ${c.verdict}`, () => {
+    for (const c of casesOf(metric)) {
+      it(`${metric}: ${+c.baseline.toPrecision(4)} ${unit} × ${+c.factor.toFixed(4)} is ${c.verdict}`, () => {
         const v = decideCell(
           {
             metric,
@@ -94,20 +105,22 @@ describe("every judged metric in its own unit", () => {
           null,
         );
         expect(v.unit).toBe(unit);
-        expect(v.verdict).toBe(c.verdict);
-        expect(v.reason).toMatch(c.reason);
+        expect([v.verdict, v.reason]).toEqual([c.verdict, expect.stringMatching(c.reason)]);
       });
     }
   }
 
   it("judges storm figures through the storm pairing with the run's floor, in their own units", () => {
-    // Candidate b: ms figures 1.5% above 50 ms (0.75 ms: below 1 ms), byte figures 50% above 100 KiB
-    // (50 KiB: below 1 MiB); a little jitter per trial gives the interval a width.
+    // Candidate b: each figure twice its floor's relative part above a baseline where that is half
+    // the absolute part (under it alone); a little jitter per trial gives the interval a width.
     const row = (variant: string, trial: number, candidate: boolean): StormRow => {
       const jitter = 1 + (trial % 3) * 0.0002;
-      const value = (field: string) =>
-        field.includes("Ms") ? 50 * (candidate ? 1.015 * jitter : 1) : 100 * KIB * (candidate ? 1.5 * jitter : 1);
-      const figures = Object.fromEntries(Object.values(STORM_METRICS).map((f) => [f, value(f)]));
+      const figures = Object.fromEntries(
+        STORM_METRIC_NAMES.map((m) => {
+          const { p, a } = floorParts(m);
+          return [STORM_METRICS[m], (a / (4 * p)) * (candidate ? (1 + 2 * p) * jitter : 1)];
+        }),
+      );
       const base = {
         variant,
         trial,
@@ -136,7 +149,7 @@ describe("every judged metric in its own unit", () => {
     for (const v of verdicts) {
       const unit = unitByName(v.metric);
       expect([v.metric, v.unit, v.verdict]).toEqual([v.metric, unit, "no-practical-change"]);
-      expect(v.reason).toContain(unit === "ms" ? "under the 1 ms floor" : "under the 1 MiB floor");
+      expect(v.reason).toMatch(new RegExp(String.raw`under the ${SIZE[unit]} floor\)$`));
     }
   });
 

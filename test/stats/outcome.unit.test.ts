@@ -2,9 +2,9 @@
 // practical floor and the A/A band; UNKNOWN carries the smallest change the cell could have seen and
 // is the only outcome that leaves `undecided` true in an unguarded cell.
 import { describe, expect, it } from "vitest";
+import { DEFAULT_MIN_EFFECT } from "../../scripts/results/metric-floor.js";
 import { OUTCOMES } from "../../scripts/results/outcome.js";
 import { decideCell } from "../../scripts/verdicts/cells.js";
-import { DEFAULT_MIN_EFFECT } from "../../scripts/verdicts/practical.js";
 
 const base = {
   metric: "completionMs" as const,

@@ -3,11 +3,11 @@
 // metrics are not yet answered at a look, until each is answered, reaches the cap, or the time budget
 // is spent. Pure apart from the clock, which is passed in: the runner asks `more()` when its plan runs dry.
 
-import { unitOf } from "../../results/metric-names.js";
+import { minEffectFromConfig } from "../../results/metric-floor.js";
+import { practicalTolerance } from "../../results/metric-names.js";
 import type { MemoryRoundsInfo, MemoryRoundsWhy, Results } from "../../results/schema.js";
 import type { CellVerdict } from "../../results/verdict-record.js";
 import { cellPairs, guardFromConfig, memoryCellId, verdictsOf } from "../../verdicts/cells.js";
-import { floorTolerance, minEffectFromConfig } from "../../verdicts/practical.js";
 import {
   LOOKS,
   type Matrix,
@@ -35,10 +35,13 @@ export function stoppingVerdicts(results: Results, matrix: Matrix): Map<string, 
   return byCell;
 }
 
-/** Pure: a verdict's practical floor tolerance in its cell (the larger of the relative and absolute floor). */
+/**
+ * Pure: a verdict's practical floor tolerance in its cell (its metric's rule at the cell's baseline);
+ * a floor that reaches the baseline counts as none (the cell is "not-judged", which the rule stops on).
+ */
 export function toleranceIn(results: Results): (v: CellVerdict) => number {
   const floor = minEffectFromConfig(results.run.config ?? {});
-  return (v) => floorTolerance(cellPairs(results, v.metric, v.cell).baselineMedian, unitOf(v.metric), floor);
+  return (v) => practicalTolerance(v.metric, cellPairs(results, v.metric, v.cell).baselineMedian, floor) ?? 0;
 }
 
 /** Pure: per latency case, whether it needs another round and, if not, why. */

@@ -4,11 +4,11 @@
 import type { DriverName } from "../../driver/clients.js";
 import type { CompletionRule } from "../../driver/session-spec.js";
 import type { RefsRequest } from "../../refs/checkout-plan.js";
+import type { MinEffect } from "../../results/metric-floor.js";
 import type { RefRecord } from "../../results/ref.js";
 import type { LatencyCase, MemoryMode, SeedRecord } from "../../results/schema.js";
 import type { Delivery } from "../../server-process/bundled.js";
 import type { GuardConfig } from "../../verdicts/cells.js";
-import type { MinEffect } from "../../verdicts/practical.js";
 
 export const MEMORY_MODES: readonly MemoryMode[] = ["memory", "snapshot"];
 

@@ -4,7 +4,7 @@ import { ms } from "../../util/format.js";
 import { escapeHtml, htmlTable } from "../markup.js";
 import type { MergedMemory } from "./agent-memory.js";
 import { MEMORY_CSS, renderMemoryHtml } from "./agent-memory-render.js";
-import type { Distribution, MergedReport } from "./merged-report.js";
+import { type Distribution, type MergedReport, sessionCells } from "./merged-report.js";
 
 const CSS = `
 body { font: 14px/1.4 sans-serif; margin: 2em; color: #222; max-width: 1100px; }
@@ -41,23 +41,7 @@ export function renderMergedHtml(
     ),
   );
   if (memory) body.push(renderMemoryHtml(memory.model, memory.series));
-  body.push(
-    "<h2>Sessions</h2>",
-    htmlTable(
-      ["session", "runner", "ok", "completion ms", "first chunk ms", "chunks", "values", "bytes", "probe ms", "error"],
-      m.rows.map((r) => [
-        String(r.session),
-        r.runner ?? "none",
-        r.ok ? "yes" : "no",
-        ms(r.completionMs),
-        ms(r.firstChunkMs),
-        String(r.chunks),
-        String(r.values),
-        String(r.bytes),
-        ms(r.probeMs),
-        r.error ?? "",
-      ]),
-    ),
-  );
+  const sessions = sessionCells(m);
+  body.push("<h2>Sessions</h2>", htmlTable(sessions.header, sessions.rows));
   return `<!doctype html>\n<html lang="en"><head><meta charset="utf-8"><title>${escapeHtml(title)}</title><style>${CSS}</style></head>\n<body>\n${body.join("\n")}\n</body></html>\n`;
 }

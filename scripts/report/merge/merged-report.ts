@@ -4,10 +4,12 @@
 // recomputed from those rows. What k6 computed per runner (percentiles, thresholds) cannot be
 // combined, and the report says so. Pure: summaries in, a merged model and Markdown out.
 import type { PhaseMark } from "../../../scenarios/lib/phase-marks.js";
-import { emptySessionResult, type SessionResult } from "../../../scenarios/lib/session.js";
+import { emptySessionResult, SESSION_FIGURES, type SessionResult } from "../../../scenarios/lib/session.js";
+import { displayUnit, figureText, type JudgedMetric, METRIC_TABLE, metricOf } from "../../results/metric-names.js";
 import { ms } from "../../util/format.js";
 import { maxValue, minValue, quantile } from "../../util/stats.js";
-import { mdText } from "../markup.js";
+import { type Cells, type Column, tableOf } from "../columns.js";
+import { mdTable, mdText } from "../markup.js";
 
 export const K6_SUMMARY_SCHEMA = "catchup-bench/k6-summary@1";
 /** The row a runner writes for a session it did not run (scenarios/lib/summary.js). */
@@ -270,16 +272,33 @@ export function renderMergedMarkdown(m: MergedReport, memory = ""): string {
   for (const r of m.runners) out.push(`| ${mdText(r.source)} | ${r.ran} | ${r.errors} | ${ms(r.completionMed)} |`);
   out.push("");
   if (memory) out.push(memory);
-  out.push("## Sessions", "");
-  out.push(
-    "| session | runner | ok | completion ms | first chunk ms | chunks | values | bytes | probe ms | error |",
-    "|---:|---|---|---:|---:|---:|---:|---:|---:|---|",
-  );
-  for (const r of m.rows) {
-    out.push(
-      `| ${r.session} | ${mdText(r.runner ?? "none")} | ${r.ok ? "yes" : "no"} | ${ms(r.completionMs)} | ${ms(r.firstChunkMs)} | ${r.chunks} | ${r.values} | ${r.bytes} | ${ms(r.probeMs)} | ${mdText(r.error ?? "")} |`,
-    );
-  }
+  const sessions = sessionCells(m);
+  out.push("## Sessions", "", ...mdTable(sessions.header, sessions.rows));
   out.push("");
   return out.join("\n");
+}
+
+/** A session figure's column: a figure the metric table judges as it shows it ("acknowledged ms"), a count as is. */
+function figureColumn(key: (typeof SESSION_FIGURES)[number]["key"]): Column<MergedRow> {
+  const value = (r: MergedRow) => r[key] ?? null;
+  if (!(key in METRIC_TABLE)) return { header: key, cell: (r) => String(value(r) ?? "n/a") };
+  const metric = key as JudgedMetric;
+  return {
+    header: `${metricOf(metric).header} ${displayUnit(metric)}`,
+    cell: (r) => figureText(metric, value(r)),
+    // A figure older summaries lack is shown only where a session records it.
+    ...(metricOf(metric).recent ? { recorded: (r: MergedRow) => value(r) !== null } : {}),
+  };
+}
+
+/** The sessions table, one row per session: its runner, ok, every session figure (SESSION_FIGURES), its error. */
+export function sessionCells(m: MergedReport): Cells {
+  const columns: Column<MergedRow>[] = [
+    { header: "session", cell: (r) => String(r.session) },
+    { header: "runner", cell: (r) => r.runner ?? "none" },
+    { header: "ok", cell: (r) => (r.ok ? "yes" : "no") },
+    ...SESSION_FIGURES.map((f) => figureColumn(f.key)),
+    { header: "error", cell: (r) => r.error ?? "" },
+  ];
+  return tableOf(columns, m.rows);
 }
